@@ -1,0 +1,47 @@
+// Loads a scenario file into one validated ScenarioSpec per variant.
+//
+//   file ──yaml-cpp──▶ located tree ──include:/presets──▶ base ──variants / --set──▶
+//   one tree per variant ──validate (collect every issue)──▶ ScenarioSpec
+//
+// Errors: ConfigError with every issue found in the file, each naming file:line:col, the key
+// path, what was found and what was expected (and the nearest valid key for a misspelling).
+#pragma once
+
+#include "scenario/resolved_tree.hpp"
+#include "scenario/spec.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+struct LoadOptions {
+    // Folders searched, in order, for presets: <dir>/servers/<name>.yaml, ...
+    std::vector<std::filesystem::path> config_dirs;
+    // "--set key.path=value" overrides, applied after variants, in order.
+    std::vector<std::string> sets;
+    std::optional<std::uint64_t> seed;  // --seed, overrides the file's seed
+};
+
+struct Variant {
+    std::string name;              // "default" when the file has no variants
+    ScenarioSpec spec;
+    Value resolved;                // the spec with every default, as a tree
+};
+
+struct LoadedScenario {
+    std::string file;
+    std::vector<Variant> variants;  // in file order
+};
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const LoadOptions& options);
+// Same, from text; `file_name` is what errors call it.
+LoadedScenario load_scenario_text(const std::string& text, const std::string& file_name,
+                                  const LoadOptions& options);
+
+std::string to_yaml(const Value& tree);
+
+}  // namespace fabricsim::scenario
