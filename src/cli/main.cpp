@@ -1,1 +1,74 @@
-int main() { return 0; }
+// fabricsim: the command line. The only place that prints errors and chooses exit codes.
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  fabricsim run scenarios/quickstart.yaml
+  fabricsim run scenarios/quickstart.yaml --set cluster.servers=8 --seed 3 --out /tmp/qs
+  fabricsim validate scenarios/quickstart.yaml --print
+
+Exit codes: 0 ok, 2 bad input, 3 model error (e.g. deadlock), 1 internal error.)";
+
+void add_scenario_options(CLI::App& cmd, fabricsim::cli::ScenarioArgs& args) {
+    cmd.add_option("scenario", args.file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+    cmd.add_option("--set", args.sets, "Override a key: --set key.path=value (repeatable)")->take_all();
+    cmd.add_option("--seed", args.seed, "Random seed (overrides the scenario's seed)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace fabricsim::cli;
+    CLI::App app{"fabricsim — a simulator of GPU-cluster network fabrics (RoCEv2 and InfiniBand)"};
+    app.footer(kExamples);
+    app.set_version_flag("--version", std::string("fabricsim ") + FABRICSIM_VERSION);
+    app.require_subcommand(1);
+
+    RunArgs run;
+    auto* run_cmd = app.add_subcommand("run", "Run every variant of a scenario and write its results");
+    add_scenario_options(*run_cmd, run.scenario);
+    run_cmd->add_option("--out", run.out_dir, "Output folder (default: outputs.dir, else results/<name>)");
+    run_cmd->add_flag("--quiet,-q", run.quiet, "Print nothing on success");
+
+    ScenarioArgs validate;
+    bool print = false;
+    auto* validate_cmd = app.add_subcommand("validate", "Check a scenario; --print shows it fully resolved");
+    add_scenario_options(*validate_cmd, validate);
+    validate_cmd->add_flag("--print", print, "Print every variant with defaults and presets applied, as YAML");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return kExitBadInput;
+    }
+
+    try {
+        if (*run_cmd) return run_command(run);
+        if (*validate_cmd) return validate_command(validate, print);
+    } catch (const fabricsim::ConfigError& e) {
+        for (const auto& issue : e.issues()) fmt::print(stderr, "{}\n", issue.str());
+        fmt::print(stderr, "fabricsim: {} error{} in the input\n", e.issues().size(), e.issues().size() == 1 ? "" : "s");
+        return kExitBadInput;
+    } catch (const fabricsim::ModelError& e) {
+        fmt::print(stderr, "fabricsim: model error: {}\n", e.what());
+        return kExitModel;
+    } catch (const fabricsim::InternalError& e) {
+        fmt::print(stderr, "fabricsim: internal error (a bug, please report it): {}\n", e.what());
+        return kExitInternal;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "fabricsim: error: {}\n", e.what());
+        return kExitInternal;
+    }
+    return kExitInternal;
+}

@@ -1,0 +1,108 @@
+#include "report/result_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <type_traits>
+
+namespace fabricsim::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json to_json(const scenario::Value& value) {
+    return std::visit(
+        [](const auto& v) -> Json {
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, std::monostate>) {
+                return nullptr;
+            } else if constexpr (std::is_same_v<V, scenario::Value::List>) {
+                Json out = Json::array();
+                for (const auto& item : v) out.push_back(to_json(item));
+                return out;
+            } else if constexpr (std::is_same_v<V, scenario::Value::Map>) {
+                Json out = Json::object();
+                for (const auto& [key, item] : v) out[key] = to_json(item);
+                return out;
+            } else {
+                return v;
+            }
+        },
+        value.v);
+}
+
+Json flows_json(const std::vector<TransferResult>& transfers) {
+    const FlowSummary s = summarise(transfers);
+    return Json{{"count", s.count},
+                {"fct_p50_s", s.fct_p50.seconds()},
+                {"fct_p99_s", s.fct_p99.seconds()},
+                {"slowdown_p99", s.slowdown_p99}};
+}
+
+Json transfers_json(const std::vector<TransferResult>& transfers) {
+    Json out = Json::array();
+    for (const auto& t : transfers)
+        out.push_back(Json{{"name", t.name},
+                           {"from", t.from},
+                           {"to", t.to},
+                           {"bytes", t.bytes.count()},
+                           {"start_s", t.start.seconds()},
+                           {"end_s", t.finish.seconds()},
+                           {"fct_s", t.fct().seconds()},
+                           {"unloaded_s", t.unloaded.seconds()},
+                           {"slowdown", t.slowdown()}});
+    return out;
+}
+
+Json fabric_json(const FabricCounters& f) {
+    return Json{{"drops", f.drops},
+                {"lossless_drops", f.lossless_drops},
+                {"pfc_pauses_sent", f.pfc_pauses_sent},
+                {"paused_time_s", f.paused_time.seconds()},
+                {"ecn_marks", f.ecn_marks},
+                {"cnps", f.cnps},
+                {"credit_stall_time_s", f.credit_stall_time.seconds()},
+                {"fecn_marks", f.fecn_marks},
+                {"max_queue_bytes", f.max_queue.count()}};
+}
+
+Json cost_json(const VariantResult& v) {
+    const RunCost& c = v.cost;
+    const double hops_per_s = c.wall_s > 0 ? static_cast<double>(v.fabric.packet_hops) / c.wall_s : 0.0;
+    return Json{{"model", v.model},
+                {"events", c.events},
+                {"wall_s", c.wall_s},
+                {"events_per_s", c.events_per_s},
+                {"packet_hops", v.fabric.packet_hops},
+                {"packet_hops_per_s", hops_per_s},
+                {"simulated_s", c.simulated.seconds()},
+                {"peak_rss_bytes", c.peak_rss_bytes}};
+}
+
+}  // namespace
+
+std::string to_json(const RunResult& result) {
+    Json root;
+    root["schema_version"] = kResultSchemaVersion;
+    root["fabricsim_version"] = result.fabricsim_version;
+    root["scenario_file"] = result.scenario_file;
+    root["scenario"] = to_json(result.scenario);
+    Json variants = Json::array();
+    for (const auto& v : result.variants) {
+        Json j;
+        j["name"] = v.name;
+        j["scenario"] = to_json(v.scenario);
+        j["makespan_s"] = v.makespan.seconds();
+        j["unfinished_ops"] = v.unfinished_ops;
+        j["collectives"] = Json::array();
+        j["flows"] = flows_json(v.transfers);
+        j["transfers"] = transfers_json(v.transfers);
+        j["fabric"] = fabric_json(v.fabric);
+        j["cost"] = cost_json(v);
+        variants.push_back(std::move(j));
+    }
+    root["variants"] = std::move(variants);
+    return root.dump(2) + "\n";
+}
+
+}  // namespace fabricsim::report

@@ -1,0 +1,61 @@
+#include "workloads/op_graph.hpp"
+
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+
+namespace fabricsim::workloads {
+
+std::uint32_t OpGraph::add_entry(std::string name) {
+    entries_.push_back(Entry{std::move(name)});
+    return static_cast<std::uint32_t>(entries_.size() - 1);
+}
+
+void OpGraph::set_after(std::uint32_t entry, std::uint32_t must_finish_first) {
+    if (entry >= entries_.size() || must_finish_first >= entries_.size() || entry == must_finish_first)
+        throw InternalError(fmt::format("OpGraph::set_after({}, {}) with {} entries", entry,
+                                        must_finish_first, entries_.size()));
+    entries_[entry].after = must_finish_first;
+}
+
+OpId OpGraph::add(Op op) {
+    if (op.entry >= entries_.size())
+        throw InternalError(fmt::format("OpGraph: op of unknown entry {}", op.entry));
+    ops_.push_back(op);
+    successors_.emplace_back();
+    predecessors_.push_back(0);
+    return OpId{static_cast<std::uint32_t>(ops_.size() - 1)};
+}
+
+OpId OpGraph::add_send(std::uint32_t entry, RankId src, RankId dst, Bytes size, Time not_before) {
+    Op op;
+    op.kind = OpKind::send;
+    op.entry = entry;
+    op.src = src;
+    op.dst = dst;
+    op.size = size;
+    op.not_before = not_before;
+    return add(op);
+}
+
+OpId OpGraph::add_compute(std::uint32_t entry, RankId rank, Time duration, Time not_before) {
+    Op op;
+    op.kind = OpKind::compute;
+    op.entry = entry;
+    op.src = rank;
+    op.duration = duration;
+    op.not_before = not_before;
+    return add(op);
+}
+
+void OpGraph::add_dependency(OpId earlier, OpId later) {
+    // Ops are only ever added after what they wait for, so ids give a topological order
+    // and the graph cannot hold a cycle.
+    if (earlier.value() >= ops_.size() || later.value() >= ops_.size() || earlier >= later)
+        throw InternalError(fmt::format("OpGraph: dependency {} -> {} must point forward",
+                                        earlier.value(), later.value()));
+    successors_[earlier.value()].push_back(later);
+    ++predecessors_[later.value()];
+}
+
+}  // namespace fabricsim::workloads

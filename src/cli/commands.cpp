@@ -1,0 +1,99 @@
+#include "cli/commands.hpp"
+
+#include "cli/progress_bar.hpp"
+#include "cli/run_variant.hpp"
+#include "core/errors.hpp"
+#include "report/result_csv.hpp"
+#include "report/result_json.hpp"
+#include "report/summary_table.hpp"
+#include "scenario/loader.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace fabricsim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+scenario::LoadedScenario load(const ScenarioArgs& args) {
+    scenario::LoadOptions options;
+    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
+    options.sets = args.sets;
+    options.seed = args.seed;
+    return scenario::load_scenario(args.file, options);
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+}
+
+fs::path output_dir(const RunArgs& args, const scenario::ScenarioSpec& first) {
+    if (!args.out_dir.empty()) return args.out_dir;
+    if (!first.outputs.dir.empty()) return first.outputs.dir;
+    return fs::path("results") / first.name;
+}
+
+}  // namespace
+
+std::vector<std::string> config_dirs() {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("FABRICSIM_CONFIG_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+    dirs.emplace_back(FABRICSIM_SOURCE_CONFIG_DIR);
+    return dirs;
+}
+
+int run_command(const RunArgs& args) {
+    const scenario::LoadedScenario loaded = load(args.scenario);
+    const scenario::ScenarioSpec& first = loaded.variants.front().spec;
+
+    report::RunResult result;
+    result.fabricsim_version = FABRICSIM_VERSION;
+    result.scenario_file = loaded.file;
+    result.scenario = loaded.variants.front().resolved;
+    const bool show_progress = !args.quiet && stderr_is_terminal();
+    for (const auto& variant : loaded.variants) {
+        ProgressBar bar(variant.name, show_progress);
+        auto progress = [&bar](Time t, std::size_t done, std::size_t total) { bar.update(t, done, total); };
+        result.variants.push_back(run_variant(variant, show_progress ? ProgressFn(progress) : ProgressFn{}));
+    }
+
+    const fs::path dir = output_dir(args, first);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(fmt::format("cannot create output folder {}: {}", dir.string(), ec.message()));
+    for (auto format : first.outputs.formats) {
+        if (format == scenario::OutputFormat::json) write_file(dir / "result.json", report::to_json(result));
+        if (format == scenario::OutputFormat::csv) {
+            write_file(dir / "transfers.csv", report::transfers_csv(result));
+            write_file(dir / "summary.csv", report::summary_csv(result));
+        }
+    }
+    if (!args.quiet) {
+        fmt::print("{} — {} variant{}\n\n{}\nresults in {}\n", first.name, result.variants.size(),
+                   result.variants.size() == 1 ? "" : "s", report::summary_table(result), dir.string());
+    }
+    return kExitOk;
+}
+
+int validate_command(const ScenarioArgs& args, bool print) {
+    const scenario::LoadedScenario loaded = load(args);
+    if (print) {
+        for (const auto& variant : loaded.variants)
+            fmt::print("--- # variant: {}\n{}", variant.name, scenario::to_yaml(variant.resolved));
+        return kExitOk;
+    }
+    std::string names;
+    for (const auto& variant : loaded.variants) names += (names.empty() ? "" : ", ") + variant.name;
+    fmt::print("{}: ok ({} variant{}: {})\n", loaded.file, loaded.variants.size(),
+               loaded.variants.size() == 1 ? "" : "s", names);
+    return kExitOk;
+}
+
+}  // namespace fabricsim::cli

@@ -1,0 +1,35 @@
+// The subcommands of `fabricsim`. Each returns the process exit code; errors propagate as
+// exceptions to main(), which maps them: ConfigError 2, ModelError 3, anything else 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabricsim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitModel = 3;
+
+struct ScenarioArgs {
+    std::string file;
+    std::vector<std::string> sets;
+    std::optional<std::uint64_t> seed;
+};
+
+struct RunArgs {
+    ScenarioArgs scenario;
+    std::string out_dir;  // "" → outputs.dir → results/<name>
+    bool quiet = false;
+};
+
+int run_command(const RunArgs& args);
+int validate_command(const ScenarioArgs& args, bool print);
+
+// Preset folders: $FABRICSIM_CONFIG_DIR if set, then the source tree's configs/.
+std::vector<std::string> config_dirs();
+
+}  // namespace fabricsim::cli

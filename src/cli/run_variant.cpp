@@ -1,0 +1,75 @@
+#include "cli/run_variant.hpp"
+
+#include "core/errors.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+#include "workloads/executor.hpp"
+#include "workloads/workload_graph.hpp"
+
+#include <memory>
+
+namespace fabricsim::cli {
+
+namespace {
+
+std::unique_ptr<Network> make_network(const scenario::ScenarioSpec& spec) {
+    switch (spec.simulation.model) {
+        case scenario::NetworkModel::ideal:
+            return std::make_unique<fabric::IdealNetwork>(spec.cluster, spec.simulation.ideal);
+    }
+    throw InternalError("unknown network model");
+}
+
+class ProgressRelay final : public ProgressObserver {
+public:
+    ProgressRelay(const ProgressFn& fn, const workloads::Executor& executor) : fn_(fn), executor_(executor) {}
+    void on_progress(Time now, std::uint64_t /*events*/) override {
+        fn_(now, executor_.ops_done(), executor_.ops_total());
+    }
+
+private:
+    const ProgressFn& fn_;
+    const workloads::Executor& executor_;
+};
+
+std::vector<report::TransferResult> transfers_of(const workloads::Executor& executor, const Network& network) {
+    std::vector<report::TransferResult> out;
+    const auto& ops = executor.graph().ops();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const auto& op = ops[i];
+        const auto& t = executor.op_timings()[i];
+        if (op.kind != workloads::OpKind::send || !t.done()) continue;
+        Message m;
+        m.src = op.src;
+        m.dst = op.dst;
+        m.size = op.size;
+        out.push_back({executor.graph().entries()[op.entry].name, op.src.value(), op.dst.value(), op.size,
+                       t.start, t.finish, network.unloaded_time(m)});
+    }
+    return out;
+}
+
+}  // namespace
+
+report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress) {
+    const scenario::ScenarioSpec& spec = variant.spec;
+    Simulator sim(spec.seed);
+    auto network = make_network(spec);
+    workloads::Executor executor(workloads::build_op_graph(spec), *network);
+    executor.start(sim);
+    ProgressRelay relay(progress, executor);
+    sim.run(spec.simulation.stop_time, progress ? &relay : nullptr);
+
+    report::VariantResult r;
+    r.name = variant.name;
+    r.scenario = variant.resolved;
+    r.model = std::string(network->model_name());
+    r.transfers = transfers_of(executor, *network);
+    r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
+    for (const auto& t : executor.op_timings())
+        if (t.done()) r.makespan = std::max(r.makespan, t.finish);
+    r.fabric = network->counters();
+    r.cost = sim.cost();
+    return r;
+}
+
+}  // namespace fabricsim::cli

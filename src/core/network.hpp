@@ -1,0 +1,89 @@
+// The Network interface: what a workload sees of a fabric model (DESIGN §1).
+//
+// A workload hands the network Messages, rank to rank; the network calls the listener when
+// the last byte has arrived. Which model carries them (ideal, packet, flow) the workload never
+// knows. Some networks can also compute on the way — NVSwitch multicast and in-switch
+// reduction (NVLS), switch aggregation trees (SHARP) — and say so through offers(); the
+// collective layer asks before it plans an algorithm that needs one.
+#pragma once
+
+#include "core/ids.hpp"
+#include "core/units.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace fabricsim {
+
+class Simulator;
+
+struct Message {
+    MessageId id;
+    RankId src;
+    RankId dst;
+    Bytes size;
+    std::uint8_t priority = 0;  // traffic class; networks map it to their queues / lanes
+    std::uint32_t flow_hint = 0;  // e.g. NCCL channel: a network may pin it to a QP / path
+};
+
+// In-network operations a network may offer. One group operation covers a whole group of
+// ranks: each contributes `size` bytes and each receives `size` bytes.
+enum class Offload {
+    nvswitch_multicast,   // NVLS: one write reaches every GPU of the group through NVSwitch
+    nvswitch_reduce,      // NVLS: NVSwitch reduces the group's buffers (all-reduce)
+    switch_aggregation,   // SHARP: switches reduce on the way up an aggregation tree
+};
+std::string_view to_string(Offload offload);
+
+struct GroupOperation {
+    MessageId id;
+    Offload offload;
+    std::span<const RankId> ranks;  // valid for the duration of the call only
+    Bytes size;
+};
+
+class DeliveryListener {
+public:
+    // The last byte of message (or group operation) `id` has reached its destination(s).
+    virtual void on_delivered(Simulator& sim, MessageId id) = 0;
+
+protected:
+    ~DeliveryListener() = default;
+};
+
+// Fabric counters in the DESIGN §6 names; a model fills what it models and leaves the rest 0.
+struct FabricCounters {
+    std::int64_t drops = 0;
+    std::int64_t lossless_drops = 0;
+    std::int64_t pfc_pauses_sent = 0;
+    Time paused_time = Time::zero();
+    std::int64_t ecn_marks = 0;
+    std::int64_t cnps = 0;
+    Time credit_stall_time = Time::zero();
+    std::int64_t fecn_marks = 0;
+    Bytes max_queue = Bytes::zero();
+    std::int64_t packet_hops = 0;
+};
+
+class Network {
+public:
+    virtual ~Network() = default;
+
+    // "ideal", "packet" or "flow": recorded in result.json's cost.model.
+    virtual std::string_view model_name() const = 0;
+    virtual void send(Simulator& sim, const Message& message, DeliveryListener& listener) = 0;
+
+    // The time `message` takes alone on an idle network: the denominator of slowdown.
+    virtual Time unloaded_time(const Message& message) const = 0;
+
+    // Whether this network can run `offload` over exactly these ranks (e.g. NVLS only when
+    // every rank's GPU hangs off the same NVSwitch). The default network offers nothing.
+    virtual bool offers(Offload /*offload*/, std::span<const RankId> /*ranks*/) const { return false; }
+    // Starts a group operation; throws ModelError when !offers(op.offload, op.ranks).
+    virtual void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
+
+    virtual FabricCounters counters() const { return {}; }
+};
+
+}  // namespace fabricsim

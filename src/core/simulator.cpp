@@ -1,0 +1,74 @@
+#include "core/simulator.hpp"
+
+#include "core/errors.hpp"
+#include "core/units_format.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+namespace fabricsim {
+
+Simulator::Simulator(std::uint64_t seed) : seed_(seed) {}
+
+EventHandle Simulator::at(Time time, EventTarget& target, std::uint64_t arg) {
+    if (time < now_)
+        throw InternalError(fmt::format("event scheduled in the past: at {} while the clock reads {}", time, now_));
+    return queue_.push(time, &target, arg);
+}
+
+RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
+    // Progress is reported every 2^14 events: rare enough to cost nothing per event.
+    constexpr std::uint64_t kProgressMask = (1u << 14) - 1;
+    const auto start = std::chrono::steady_clock::now();
+    stop_requested_ = false;
+    RunEnd end = RunEnd::idle;
+    std::uint64_t n = 0;
+    while (!queue_.empty()) {
+        if (stop_requested_) {
+            end = RunEnd::stopped;
+            break;
+        }
+        if (queue_.next_time() > stop) {
+            now_ = stop;
+            end = RunEnd::stop_time;
+            break;
+        }
+        const Event e = queue_.pop();
+        now_ = e.time;
+        e.target->on_event(*this, e.arg);
+        ++n;
+        if (progress != nullptr && (n & kProgressMask) == 0) progress->on_progress(now_, events_ + n);
+    }
+    if (stop_requested_ && end == RunEnd::idle) end = RunEnd::stopped;
+    events_ += n;
+    wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return end;
+}
+
+Rng& Simulator::rng(std::string_view name) {
+    auto it = streams_.find(name);
+    if (it == streams_.end())
+        it = streams_.emplace(std::string(name), std::make_unique<Rng>(seed_, name)).first;
+    return *it->second;
+}
+
+RunCost Simulator::cost() const {
+    RunCost c;
+    c.events = events_;
+    c.wall_s = wall_s_;
+    c.events_per_s = wall_s_ > 0 ? static_cast<double>(events_) / wall_s_ : 0.0;
+    c.peak_rss_bytes = peak_rss_bytes();
+    c.simulated = now_;
+    return c;
+}
+
+std::int64_t peak_rss_bytes() {
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+    return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+}  // namespace fabricsim

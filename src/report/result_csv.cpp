@@ -1,0 +1,42 @@
+#include "report/result_csv.hpp"
+
+#include "report/summary_metrics.hpp"
+
+#include <fmt/format.h>
+
+namespace fabricsim::report {
+
+namespace {
+// RFC 4180: quote a field that holds a comma, a quote or a line break.
+std::string field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+}  // namespace
+
+std::string transfers_csv(const RunResult& result) {
+    std::string out = "variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown\n";
+    for (const auto& v : result.variants)
+        for (const auto& t : v.transfers)
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(t.name), t.from, t.to,
+                               t.bytes.count(), t.start.seconds(), t.finish.seconds(), t.fct().seconds(),
+                               t.unloaded.seconds(), t.slowdown());
+    return out;
+}
+
+std::string summary_csv(const RunResult& result) {
+    std::string out = "variant,metric,value\n";
+    for (const auto& v : result.variants)
+        for (const auto& m : summary_metrics(v)) {
+            if (m.name == "model") continue;  // text, not a number
+            out += fmt::format("{},{},{}\n", field(v.name), m.name, m.value);
+        }
+    return out;
+}
+
+}  // namespace fabricsim::report

@@ -1,0 +1,15 @@
+// CSV outputs, one row per thing, every variant in one file (first column: variant):
+//   transfers.csv  variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown
+//   summary.csv    variant,metric,value   (the numbers of the console table, in SI units)
+#pragma once
+
+#include "report/run_result.hpp"
+
+#include <string>
+
+namespace fabricsim::report {
+
+std::string transfers_csv(const RunResult& result);
+std::string summary_csv(const RunResult& result);
+
+}  // namespace fabricsim::report

@@ -1,0 +1,60 @@
+// RunResult: what one `fabricsim run` produced, per variant, in engine units. The writers
+// (result_json, result_csv, summary_table) turn it into the DESIGN §6 outputs; only they
+// convert Time to seconds.
+#pragma once
+
+#include "core/network.hpp"
+#include "core/simulator.hpp"
+#include "core/units.hpp"
+#include "scenario/resolved_tree.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim::report {
+
+// One point-to-point message the workload asked for (a `transfer` entry: a flow).
+struct TransferResult {
+    std::string name;
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+    Bytes bytes;
+    Time start;       // issued
+    Time finish;      // last byte delivered
+    Time unloaded;    // the same message alone on an idle network
+    Time fct() const { return finish - start; }
+    double slowdown() const {
+        return unloaded > Time::zero() ? static_cast<double>(fct().picoseconds()) /
+                                             static_cast<double>(unloaded.picoseconds())
+                                       : 1.0;
+    }
+};
+
+// Flow-completion statistics: nearest-rank percentiles over all transfers.
+struct FlowSummary {
+    std::int64_t count = 0;
+    Time fct_p50, fct_p99;
+    double slowdown_p99 = 0;
+};
+FlowSummary summarise(const std::vector<TransferResult>& transfers);
+
+struct VariantResult {
+    std::string name;
+    scenario::Value scenario;     // the fully resolved variant
+    std::string model;            // "ideal", "packet", "flow"
+    std::vector<TransferResult> transfers;
+    Time makespan;                // when the last op of the workload finished
+    std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
+    FabricCounters fabric;
+    RunCost cost;
+};
+
+struct RunResult {
+    std::string fabricsim_version;
+    std::string scenario_file;
+    scenario::Value scenario;     // the first variant's resolved scenario
+    std::vector<VariantResult> variants;
+};
+
+}  // namespace fabricsim::report

@@ -1,0 +1,36 @@
+#include "report/summary_metrics.hpp"
+
+#include "core/units_format.hpp"
+
+#include <fmt/format.h>
+
+namespace fabricsim::report {
+
+namespace {
+SummaryMetric time_metric(std::string name, std::string label, Time t) {
+    return {std::move(name), std::move(label), t.seconds(), to_string(t)};
+}
+SummaryMetric count_metric(std::string name, std::string label, std::int64_t n) {
+    return {std::move(name), std::move(label), static_cast<double>(n), fmt::format("{}", n)};
+}
+}  // namespace
+
+std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
+    const FlowSummary flows = summarise(v.transfers);
+    std::vector<SummaryMetric> m;
+    m.push_back({"model", "model", 0, v.model});
+    m.push_back(time_metric("makespan_s", "workload done at", v.makespan));
+    m.push_back(count_metric("flows", "flows", flows.count));
+    m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
+    m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));
+    m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, fmt::format("{:.3f}", flows.slowdown_p99)});
+    m.push_back(count_metric("drops", "drops", v.fabric.drops));
+    m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
+    m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));
+    m.push_back(count_metric("events", "events", static_cast<std::int64_t>(v.cost.events)));
+    m.push_back({"wall_s", "wall time", v.cost.wall_s, fmt::format("{:.3f}s", v.cost.wall_s)});
+    m.push_back({"events_per_s", "events/s", v.cost.events_per_s, fmt::format("{:.3g}", v.cost.events_per_s)});
+    return m;
+}
+
+}  // namespace fabricsim::report

@@ -1,0 +1,32 @@
+#include "workloads/workload_graph.hpp"
+
+#include "core/errors.hpp"
+#include "workloads/transfer.hpp"
+
+#include <fmt/format.h>
+
+#include <type_traits>
+
+namespace fabricsim::workloads {
+
+OpGraph build_op_graph(const scenario::ScenarioSpec& spec) {
+    OpGraph graph;
+    for (const auto& entry : spec.workload) graph.add_entry(entry.name);
+    for (std::uint32_t i = 0; i < spec.workload.size(); ++i) {
+        const auto& entry = spec.workload[i];
+        if (!entry.after.empty()) {
+            std::uint32_t j = 0;
+            while (j < spec.workload.size() && spec.workload[j].name != entry.after) ++j;
+            if (j == spec.workload.size())  // the loader checks this; reaching here is a bug
+                throw InternalError(fmt::format("workload entry {} is after unknown entry {}", entry.name, entry.after));
+            graph.set_after(i, j);
+        }
+        std::visit([&](const auto& kind) {
+            using Kind = std::decay_t<decltype(kind)>;
+            if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
+        }, entry.kind);
+    }
+    return graph;
+}
+
+}  // namespace fabricsim::workloads

@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+
+#include <vector>
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+
+namespace {
+// Records (time, arg) of every event; arg 100+k schedules k more events 1 ns apart.
+struct Recorder final : EventTarget {
+    std::vector<std::pair<Time, std::uint64_t>> seen;
+    void on_event(Simulator& sim, std::uint64_t arg) override {
+        seen.emplace_back(sim.now(), arg);
+        if (arg >= 100)
+            for (std::uint64_t k = 1; k <= arg - 100; ++k) sim.after(Time::ns(static_cast<std::int64_t>(k)), *this, k);
+    }
+};
+struct Stopper final : EventTarget {
+    void on_event(Simulator& sim, std::uint64_t) override { sim.stop(); }
+};
+}  // namespace
+
+TEST_CASE("the simulator runs events in time order and advances the clock", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    sim.at(5_ns, r, 1);
+    sim.at(1_ns, r, 2);
+    sim.at(1_ns, r, 3);  // same time: after the earlier-scheduled one
+    sim.at(2_ns, r, 103);
+    CHECK(sim.run() == RunEnd::idle);
+    const std::vector<std::pair<Time, std::uint64_t>> want{
+        {1_ns, 2}, {1_ns, 3}, {2_ns, 103}, {3_ns, 1}, {4_ns, 2}, {5_ns, 1}, {5_ns, 3}};
+    CHECK(r.seen == want);
+    CHECK(sim.now() == 5_ns);
+    CHECK(sim.cost().events == 7);
+}
+
+TEST_CASE("run(stop) stops the clock at the stop time and leaves later events pending", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    sim.at(1_us, r, 1);
+    sim.at(3_us, r, 2);
+    CHECK(sim.run(2_us) == RunEnd::stop_time);
+    CHECK(sim.now() == 2_us);
+    CHECK(r.seen.size() == 1);
+    CHECK(sim.pending() == 1);
+    CHECK(sim.run() == RunEnd::idle);
+    CHECK(sim.now() == 3_us);
+}
+
+TEST_CASE("stop() from an event ends the run after that event", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    Stopper s;
+    sim.at(1_us, s);
+    sim.at(2_us, r, 1);
+    CHECK(sim.run() == RunEnd::stopped);
+    CHECK(sim.now() == 1_us);
+    CHECK(r.seen.empty());
+}
+
+TEST_CASE("scheduling in the past is an internal error; cancel removes an event", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    sim.at(2_us, r, 1);
+    const EventHandle h = sim.at(3_us, r, 2);
+    sim.run(2_us);
+    CHECK_THROWS_AS(sim.at(1_us, r, 9), InternalError);
+    CHECK(sim.cancel(h));
+    sim.run();
+    CHECK(r.seen.size() == 1);
+    CHECK(sim.now() == 2_us);
+}
+
+TEST_CASE("named RNG streams are stable references derived from the seed", "[simulator]") {
+    Simulator a(5), b(5);
+    Rng& ra = a.rng("ecmp");
+    CHECK(&ra == &a.rng("ecmp"));
+    CHECK(ra.next_u64() == b.rng("ecmp").next_u64());
+    CHECK(a.rng("x").next_u64() != a.rng("y").next_u64());
+}
+
+TEST_CASE("the cost record counts events and reads peak RSS", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    for (int i = 0; i < 1000; ++i) sim.at(Time::ns(i), r, 1);
+    sim.run();
+    const RunCost c = sim.cost();
+    CHECK(c.events == 1000);
+    CHECK(c.simulated == 999_ns);
+    CHECK(c.peak_rss_bytes > 1'000'000);  // any process holds more than 1 MB
+}

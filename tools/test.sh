@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, build Release with the tests, run the whole
+# suite with ctest. `tools/test.sh --sanitize` does the same in build-asan/ with ASan+UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+
+dir=build
+flags=(-DCMAKE_BUILD_TYPE=Release)
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-asan
+  flags=(-DCMAKE_BUILD_TYPE=Debug -DFABRICSIM_SANITIZE=ON -DFABRICSIM_BENCH=OFF)
+  shift
+fi
+cmake -S . -B "$dir" "${flags[@]}" >/dev/null
+cmake --build "$dir" -j "$(nproc)"
+cd "$dir"
+ctest --output-on-failure -j "$(nproc)" "$@"
