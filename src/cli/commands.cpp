@@ -42,6 +42,21 @@ fs::path output_dir(const RunArgs& args, const scenario::ScenarioSpec& first) {
 
 }  // namespace
 
+Failure describe_failure(const std::exception& error) {
+    if (const auto* e = dynamic_cast<const ConfigError*>(&error)) {
+        std::string text;
+        for (const auto& issue : e->issues()) text += issue.str() + "\n";
+        const auto n = e->issues().size();
+        text += fmt::format("fabricsim: {} error{} in the input\n", n, n == 1 ? "" : "s");
+        return {kExitBadInput, text};
+    }
+    if (dynamic_cast<const ModelError*>(&error) != nullptr)
+        return {kExitModel, fmt::format("fabricsim: model error: {}\n", error.what())};
+    if (dynamic_cast<const InternalError*>(&error) != nullptr)
+        return {kExitInternal, fmt::format("fabricsim: internal error (a bug, please report it): {}\n", error.what())};
+    return {kExitInternal, fmt::format("fabricsim: error: {}\n", error.what())};
+}
+
 std::vector<std::string> config_dirs() {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("FABRICSIM_CONFIG_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
@@ -67,7 +82,9 @@ int run_command(const RunArgs& args) {
     const fs::path dir = output_dir(args, first);
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) throw Error(fmt::format("cannot create output folder {}: {}", dir.string(), ec.message()));
+    if (ec)
+        throw ConfigError(ConfigIssue{{args.out_dir.empty() ? loaded.file : "--out"}, "outputs.dir",
+                                      fmt::format("cannot create output folder \"{}\": {}", dir.string(), ec.message())});
     for (auto format : first.outputs.formats) {
         if (format == scenario::OutputFormat::json) write_file(dir / "result.json", report::to_json(result));
         if (format == scenario::OutputFormat::csv) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct RunArgs {
 
 int run_command(const RunArgs& args);
 int validate_command(const ScenarioArgs& args, bool print);
+
+// What main() prints to stderr and exits with when a command throws.
+struct Failure {
+    int exit_code;
+    std::string text;  // one or more lines, each ending in '\n'
+};
+Failure describe_failure(const std::exception& error);
 
 // Preset folders: $FABRICSIM_CONFIG_DIR if set, then the source tree's configs/.
 std::vector<std::string> config_dirs();

@@ -1,6 +1,5 @@
 // fabricsim: the command line. The only place that prints errors and chooses exit codes.
 #include "cli/commands.hpp"
-#include "core/errors.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -56,19 +55,10 @@ int main(int argc, char** argv) {
     try {
         if (*run_cmd) return run_command(run);
         if (*validate_cmd) return validate_command(validate, print);
-    } catch (const fabricsim::ConfigError& e) {
-        for (const auto& issue : e.issues()) fmt::print(stderr, "{}\n", issue.str());
-        fmt::print(stderr, "fabricsim: {} error{} in the input\n", e.issues().size(), e.issues().size() == 1 ? "" : "s");
-        return kExitBadInput;
-    } catch (const fabricsim::ModelError& e) {
-        fmt::print(stderr, "fabricsim: model error: {}\n", e.what());
-        return kExitModel;
-    } catch (const fabricsim::InternalError& e) {
-        fmt::print(stderr, "fabricsim: internal error (a bug, please report it): {}\n", e.what());
-        return kExitInternal;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "fabricsim: error: {}\n", e.what());
-        return kExitInternal;
+        const Failure failure = describe_failure(e);
+        fmt::print(stderr, "{}", failure.text);
+        return failure.exit_code;
     }
     return kExitInternal;
 }

@@ -1,0 +1,145 @@
+// End-to-end: the fabricsim binary on the shipped quick-start scenario (ideal network).
+#include <catch2/catch.hpp>
+
+#include "cli/commands.hpp"
+#include "cli_harness.hpp"
+#include "core/errors.hpp"
+
+#include <nlohmann/json.hpp>
+
+using fabricsim::test::read_file;
+using fabricsim::test::run_fabricsim;
+using fabricsim::test::TempDir;
+using fabricsim::test::write_file;
+using Json = nlohmann::json;
+
+namespace {
+// 1 GiB at 400 Gb/s = 2^33 bit / 4e11 bit/s = 21.47483648 ms; plus the 2 us latency.
+constexpr double kGiBAt400G = 0.02147483648;
+constexpr double kLatency = 2e-6;
+}  // namespace
+
+TEST_CASE("fabricsim run writes result.json with the DESIGN §6 fields and closed-form times", "[cli]") {
+    TempDir out("run");
+    const auto r = run_fabricsim("run scenarios/quickstart.yaml --quiet --out " + out.path().string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.empty());  // --quiet
+    const Json j = Json::parse(read_file(out.path() / "result.json"));
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["fabricsim_version"] == FABRICSIM_VERSION);
+    CHECK(j["scenario"]["name"] == "quickstart");
+    REQUIRE(j["variants"].size() == 2);
+    const Json& v400 = j["variants"][0];
+    const Json& v200 = j["variants"][1];
+    CHECK(v400["name"] == "nic-400g");
+    CHECK(v200["name"] == "nic-200g");
+    CHECK(v400["cost"]["model"] == "ideal");
+    CHECK(v400["cost"]["events"].get<int>() >= 3);
+    CHECK(v400["fabric"]["lossless_drops"] == 0);
+    CHECK(v400["flows"]["count"] == 3);
+    CHECK(v400["unfinished_ops"] == 0);
+
+    // first-hop: latency + 1 GiB / 400G; second-hop starts when it ends.
+    const Json& first = v400["transfers"][0];
+    const Json& second = v400["transfers"][1];
+    CHECK(first["name"] == "first-hop");
+    CHECK(first["bytes"] == 1073741824);
+    CHECK(first["fct_s"].get<double>() == Approx(kLatency + kGiBAt400G).epsilon(1e-12));
+    CHECK(second["start_s"].get<double>() == Approx(first["end_s"].get<double>()).epsilon(1e-12));
+    CHECK(v400["makespan_s"].get<double>() == Approx(2 * (kLatency + kGiBAt400G)).epsilon(1e-12));
+    CHECK(first["slowdown"].get<double>() == 1.0);  // the ideal network is never loaded
+    // At 200G the serialisation doubles.
+    CHECK(v200["transfers"][0]["fct_s"].get<double>() == Approx(kLatency + 2 * kGiBAt400G).epsilon(1e-12));
+
+    const std::string csv = read_file(out.path() / "transfers.csv");
+    CHECK(csv.rfind("variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown\n", 0) == 0);
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 3);
+    CHECK(read_file(out.path() / "summary.csv").find("nic-200g,flows,3\n") != std::string::npos);
+}
+
+TEST_CASE("fabricsim run prints the side-by-side summary table", "[cli]") {
+    TempDir out("table");
+    const auto r = run_fabricsim("run scenarios/quickstart.yaml --out " + out.path().string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("nic-400g") != std::string::npos);
+    CHECK(r.output.find("nic-200g") != std::string::npos);
+    // workload done at 2 x (2us + 21.47483648ms) = 42.95367296ms
+    CHECK(r.output.find("42.95367296ms") != std::string::npos);
+}
+
+TEST_CASE("the same scenario and seed give byte-identical result.json apart from wall-clock cost", "[cli][determinism]") {
+    TempDir a("det-a"), b("det-b");
+    REQUIRE(run_fabricsim("run scenarios/quickstart.yaml --quiet --seed 11 --out " + a.path().string()).exit_code == 0);
+    REQUIRE(run_fabricsim("run scenarios/quickstart.yaml --quiet --seed 11 --out " + b.path().string()).exit_code == 0);
+    auto strip = [](const std::string& text) {
+        Json j = Json::parse(text);
+        for (auto& v : j["variants"])
+            for (const char* k : {"wall_s", "events_per_s", "packet_hops_per_s", "peak_rss_bytes"}) v["cost"].erase(k);
+        return j.dump();
+    };
+    const std::string ja = read_file(a.path() / "result.json");
+    const std::string jb = read_file(b.path() / "result.json");
+    CHECK(strip(ja) == strip(jb));
+    CHECK(Json::parse(ja)["scenario"]["seed"] == 11);
+    CHECK(read_file(a.path() / "transfers.csv") == read_file(b.path() / "transfers.csv"));
+}
+
+TEST_CASE("fabricsim validate accepts the quick-start scenario and names its variants", "[cli]") {
+    const auto r = run_fabricsim("validate scenarios/quickstart.yaml");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == "scenarios/quickstart.yaml: ok (2 variants: nic-400g, nic-200g)\n");
+}
+
+TEST_CASE("fabricsim validate --print shows every variant resolved, presets and overrides applied", "[cli]") {
+    const auto r = run_fabricsim("validate scenarios/quickstart.yaml --print --set cluster.servers=4");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("--- # variant: nic-400g\n") != std::string::npos);
+    CHECK(r.output.find("nic_speed: 400Gbps") != std::string::npos);
+    CHECK(r.output.find("nic_speed: 200Gbps") != std::string::npos);
+    CHECK(r.output.find("servers: 4") != std::string::npos);
+    CHECK(r.output.find("latency: 2us") != std::string::npos);
+}
+
+TEST_CASE("bad input exits 2 and names file, line, column, key path and the fix", "[cli]") {
+    TempDir dir("bad");
+    const auto file = dir.path() / "bad.yaml";
+    write_file(file,
+               "name: bad\n"
+               "cluster:\n"
+               "  servers: 2\n"
+               "  server: { preset: host-1nic, nic_speed: 400G }\n"
+               "workload:\n"
+               "  - transfer: { from: 0, to: 1, size: 1MB }\n");
+    const auto r = run_fabricsim("validate " + file.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.output == file.string() + ":4:43: cluster.server.nic_speed: \"400G\" has no unit; did you mean \"400Gbps\"?\n"
+                                      "fabricsim: 1 error in the input\n");
+}
+
+TEST_CASE("a bad --set exits 2; so do unknown flags and a missing file", "[cli]") {
+    CHECK(run_fabricsim("run scenarios/quickstart.yaml --set cluster.servers=0 --quiet --out /tmp/unused").exit_code == 2);
+    CHECK(run_fabricsim("run scenarios/quickstart.yaml --frobnicate").exit_code == 2);
+    CHECK(run_fabricsim("run scenarios/no-such-file.yaml").exit_code == 2);
+    CHECK(run_fabricsim("").exit_code == 2);  // a subcommand is required
+}
+
+TEST_CASE("--version and --help exit 0; help shows examples", "[cli]") {
+    const auto v = run_fabricsim("--version");
+    CHECK(v.exit_code == 0);
+    CHECK(v.output == std::string("fabricsim ") + FABRICSIM_VERSION + "\n");
+    const auto h = run_fabricsim("--help");
+    CHECK(h.exit_code == 0);
+    CHECK(h.output.find("fabricsim run scenarios/quickstart.yaml") != std::string::npos);
+}
+
+TEST_CASE("errors map to exit codes: input 2, model 3, internal 1", "[cli]") {
+    using namespace fabricsim;
+    const auto config = cli::describe_failure(ConfigError(ConfigIssue{{"x.yaml", 3, 5}, "cluster.servers", "boom"}));
+    CHECK(config.exit_code == 2);
+    CHECK(config.text == "x.yaml:3:5: cluster.servers: boom\nfabricsim: 1 error in the input\n");
+    const auto model = cli::describe_failure(ModelError("deadlock: sw1 port 3 prio 3 -> sw2 port 1 prio 3"));
+    CHECK(model.exit_code == 3);
+    CHECK(model.text == "fabricsim: model error: deadlock: sw1 port 3 prio 3 -> sw2 port 1 prio 3\n");
+    CHECK(cli::describe_failure(InternalError("x")).exit_code == 1);
+    CHECK(cli::describe_failure(std::runtime_error("x")).exit_code == 1);
+}
