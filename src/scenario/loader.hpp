@@ -1,10 +1,13 @@
-// Loads a scenario file into one validated ScenarioSpec per variant.
+// Loads a scenario file into one validated ScenarioSpec per variant (docs/SCENARIO.md).
 //
-//   file ──yaml-cpp──▶ located tree ──include:/presets──▶ base ──variants / --set──▶
-//   one tree per variant ──validate (collect every issue)──▶ ScenarioSpec
+//   file ──yaml-cpp──▶ located tree ──include:──▶ base tree
+//   per variant: base + the variant's overrides + --set + --seed
+//                ──presets──▶ validate (collect every issue) ──▶ ScenarioSpec + resolved tree
 //
-// Errors: ConfigError with every issue found in the file, each naming file:line:col, the key
-// path, what was found and what was expected (and the nearest valid key for a misspelling).
+// Errors: one ConfigError holding every issue found, in reading order, each naming
+// file:line:col, the key path, what was found and what was expected (and the nearest valid
+// key for a misspelling). An issue found in only some variants ends in ` (variant "big")`;
+// one found in every variant is reported once. The library never prints.
 #pragma once
 
 #include "scenario/resolved_tree.hpp"

@@ -14,6 +14,7 @@ struct Value {
     using List = std::vector<Value>;
     using Map = std::vector<std::pair<std::string, Value>>;  // keys in schema order
     std::variant<std::monostate, bool, std::int64_t, double, std::string, List, Map> v;
+    bool operator==(const Value&) const = default;
 };
 
 }  // namespace fabricsim::scenario

@@ -23,12 +23,14 @@ enum class NetworkModel { ideal };
 struct IdealNetworkSpec {
     Time latency = Time::us(2);  // NIC-to-NIC one-way latency of a small RDMA write across a
                           // two-tier fabric, order of magnitude (docs/models/ideal.md)
+    bool operator==(const IdealNetworkSpec&) const = default;
 };
 
 struct SimulationSpec {
     NetworkModel model = NetworkModel::ideal;
     Time stop_time = Time::max();  // "none" in YAML: run until idle
     IdealNetworkSpec ideal;
+    bool operator==(const SimulationSpec&) const = default;
 };
 
 // A server as the foundation knows it: how many ranks it holds and its NICs. The topology
@@ -39,12 +41,14 @@ struct ServerSpec {
     int nics = 1;
     Bandwidth nic_speed = Bandwidth::Gbps(400);
     int ranks() const { return gpus == 0 ? 1 : gpus; }
+    bool operator==(const ServerSpec&) const = default;
 };
 
 struct ClusterSpec {
     int servers = 1;
     ServerSpec server;
     int ranks() const { return servers * server.ranks(); }
+    bool operator==(const ClusterSpec&) const = default;
 };
 
 // - transfer: { from: 0, to: 1, size: 1GiB, start: 0s }
@@ -53,6 +57,7 @@ struct TransferSpec {
     RankId to;
     Bytes size;
     Time start = Time::zero();
+    bool operator==(const TransferSpec&) const = default;
 };
 
 struct WorkloadEntry {
@@ -60,6 +65,10 @@ struct WorkloadEntry {
     std::string after;             // "" when the entry starts at once
     SourceLocation location;       // of the entry in the file, for errors found later
     std::variant<TransferSpec> kind;
+    // Equal scenarios, wherever they were written: the location is not compared.
+    bool operator==(const WorkloadEntry& o) const {
+        return name == o.name && after == o.after && kind == o.kind;
+    }
 };
 
 enum class OutputFormat { json, csv };
@@ -67,6 +76,7 @@ enum class OutputFormat { json, csv };
 struct OutputsSpec {
     std::string dir;               // "" means results/<name>
     std::vector<OutputFormat> formats{OutputFormat::json, OutputFormat::csv};
+    bool operator==(const OutputsSpec&) const = default;
 };
 
 struct ScenarioSpec {
@@ -77,6 +87,7 @@ struct ScenarioSpec {
     ClusterSpec cluster;
     std::vector<WorkloadEntry> workload;
     OutputsSpec outputs;
+    bool operator==(const ScenarioSpec&) const = default;
 };
 
 }  // namespace fabricsim::scenario

@@ -1,0 +1,47 @@
+// The building blocks of validation: read one value of the located tree as a typed field,
+// or add an issue that says where, which key, what was found and what was expected, and
+// return nothing so that validation can go on and find the next problem.
+#pragma once
+
+#include "core/units.hpp"
+#include "scenario/issues.hpp"
+#include "scenario/located_tree.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+// Reports every key of `mapping` not in `allowed`, with the nearest allowed key.
+void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed,
+                Issues& issues);
+
+// A section: a mapping (an empty value counts as an empty mapping) or nullptr after an issue.
+const Node* read_section(const Node& node, std::string_view path, Issues& issues);
+
+std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min,
+                                     std::int64_t max, Issues& issues);
+std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues);
+std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues);
+// A name that can name a folder or a column: [A-Za-z0-9._-]+.
+std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues);
+bool is_valid_name(std::string_view name);
+
+// One of `choices`, by name.
+std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
+                                       const std::vector<std::string>& choices, Issues& issues);
+
+enum class Zero { allowed, rejected };
+std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues);
+std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues);
+std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues);
+
+// "a, b, c" for "available: ..." lists.
+std::string join(const std::vector<std::string>& words);
+// `; did you mean "gpu8"? available: gpu8, host` (the suggestion only when one is close).
+std::string available_choices(std::string_view word, const std::vector<std::string>& choices);
+
+}  // namespace fabricsim::scenario

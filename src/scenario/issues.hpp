@@ -1,0 +1,37 @@
+// Collecting every problem in the input before reporting (DESIGN §3: a user fixes a file in
+// one pass, not one error per run), and the key-path spelling the messages use:
+// cluster.server.gpus, workload[1].transfer.to.
+#pragma once
+
+#include "core/errors.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+class Issues {
+public:
+    void add(SourceLocation where, std::string key_path, std::string message);
+    bool empty() const { return list_.empty(); }
+    std::size_t size() const { return list_.size(); }
+    const std::vector<ConfigIssue>& list() const { return list_; }
+    std::vector<ConfigIssue> take() { return std::move(list_); }
+    void append(const Issues& other);
+
+private:
+    std::vector<ConfigIssue> list_;
+};
+
+// "cluster" + "server" = "cluster.server"; "" + "cluster" = "cluster".
+std::string key_path(std::string_view parent, std::string_view key);
+// "workload" + 1 = "workload[1]".
+std::string index_path(std::string_view parent, std::size_t index);
+
+// Stable sort into reading order: by file (in `files` order; unknown files last), then line,
+// then column. Issues at the same place keep the order they were found in.
+void sort_in_file_order(std::vector<ConfigIssue>& issues, const std::vector<std::string>& files);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,176 @@
+#include "scenario/validate.hpp"
+
+#include "scenario/field_readers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// Models a scenario may name; the packet and flow issues move theirs to the first list.
+const std::vector<std::string> kAvailableModels{"ideal"};
+const std::vector<std::string> kPlannedModels{"packet", "flow"};
+
+// Caps that keep rank arithmetic far inside int (servers x gpus <= 2^30).
+constexpr std::int64_t kMaxServers = 1'000'000;
+constexpr std::int64_t kMaxGpusPerServer = 1'024;
+constexpr std::int64_t kMaxNicsPerServer = 1'024;
+
+void missing(const Node& mapping, std::string_view path, std::string_view what, Issues& issues) {
+    issues.add(mapping.location, std::string(path), fmt::format("missing required {}", what));
+}
+
+SimulationSpec validate_simulation(const Node& node, Issues& issues) {
+    SimulationSpec spec;
+    const Node* map = read_section(node, "simulation", issues);
+    if (map == nullptr) return spec;
+    check_keys(*map, "simulation", {"model", "stop_time", "ideal"}, issues);
+
+    if (const Node* n = map->find("model")) {
+        if (n->is_scalar() && std::find(kPlannedModels.begin(), kPlannedModels.end(), n->text) != kPlannedModels.end()) {
+            issues.add(n->location, "simulation.model",
+                       fmt::format("the \"{}\" model is not available yet; available: {}", n->text,
+                                   join(kAvailableModels)));
+        } else if (read_choice(*n, "simulation.model", "model", kAvailableModels, issues)) {
+            spec.model = NetworkModel::ideal;
+        }
+    }
+    if (const Node* n = map->find("stop_time")) {
+        if (n->is_scalar() && n->text == "none") {
+            spec.stop_time = Time::max();
+        } else if (auto t = read_time(*n, "simulation.stop_time", Zero::rejected, issues)) {
+            spec.stop_time = *t;
+        }
+    }
+    if (const Node* n = map->find("ideal")) {
+        if (const Node* ideal = read_section(*n, "simulation.ideal", issues)) {
+            check_keys(*ideal, "simulation.ideal", {"latency"}, issues);
+            if (const Node* l = ideal->find("latency"))
+                if (auto t = read_time(*l, "simulation.ideal.latency", Zero::allowed, issues)) spec.ideal.latency = *t;
+        }
+    }
+    return spec;
+}
+
+// Presets are already expanded: a server is a mapping whose `preset` key only records where
+// its values came from.
+std::optional<ServerSpec> validate_server(const Node& node, Issues& issues) {
+    const std::string path = "cluster.server";
+    if (node.unresolved) return std::nullopt;
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return std::nullopt;
+    check_keys(*map, path, {"preset", "gpus", "nics", "nic_speed"}, issues);
+    ServerSpec spec;
+    bool ok = true;
+    if (const Node* n = map->find("preset")) {
+        if (auto s = read_name(*n, key_path(path, "preset"), issues)) spec.preset = *s;
+    }
+    if (const Node* n = map->find("gpus")) {
+        auto v = read_int(*n, key_path(path, "gpus"), 0, kMaxGpusPerServer, issues);
+        ok = ok && v.has_value();
+        if (v) spec.gpus = static_cast<int>(*v);
+    }
+    if (const Node* n = map->find("nics")) {
+        auto v = read_int(*n, key_path(path, "nics"), 1, kMaxNicsPerServer, issues);
+        ok = ok && v.has_value();
+        if (v) spec.nics = static_cast<int>(*v);
+    }
+    if (const Node* n = map->find("nic_speed")) {
+        if (auto v = read_bandwidth(*n, key_path(path, "nic_speed"), issues)) spec.nic_speed = *v;
+    }
+    if (!ok) return std::nullopt;  // the rank count is unknown
+    return spec;
+}
+
+// The cluster, and whether its rank count can be trusted for checking the workload.
+std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) {
+    ClusterSpec spec;
+    const Node* map = read_section(node, "cluster", issues);
+    if (map == nullptr) return {spec, false};
+    check_keys(*map, "cluster", {"servers", "server"}, issues);
+    bool ranks_known = true;
+    if (const Node* n = map->find("servers")) {
+        auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
+        ranks_known = v.has_value();
+        if (v) spec.servers = static_cast<int>(*v);
+    }
+    if (const Node* n = map->find("server")) {
+        auto server = validate_server(*n, issues);
+        ranks_known = ranks_known && server.has_value();
+        if (server) spec.server = *server;
+    }
+    return {spec, ranks_known};
+}
+
+OutputsSpec validate_outputs(const Node& node, Issues& issues) {
+    OutputsSpec spec;
+    const Node* map = read_section(node, "outputs", issues);
+    if (map == nullptr) return spec;
+    check_keys(*map, "outputs", {"dir", "formats"}, issues);
+    if (const Node* n = map->find("dir")) {
+        if (auto s = read_text(*n, "outputs.dir", issues)) spec.dir = *s;
+    }
+    if (const Node* n = map->find("formats")) {
+        if (!n->is_sequence()) {
+            issues.add(n->location, "outputs.formats",
+                       fmt::format("expected a list of formats (json, csv), found {}", describe_found(*n)));
+            return spec;
+        }
+        spec.formats.clear();
+        std::vector<std::string> seen;
+        for (std::size_t i = 0; i < n->items.size(); ++i) {
+            const Node& item = n->items[i];
+            const std::string path = index_path("outputs.formats", i);
+            auto name = read_choice(item, path, "format", {"json", "csv"}, issues);
+            if (!name) continue;
+            if (std::find(seen.begin(), seen.end(), *name) != seen.end()) {
+                issues.add(item.location, path, fmt::format("\"{}\" is listed twice", *name));
+                continue;
+            }
+            seen.push_back(*name);
+            spec.formats.push_back(*name == "json" ? OutputFormat::json : OutputFormat::csv);
+        }
+    }
+    return spec;
+}
+
+}  // namespace
+
+ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
+    ScenarioSpec spec;
+    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "outputs"}, issues);
+
+    if (const Node* n = root.find("name")) {
+        if (auto s = read_name(*n, "name", issues)) spec.name = *s;
+    } else {
+        missing(root, "name", "key", issues);
+    }
+    if (const Node* n = root.find("description")) {
+        if (auto s = read_text(*n, "description", issues)) spec.description = *s;
+    }
+    if (const Node* n = root.find("seed")) {
+        if (auto v = read_uint64(*n, "seed", issues)) spec.seed = *v;
+    }
+    if (const Node* n = root.find("simulation")) spec.simulation = validate_simulation(*n, issues);
+
+    std::optional<int> ranks;
+    if (const Node* n = root.find("cluster")) {
+        auto [cluster, ranks_known] = validate_cluster(*n, issues);
+        spec.cluster = cluster;
+        if (ranks_known) ranks = cluster.ranks();
+    } else {
+        missing(root, "cluster", "section", issues);
+    }
+    if (const Node* n = root.find("workload")) {
+        spec.workload = validate_workload(*n, ranks, issues);
+    } else {
+        missing(root, "workload", "section", issues);
+    }
+    if (const Node* n = root.find("outputs")) spec.outputs = validate_outputs(*n, issues);
+    return spec;
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,251 @@
+// workload: a non-empty list of entries, each with exactly one kind key (today: transfer)
+// and optional `name` and `after`. Checked here because they need the whole list: rank ids
+// against the cluster, unique names, `after` naming an entry and not forming a cycle.
+#include "scenario/field_readers.hpp"
+#include "scenario/suggest.hpp"
+#include "scenario/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// Kinds a scenario may use; the workloads issue moves the planned ones to the first list.
+const std::vector<std::string> kAvailableKinds{"transfer"};
+const std::vector<std::string> kPlannedKinds{"collective", "traffic", "training"};
+
+constexpr std::int64_t kMaxRank = 1 << 30;
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks,
+                                Issues& issues) {
+    auto v = read_int(node, path, 0, kMaxRank, issues);
+    if (!v) return std::nullopt;
+    if (ranks && *v >= *ranks) {
+        issues.add(node.location, path,
+                   fmt::format("rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
+                               *ranks == 1 ? "" : "s", *ranks - 1));
+        return std::nullopt;
+    }
+    return RankId{static_cast<RankId::rep>(*v)};
+}
+
+std::optional<TransferSpec> validate_transfer(const Node& node, const std::string& path,
+                                              std::optional<int> ranks, Issues& issues) {
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return std::nullopt;
+    check_keys(*map, path, {"from", "to", "size", "start"}, issues);
+    TransferSpec spec;
+    bool ok = true;
+    const auto required = [&](const char* key) {
+        const Node* n = map->find(key);
+        if (n == nullptr) {
+            issues.add(map->location, key_path(path, key), "missing required key");
+            ok = false;
+        }
+        return n;
+    };
+    const Node* from = required("from");
+    const Node* to = required("to");
+    const Node* size = required("size");
+    std::optional<RankId> from_rank, to_rank;
+    if (from) from_rank = read_rank(*from, key_path(path, "from"), ranks, issues);
+    if (to) to_rank = read_rank(*to, key_path(path, "to"), ranks, issues);
+    if (from_rank && to_rank && *from_rank == *to_rank) {
+        issues.add(to->location, key_path(path, "to"),
+                   fmt::format("from and to are both rank {}; a transfer needs two different ranks",
+                               to_rank->value()));
+        ok = false;
+    }
+    ok = ok && from_rank && to_rank;
+    if (size) {
+        auto s = read_bytes(*size, key_path(path, "size"), Zero::rejected, issues);
+        ok = ok && s.has_value();
+        if (s) spec.size = *s;
+    }
+    if (const Node* n = map->find("start")) {
+        auto t = read_time(*n, key_path(path, "start"), Zero::allowed, issues);
+        ok = ok && t.has_value();
+        if (t) spec.start = *t;
+    }
+    if (!ok) return std::nullopt;
+    spec.from = *from_rank;
+    spec.to = *to_rank;
+    return spec;
+}
+
+// Reads one entry; its name is left empty when not given (filled in later).
+struct ReadEntry {
+    WorkloadEntry entry;
+    bool name_given = false;          // even when the given name was invalid
+    const Node* name_node = nullptr;  // a valid given name
+    const Node* after_node = nullptr;
+};
+
+ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int> ranks, Issues& issues) {
+    const std::string path = index_path("workload", index);
+    ReadEntry out;
+    out.entry.location = node.location;
+    if (!node.is_mapping()) {
+        issues.add(node.location, path,
+                   fmt::format("expected a workload entry (a mapping such as {{transfer: {{...}}}}), found {}",
+                               describe_found(node)));
+        return out;
+    }
+    std::vector<std::string> allowed = kAvailableKinds;
+    allowed.insert(allowed.end(), {"name", "after"});
+
+    std::vector<const Entry*> kinds;
+    std::vector<const Entry*> unknown;
+    for (const auto& e : node.entries) {
+        if (contains(kAvailableKinds, e.key) || contains(kPlannedKinds, e.key)) kinds.push_back(&e);
+        else if (!contains(allowed, e.key)) unknown.push_back(&e);
+    }
+    // In an entry without a known kind, an unknown key is most likely the kind, misspelt.
+    for (const Entry* e : unknown) {
+        const auto near = nearest(e->key, allowed);
+        const bool looks_like_kind = !near || contains(kAvailableKinds, *near);
+        if (kinds.empty() && looks_like_kind)
+            issues.add(e->key_location, key_path(path, e->key),
+                       "unknown workload kind" + available_choices(e->key, kAvailableKinds));
+        else
+            issues.add(e->key_location, key_path(path, e->key), "unknown key" + did_you_mean(e->key, allowed));
+    }
+    if (kinds.empty()) {
+        if (unknown.empty())
+            issues.add(node.location, path,
+                       fmt::format("missing the kind of entry; expected one of: {}", join(kAvailableKinds)));
+    } else if (kinds.size() > 1) {
+        std::vector<std::string> names;
+        for (const Entry* k : kinds) names.push_back(k->key);
+        issues.add(kinds[1]->key_location, path,
+                   fmt::format("an entry has exactly one kind, found {}: {}", kinds.size(), join(names)));
+    } else if (contains(kPlannedKinds, kinds[0]->key)) {
+        issues.add(kinds[0]->key_location, key_path(path, kinds[0]->key),
+                   fmt::format("the \"{}\" workload is not available yet; available: {}", kinds[0]->key,
+                               join(kAvailableKinds)));
+    } else if (auto t = validate_transfer(kinds[0]->value, key_path(path, "transfer"), ranks, issues)) {
+        out.entry.kind = *t;
+    }
+
+    if (const Node* n = node.find("name")) {
+        out.name_given = true;
+        if (auto s = read_name(*n, key_path(path, "name"), issues)) {
+            out.entry.name = *s;
+            out.name_node = n;
+        }
+    }
+    if (const Node* n = node.find("after")) {
+        if (auto s = read_name(*n, key_path(path, "after"), issues)) {
+            out.entry.after = *s;
+            out.after_node = n;
+        }
+    }
+    return out;
+}
+
+std::string kind_name(const WorkloadEntry&) { return "transfer"; }
+
+// Names: generated ones first ("<kind><index>"), then each given name must be unique.
+void check_names(std::vector<ReadEntry>& read, Issues& issues) {
+    std::map<std::string, std::size_t> owner;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        auto& r = read[i];
+        if (!r.name_given) {
+            r.entry.name = fmt::format("{}{}", kind_name(r.entry), i);
+        }
+    }
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        const auto& r = read[i];
+        if (r.entry.name.empty()) continue;  // an invalid given name, already reported
+        const auto [it, inserted] = owner.emplace(r.entry.name, i);
+        if (inserted) continue;
+        // Blame the name the user wrote: the later one, unless only the earlier was written.
+        const std::size_t first = it->second;
+        if (r.name_node != nullptr) {
+            issues.add(r.name_node->location, key_path(index_path("workload", i), "name"),
+                       fmt::format("duplicate name \"{}\"; workload[{}] is called that already", r.entry.name, first));
+        } else {
+            issues.add(read[first].name_node->location, key_path(index_path("workload", first), "name"),
+                       fmt::format("the name \"{}\" is also the generated name of workload[{}]; choose another",
+                                   r.entry.name, i));
+        }
+    }
+}
+
+// `after` must name an entry, and the "waits for" chains must not loop. Each entry waits for
+// at most one other, so following the chain from each entry finds every cycle.
+void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
+    std::map<std::string, std::size_t> index;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        if (read[i].entry.name.empty()) continue;
+        index.emplace(read[i].entry.name, i);
+        names.push_back(read[i].entry.name);
+    }
+    std::vector<std::optional<std::size_t>> waits_for(read.size());
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        const auto& r = read[i];
+        if (r.after_node == nullptr) continue;
+        const auto it = index.find(r.entry.after);
+        if (it == index.end()) {
+            issues.add(r.after_node->location, key_path(index_path("workload", i), "after"),
+                       fmt::format("no entry is named \"{}\"{}", r.entry.after, did_you_mean(r.entry.after, names)));
+            continue;
+        }
+        waits_for[i] = it->second;
+    }
+    enum class State { unvisited, on_path, done };
+    std::vector<State> state(read.size(), State::unvisited);
+    for (std::size_t start = 0; start < read.size(); ++start) {
+        std::vector<std::size_t> path;
+        std::optional<std::size_t> at = start;
+        while (at && state[*at] == State::unvisited) {
+            state[*at] = State::on_path;
+            path.push_back(*at);
+            at = waits_for[*at];
+        }
+        if (at && state[*at] == State::on_path) {
+            // The cycle is the tail of the path from *at; report it once, at its first entry.
+            const auto begin = std::find(path.begin(), path.end(), *at);
+            std::vector<std::size_t> cycle(begin, path.end());
+            const auto first = std::min_element(cycle.begin(), cycle.end());
+            std::rotate(cycle.begin(), first, cycle.end());
+            std::string chain;
+            for (std::size_t k : cycle) chain += read[k].entry.name + " -> ";
+            chain += read[cycle.front()].entry.name;
+            issues.add(read[cycle.front()].after_node->location,
+                       key_path(index_path("workload", cycle.front()), "after"),
+                       fmt::format("entries wait for each other in a cycle: {}", chain));
+        }
+        for (std::size_t k : path) state[k] = State::done;
+    }
+}
+
+}  // namespace
+
+std::vector<WorkloadEntry> validate_workload(const Node& node, std::optional<int> ranks, Issues& issues) {
+    if (!node.is_sequence() || node.items.empty()) {
+        issues.add(node.location, "workload",
+                   fmt::format("expected a non-empty list of entries, found {}", describe_found(node)));
+        return {};
+    }
+    std::vector<ReadEntry> read;
+    read.reserve(node.items.size());
+    for (std::size_t i = 0; i < node.items.size(); ++i) read.push_back(validate_entry(node.items[i], i, ranks, issues));
+    check_names(read, issues);
+    check_after(read, issues);
+    std::vector<WorkloadEntry> out;
+    out.reserve(read.size());
+    for (auto& r : read) out.push_back(std::move(r.entry));
+    return out;
+}
+
+}  // namespace fabricsim::scenario
