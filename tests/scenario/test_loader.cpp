@@ -1,0 +1,431 @@
+// The scenario loader end to end: defaults, presets, includes, variants, --set and --seed,
+// the resolved tree and its YAML round trip; and, driven by tests/scenario/bad/*.yaml, the
+// exact list of issues each broken file produces.
+#include "core/units_format.hpp"
+#include "scenario/loader.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace fabricsim;
+using namespace fabricsim::scenario;
+using namespace fabricsim::literals;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSource{FABRICSIM_SOURCE_DIR};
+
+LoadOptions shipped_presets() {
+    LoadOptions o;
+    o.config_dirs = {kSource / "configs"};
+    return o;
+}
+
+const Variant& only_variant(const LoadedScenario& s) {
+    REQUIRE(s.variants.size() == 1);
+    return s.variants.front();
+}
+
+const TransferSpec& transfer(const ScenarioSpec& spec, std::size_t i) {
+    REQUIRE(i < spec.workload.size());
+    return std::get<TransferSpec>(spec.workload[i].kind);
+}
+
+std::vector<std::string> issues_of(const std::string& text, const LoadOptions& options = {}) {
+    try {
+        load_scenario_text(text, "t.yaml", options);
+    } catch (const ConfigError& e) {
+        std::vector<std::string> out;
+        for (const auto& i : e.issues()) out.push_back(i.str());
+        return out;
+    }
+    return {};
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+constexpr const char* kMinimal = R"(
+name: minimal
+cluster: { servers: 2 }
+workload:
+  - transfer: { from: 0, to: 1, size: 1GiB }
+)";
+
+}  // namespace
+
+TEST_CASE("a minimal scenario gets every default from spec.hpp", "[loader]") {
+    const auto loaded = load_scenario_text(kMinimal, "minimal.yaml", {});
+    CHECK(loaded.file == "minimal.yaml");
+    const Variant& v = only_variant(loaded);
+    CHECK(v.name == "default");
+    const ScenarioSpec& s = v.spec;
+    CHECK(s.name == "minimal");
+    CHECK(s.description.empty());
+    CHECK(s.seed == 1);
+    CHECK(s.simulation.model == NetworkModel::ideal);
+    CHECK(s.simulation.stop_time == Time::max());
+    CHECK(s.simulation.ideal.latency == 2_us);
+    CHECK(s.cluster.servers == 2);
+    CHECK(s.cluster.server.preset.empty());
+    CHECK(s.cluster.server.gpus == 0);
+    CHECK(s.cluster.server.nics == 1);
+    CHECK(s.cluster.server.nic_speed == 400_Gbps);
+    CHECK(s.cluster.ranks() == 2);
+    REQUIRE(s.workload.size() == 1);
+    CHECK(s.workload[0].name == "transfer0");
+    CHECK(s.workload[0].after.empty());
+    CHECK(s.workload[0].location.line == 5);
+    CHECK(s.workload[0].location.column == 5);
+    CHECK(transfer(s, 0).from == RankId{0});
+    CHECK(transfer(s, 0).to == RankId{1});
+    CHECK(transfer(s, 0).size == 1_GiB);
+    CHECK(transfer(s, 0).start == Time::zero());
+    CHECK(s.outputs.dir.empty());
+    CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::json, OutputFormat::csv});
+}
+
+TEST_CASE("every key of the schema is read into the spec", "[loader]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/quickstart.yaml", shipped_presets());
+    const ScenarioSpec& s = only_variant(loaded).spec;
+    CHECK(s.name == "quickstart");
+    CHECK(s.description == "one 1 GiB transfer across the fabric");
+    CHECK(s.seed == 7);
+    CHECK(s.simulation.stop_time == 10_ms);
+    CHECK(s.simulation.ideal.latency == Time::ns(1'500));
+    CHECK(s.cluster.ranks() == 16);
+    CHECK(s.workload[0].name == "first");
+    CHECK(s.workload[1].name == "transfer1");
+    CHECK(s.workload[1].after == "first");
+    CHECK(transfer(s, 1).size == Bytes{2'621'440});
+    CHECK(transfer(s, 1).start == 500_ns);
+    CHECK(s.outputs.dir == "results/quickstart");
+    CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::json});
+}
+
+TEST_CASE("a server preset supplies the server; inline keys override it", "[loader][presets]") {
+    const auto with_server = [](const std::string& server) {
+        return "name: p\ncluster:\n  servers: 2\n  server: " + server +
+               "\nworkload:\n  - transfer: { from: 0, to: 1, size: 1MB }\n";
+    };
+    // configs/servers/hgx-h100.yaml: the DGX H100 datasheet's 8 GPUs and 8 x 400G NICs.
+    const ServerSpec h100 = only_variant(load_scenario_text(with_server("hgx-h100"), "p.yaml", shipped_presets()))
+                                .spec.cluster.server;
+    CHECK(h100.preset == "hgx-h100");
+    CHECK(h100.gpus == 8);
+    CHECK(h100.nics == 8);
+    CHECK(h100.nic_speed == 400_Gbps);
+
+    const ServerSpec host = only_variant(load_scenario_text(with_server("host-1nic"), "p.yaml", shipped_presets()))
+                                .spec.cluster.server;
+    CHECK(host.preset == "host-1nic");
+    CHECK(host.gpus == 0);
+    CHECK(host.ranks() == 1);
+    CHECK(host.nics == 1);
+
+    const ServerSpec tuned = only_variant(load_scenario_text(with_server("{ preset: hgx-h100, nics: 4, "
+                                                                         "nic_speed: 200Gbps }"),
+                                                             "p.yaml", shipped_presets()))
+                                 .spec.cluster.server;
+    CHECK(tuned.preset == "hgx-h100");
+    CHECK(tuned.gpus == 8);
+    CHECK(tuned.nics == 4);
+    CHECK(tuned.nic_speed == 200_Gbps);
+
+    const ServerSpec inline_server = only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic_speed: 100Gbps }"),
+                                                                     "p.yaml", {}))
+                                         .spec.cluster.server;
+    CHECK(inline_server.preset.empty());
+    CHECK(inline_server.gpus == 4);
+    CHECK(inline_server.nics == 2);
+    CHECK(inline_server.nic_speed == 100_Gbps);
+}
+
+TEST_CASE("config folders are searched in order; the first holding the preset wins", "[loader][presets]") {
+    LoadOptions o;
+    o.config_dirs = {kSource / "tests/scenario/bad/parts/configs", kSource / "configs"};
+    const std::string text = "name: p\ncluster: { server: host }\nworkload: [{ transfer: { from: 0, to: 0, size: 1B } }]\n";
+    // The test folder's host has a 100G NIC; and rank 0 to rank 0 is still an error.
+    CHECK(issues_of(text, o) == std::vector<std::string>{
+              "t.yaml:3:39: workload[0].transfer.to: from and to are both rank 0; a transfer needs two different ranks"});
+    const auto loaded = load_scenario_text("name: p\ncluster: { servers: 2, server: host }\n"
+                                           "workload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n",
+                                           "t.yaml", o);
+    CHECK(only_variant(loaded).spec.cluster.server.nic_speed == 100_Gbps);
+    CHECK(only_variant(load_scenario_text(kMinimal, "t.yaml", o)).spec.cluster.server.preset.empty());
+}
+
+TEST_CASE("every shipped server preset loads", "[loader][presets]") {
+    int presets = 0;
+    for (const auto& entry : fs::directory_iterator(kSource / "configs/servers")) {
+        if (entry.path().extension() != ".yaml") continue;
+        ++presets;
+        const std::string name = entry.path().stem().string();
+        INFO(name);
+        const std::string text = "name: p\ncluster: { servers: 2, server: " + name +
+                                 " }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+        CHECK(only_variant(load_scenario_text(text, "p.yaml", shipped_presets())).spec.cluster.server.preset == name);
+    }
+    CHECK(presets >= 2);
+}
+
+TEST_CASE("included files merge underneath; the including file's keys win", "[loader][include]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/with-include.yaml", shipped_presets());
+    const ScenarioSpec& s = only_variant(loaded).spec;
+    CHECK(s.name == "with-include");                       // this file over base.yaml
+    CHECK(s.description == "from defaults.yaml");          // nested include
+    CHECK(s.seed == 99);
+    CHECK(s.simulation.stop_time == 1_s);
+    CHECK(s.simulation.ideal.latency == 5_us);             // base.yaml over defaults.yaml
+    CHECK(s.cluster.servers == 4);                         // this file, merged into base's cluster
+    CHECK(s.cluster.server.preset == "host-1nic");         // base's server, with its override
+    CHECK(s.cluster.server.nic_speed == 100_Gbps);
+    CHECK(transfer(s, 0).size == 64_KiB);
+}
+
+TEST_CASE("variants apply their overrides to the base, each validated on its own", "[loader][variants]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/variants.yaml", shipped_presets());
+    REQUIRE(loaded.variants.size() == 4);
+    const auto& base = loaded.variants[0];
+    const auto& big = loaded.variants[1];
+    const auto& small = loaded.variants[2];
+    const auto& hosts = loaded.variants[3];
+    CHECK(base.name == "base");
+    CHECK(big.name == "big");
+    CHECK(small.name == "small");
+    CHECK(hosts.name == "hosts");
+
+    CHECK(base.spec.cluster.ranks() == 16);
+    CHECK(transfer(base.spec, 0).size == 1_GiB);
+
+    CHECK(big.spec.cluster.servers == 32);
+    CHECK(transfer(big.spec, 0).size == 2_GiB);
+
+    // A mapping over a preset name keeps the preset and overrides one key; over a workload
+    // entry it merges and keeps the other keys.
+    CHECK(small.spec.cluster.server.preset == "hgx-h100");
+    CHECK(small.spec.cluster.server.gpus == 4);
+    CHECK(small.spec.cluster.server.nics == 8);
+    CHECK(transfer(small.spec, 0).to == RankId{7});
+    CHECK(transfer(small.spec, 0).size == 1_GiB);
+
+    CHECK(hosts.spec.cluster.server.preset == "host-1nic");
+    CHECK(hosts.spec.cluster.ranks() == 16);
+
+    // The variants section is not part of any resolved tree.
+    for (const auto& v : loaded.variants) CHECK(to_yaml(v.resolved).find("\nvariants:") == std::string::npos);
+}
+
+TEST_CASE("--set applies after the variant's overrides, --seed after both", "[loader][variants]") {
+    LoadOptions o = shipped_presets();
+    o.sets = {"cluster.servers=16", "workload.0.transfer={size: 3MB, start: 1us}", "seed=5"};
+    o.seed = 11;
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/variants.yaml", o);
+    REQUIRE(loaded.variants.size() == 4);
+    for (const auto& v : loaded.variants) {
+        INFO(v.name);
+        CHECK(v.spec.cluster.servers == 16);  // wins over big's 32
+        CHECK(transfer(v.spec, 0).size == 3_MB);
+        CHECK(transfer(v.spec, 0).start == 1_us);
+        CHECK(v.spec.seed == 11);
+    }
+    CHECK(transfer(loaded.variants[2].spec, 0).to == RankId{7});  // small's own override stays
+
+    LoadOptions set_only;
+    set_only.sets = {"seed=18446744073709551615", "description=a b c", "outputs.formats=[csv]"};
+    const ScenarioSpec s = only_variant(load_scenario_text(kMinimal, "m.yaml", set_only)).spec;
+    CHECK(s.seed == 18'446'744'073'709'551'615u);
+    CHECK(s.description == "a b c");
+    CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::csv});
+}
+
+TEST_CASE("--seed is accepted even where the file's seed is not", "[loader][variants]") {
+    const std::string text = std::string(kMinimal) + "seed: lucky\n";
+    CHECK(issues_of(text) == std::vector<std::string>{"t.yaml:6:7: seed: expected an unsigned 64-bit integer, found \"lucky\""});
+    LoadOptions o;
+    o.seed = 3;
+    CHECK(only_variant(load_scenario_text(text, "t.yaml", o)).spec.seed == 3);
+}
+
+TEST_CASE("the resolved tree shows every value, units in their exact human form", "[loader][resolved]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/quickstart.yaml", shipped_presets());
+    const std::string expected = R"(name: quickstart
+description: one 1 GiB transfer across the fabric
+seed: 7
+simulation:
+  model: ideal
+  stop_time: 10ms
+  ideal:
+    latency: 1.5us
+cluster:
+  servers: 2
+  server:
+    preset: hgx-h100
+    gpus: 8
+    nics: 8
+    nic_speed: 400Gbps
+workload:
+  - name: first
+    transfer:
+      from: 0
+      to: 8
+      size: 1GiB
+      start: 0ps
+  - name: transfer1
+    after: first
+    transfer:
+      from: 8
+      to: 0
+      size: 2560KiB
+      start: 500ns
+outputs:
+  dir: results/quickstart
+  formats:
+    - json
+)";
+    CHECK(to_yaml(only_variant(loaded).resolved) == expected);
+
+    const std::string defaults = to_yaml(only_variant(load_scenario_text(kMinimal, "m.yaml", {})).resolved);
+    CHECK(defaults.find("stop_time: none\n") != std::string::npos);
+    CHECK(defaults.find("latency: 2us\n") != std::string::npos);
+    CHECK(defaults.find("description: \"\"\n") != std::string::npos);
+    CHECK(defaults.find("dir: \"\"\n") != std::string::npos);
+    CHECK(defaults.find("preset") == std::string::npos);  // an inline server has none
+}
+
+TEST_CASE("the resolved YAML reads back to the same spec", "[loader][resolved]") {
+    LoadOptions o = shipped_presets();
+    int checked = 0;
+    for (const auto& entry : fs::directory_iterator(kSource / "tests/scenario/good")) {
+        if (entry.path().extension() != ".yaml") continue;
+        for (const auto& v : load_scenario(entry.path(), o).variants) {
+            INFO(entry.path().filename().string() << " variant " << v.name);
+            const std::string yaml = to_yaml(v.resolved);
+            const auto reloaded = load_scenario_text(yaml, "resolved.yaml", o);
+            const Variant& again = only_variant(reloaded);
+            CHECK(again.spec == v.spec);
+            CHECK(again.resolved == v.resolved);
+            ++checked;
+        }
+    }
+    CHECK(checked >= 7);
+
+    // Values that need quoting in YAML and a seed above INT64_MAX survive too.
+    LoadOptions odd;
+    odd.seed = 18'446'744'073'709'551'615u;
+    odd.sets = {"description='null: ~ #x'"};
+    const auto loaded = load_scenario_text(kMinimal, "m.yaml", odd);
+    const Variant& v = only_variant(loaded);
+    const auto reloaded = load_scenario_text(to_yaml(v.resolved), "r.yaml", {});
+    const Variant& again = only_variant(reloaded);
+    CHECK(again.spec.description == "null: ~ #x");
+    CHECK(again.spec == v.spec);
+}
+
+TEST_CASE("anchors and aliases expand; a document that expands without bound is refused", "[loader]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/anchors.yaml", {});
+    const ScenarioSpec& s = only_variant(loaded).spec;
+    REQUIRE(s.workload.size() == 2);
+    CHECK(std::get<TransferSpec>(s.workload[0].kind) == std::get<TransferSpec>(s.workload[1].kind));
+
+    // "Billion laughs": 10 levels of 10 aliases each would be 10^10 values.
+    std::ostringstream bomb;
+    bomb << "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < 10; ++i) {
+        bomb << 'a' << i << ": &a" << i << " [";
+        for (int k = 0; k < 10; ++k) bomb << (k ? ", *a" : "*a") << i - 1;
+        bomb << "]\n";
+    }
+    CHECK(issues_of(bomb.str()) == std::vector<std::string>{
+              "t.yaml: the document expands to more than 1000000 values (aliases count each time they are used)"});
+}
+
+TEST_CASE("a scenario file that cannot be read says why", "[loader]") {
+    const fs::path missing = kSource / "tests/scenario/good/no-such-file.yaml";
+    try {
+        load_scenario(missing, {});
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        REQUIRE(e.issues().size() == 1);
+        CHECK(e.issues()[0].str() == "cannot read \"" + missing.generic_string() + "\": file not found");
+    }
+    try {
+        load_scenario(kSource / "tests/scenario/good", {});
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        REQUIRE(e.issues().size() == 1);
+        CHECK(e.issues()[0].message.ends_with(": not a regular file"));
+    }
+}
+
+TEST_CASE("without config folders a preset name is still a clear error", "[loader][presets]") {
+    const std::string text = "name: p\ncluster: { server: hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+    CHECK(issues_of(text) == std::vector<std::string>{
+              "t.yaml:2:20: cluster.server: unknown server preset \"hgx-h100\"; no config folder was given"});
+    LoadOptions traversal = shipped_presets();
+    CHECK(issues_of("name: p\ncluster: { server: ../servers/hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n",
+                    traversal)
+              .at(0)
+              .starts_with("t.yaml:2:20: cluster.server: unknown server preset \"../servers/hgx-h100\"; "));
+}
+
+TEST_CASE("more than 200 issues are cut short with a count", "[loader]") {
+    std::string text = "name: many\ncluster: { servers: 2 }\nworkload:\n";
+    for (int i = 0; i < 250; ++i) text += "  - transfer: { from: 0, to: 1, size: 1 }\n";
+    const auto issues = issues_of(text);
+    REQUIRE(issues.size() == 201);
+    CHECK(issues[0] == "t.yaml:4:39: workload[0].transfer.size: \"1\" has no unit; did you mean \"1B\"?");
+    CHECK(issues[200] == "... and 50 more issues");
+}
+
+// Each tests/scenario/bad/*.yaml starts with comment lines:
+//   # set: key.path=value        (optional, passed as --set, in order)
+//   # expect: <one full issue line, {file} and {dir} standing for the file and its folder>
+// The file must produce exactly the expected issues, in that order. Presets come from
+// tests/scenario/bad/parts/configs so that the listed names do not change as presets ship.
+TEST_CASE("each broken scenario reports exactly its expected issues", "[loader][bad]") {
+    const fs::path dir = kSource / "tests/scenario/bad";
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    CHECK(files.size() >= 24);
+
+    for (const auto& file : files) {
+        DYNAMIC_SECTION(file.filename().string()) {
+            LoadOptions options;
+            options.config_dirs = {dir / "parts/configs"};
+            std::vector<std::string> expected;
+            std::ifstream in(file);
+            for (std::string line; std::getline(in, line) && line.starts_with("# ");) {
+                if (line.starts_with("# set: ")) options.sets.push_back(line.substr(7));
+                if (line.starts_with("# expect: ")) {
+                    std::string e = line.substr(10);
+                    e = replace_all(e, "{file}", file.generic_string());
+                    e = replace_all(e, "{dir}", dir.generic_string());
+                    expected.push_back(e);
+                }
+            }
+            REQUIRE_FALSE(expected.empty());
+            std::vector<std::string> actual;
+            try {
+                load_scenario(file, options);
+            } catch (const ConfigError& e) {
+                for (const auto& issue : e.issues()) actual.push_back(issue.str());
+                CHECK(std::string(e.what()).find(actual.front()) == 0);
+            }
+            CHECK(actual == expected);
+        }
+    }
+}
