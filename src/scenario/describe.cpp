@@ -22,10 +22,10 @@ Value simulation(const SimulationSpec& s) {
 
 Value cluster(const ClusterSpec& c) {
     Value::Map server;
-    if (!c.server.preset.empty()) server.emplace_back("preset", text(c.server.preset));
-    server.emplace_back("gpus", integer(c.server.gpus));
-    server.emplace_back("nics", integer(c.server.nics));
-    server.emplace_back("nic_speed", text(to_string(c.server.nic_speed)));
+    if (!c.server.preset.empty()) server.push_back({"preset", text(c.server.preset)});
+    server.push_back({"gpus", integer(c.server.gpus)});
+    server.push_back({"nics", integer(c.server.nics)});
+    server.push_back({"nic_speed", text(to_string(c.server.nic_speed))});
     return Value{Value::Map{{"servers", integer(c.servers)}, {"server", Value{std::move(server)}}}};
 }
 
@@ -42,8 +42,8 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
     Value::List list;
     for (const auto& e : entries) {
         Value::Map m{{"name", text(e.name)}};
-        if (!e.after.empty()) m.emplace_back("after", text(e.after));
-        std::visit([&](const TransferSpec& t) { m.emplace_back("transfer", transfer(t)); }, e.kind);
+        if (!e.after.empty()) m.push_back({"after", text(e.after)});
+        std::visit([&](const TransferSpec& t) { m.push_back({"transfer", transfer(t)}); }, e.kind);
         list.push_back(Value{std::move(m)});
     }
     return Value{std::move(list)};

@@ -4,17 +4,26 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <variant>
 #include <vector>
 
 namespace fabricsim::scenario {
 
 struct Value {
+    struct Member;
     using List = std::vector<Value>;
-    using Map = std::vector<std::pair<std::string, Value>>;  // keys in schema order
+    // Keys in schema order. A named struct rather than std::pair<std::string, Value>: with
+    // clang and libstdc++ 12, instantiating that pair recursively through the variant fails
+    // to compile. Structured bindings (`for (const auto& [key, value] : map)`) work the same.
+    using Map = std::vector<Member>;
     std::variant<std::monostate, bool, std::int64_t, double, std::string, List, Map> v;
-    bool operator==(const Value&) const = default;
 };
+
+struct Value::Member {
+    std::string key;
+    Value value;
+};
+
+bool operator==(const Value& a, const Value& b);
 
 }  // namespace fabricsim::scenario

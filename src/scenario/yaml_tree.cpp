@@ -6,7 +6,9 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <sstream>
 
 namespace fabricsim::scenario {
@@ -70,6 +72,7 @@ private:
         bool key_ok = false;
         std::string key;
         SourceLocation key_location;
+        std::unordered_map<std::string, int> key_lines;  // keys so far, for duplicates
     };
     struct Anchored {
         Node node;
@@ -141,20 +144,15 @@ private:
         }
         f.have_key = false;
         if (!f.key_ok) return;
-        if (const Entry* first = find_entry(f.node, f.key)) {
+        if (const auto [it, fresh] = f.key_lines.emplace(f.key, f.key_location.line); !fresh) {
             issues_.add(f.key_location, key_path(f.path, f.key),
-                        fmt::format("duplicate key (first given at line {})", first->key_location.line));
+                        it->second > 0 ? fmt::format("duplicate key (first given at line {})", it->second)
+                                       : std::string("duplicate key"));
             return;
         }
         // An empty value's mark is the next token, often on a later line: point at the key.
         if (n.is_null() && n.location.line != f.key_location.line) n.location = f.key_location;
         f.node.entries.push_back(Entry{std::move(f.key), std::move(f.key_location), std::move(n)});
-    }
-
-    static const Entry* find_entry(const Node& mapping, const std::string& key) {
-        for (const auto& e : mapping.entries)
-            if (e.key == key) return &e;
-        return nullptr;
     }
 
     const YamlSource& source_;
@@ -166,9 +164,50 @@ private:
     YAML::Mark document_start_;
 };
 
+// Offset of the first byte that does not start a well-formed UTF-8 sequence (no overlong
+// forms, surrogates or code points past U+10FFFF), if any. yaml-cpp passes such bytes
+// through, but its emitter replaces them, so text would not survive a round trip.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned char c = s[i];
+        std::size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+        if (c < 0x80) len = 1;
+        else if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c == 0xE0) { len = 3; lo = 0xA0; }
+        else if (c >= 0xE1 && c <= 0xEC) len = 3;
+        else if (c == 0xED) { len = 3; hi = 0x9F; }
+        else if (c >= 0xEE && c <= 0xEF) len = 3;
+        else if (c == 0xF0) { len = 4; lo = 0x90; }
+        else if (c >= 0xF1 && c <= 0xF3) len = 4;
+        else if (c == 0xF4) { len = 4; hi = 0x8F; }
+        else return i;
+        if (i + len > n) return i;
+        for (std::size_t k = 1; k < len; ++k) {
+            const unsigned char b = s[i + k];
+            if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+        }
+        i += len;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
+    if (const auto bad = first_invalid_utf8(source.text)) {
+        const std::string_view before = source.text.substr(0, *bad);
+        const std::size_t newline = before.rfind('\n');
+        const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+        const int column = static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1) + 1;
+        issues.add(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
+                   fmt::format("the text is not valid UTF-8 (byte 0x{:02x})",
+                               static_cast<unsigned char>(source.text[*bad])));
+        return std::nullopt;
+    }
     std::istringstream in{std::string(source.text)};
     Issues found;  // kept apart so that a syntax error reports only itself
     const auto syntax_error = [&](SourceLocation where, std::string message) {
