@@ -82,9 +82,13 @@ int run_command(const RunArgs& args) {
     const fs::path dir = output_dir(args, first);
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec)
-        throw ConfigError(ConfigIssue{{args.out_dir.empty() ? loaded.file : "--out"}, "outputs.dir",
-                                      fmt::format("cannot create output folder \"{}\": {}", dir.string(), ec.message())});
+    if (ec) {
+        ConfigIssue issue;
+        issue.location.file = args.out_dir.empty() ? loaded.file : std::string("--out");
+        issue.key_path = "outputs.dir";
+        issue.message = fmt::format("cannot create output folder \"{}\": {}", dir.string(), ec.message());
+        throw ConfigError(std::move(issue));
+    }
     for (auto format : first.outputs.formats) {
         if (format == scenario::OutputFormat::json) write_file(dir / "result.json", report::to_json(result));
         if (format == scenario::OutputFormat::csv) {

@@ -90,17 +90,17 @@ TEST_CASE("fabricsim validate accepts the quick-start scenario and names its var
     CHECK(r.output == "scenarios/quickstart.yaml: ok (2 variants: nic-400g, nic-200g)\n");
 }
 
-TEST_CASE("fabricsim validate --print shows every variant resolved, presets and overrides applied", "[cli]") {
-    const auto r = run_fabricsim("validate scenarios/quickstart.yaml --print --set cluster.servers=4");
+TEST_CASE("fabricsim validate --print shows every variant resolved with presets and overrides applied", "[cli]") {
+    const auto r = run_fabricsim("validate scenarios/quickstart.yaml --print --set simulation.ideal.latency=3us");
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("--- # variant: nic-400g\n") != std::string::npos);
     CHECK(r.output.find("nic_speed: 400Gbps") != std::string::npos);
     CHECK(r.output.find("nic_speed: 200Gbps") != std::string::npos);
-    CHECK(r.output.find("servers: 4") != std::string::npos);
-    CHECK(r.output.find("latency: 2us") != std::string::npos);
+    CHECK(r.output.find("servers: 16") != std::string::npos);
+    CHECK(r.output.find("latency: 3us") != std::string::npos);
 }
 
-TEST_CASE("bad input exits 2 and names file, line, column, key path and the fix", "[cli]") {
+TEST_CASE("bad input exits 2 and names file and line and column and key path and the fix", "[cli]") {
     TempDir dir("bad");
     const auto file = dir.path() / "bad.yaml";
     write_file(file,
@@ -116,14 +116,14 @@ TEST_CASE("bad input exits 2 and names file, line, column, key path and the fix"
                                       "fabricsim: 1 error in the input\n");
 }
 
-TEST_CASE("a bad --set exits 2; so do unknown flags and a missing file", "[cli]") {
+TEST_CASE("a bad --set exits 2 and so do unknown flags and a missing file", "[cli]") {
     CHECK(run_fabricsim("run scenarios/quickstart.yaml --set cluster.servers=0 --quiet --out /tmp/unused").exit_code == 2);
     CHECK(run_fabricsim("run scenarios/quickstart.yaml --frobnicate").exit_code == 2);
     CHECK(run_fabricsim("run scenarios/no-such-file.yaml").exit_code == 2);
     CHECK(run_fabricsim("").exit_code == 2);  // a subcommand is required
 }
 
-TEST_CASE("--version and --help exit 0; help shows examples", "[cli]") {
+TEST_CASE("--version and --help exit 0 and help shows examples", "[cli]") {
     const auto v = run_fabricsim("--version");
     CHECK(v.exit_code == 0);
     CHECK(v.output == std::string("fabricsim ") + FABRICSIM_VERSION + "\n");
@@ -132,9 +132,13 @@ TEST_CASE("--version and --help exit 0; help shows examples", "[cli]") {
     CHECK(h.output.find("fabricsim run scenarios/quickstart.yaml") != std::string::npos);
 }
 
-TEST_CASE("errors map to exit codes: input 2, model 3, internal 1", "[cli]") {
+TEST_CASE("errors map to exit codes: input 2 and model 3 and internal 1", "[cli]") {
     using namespace fabricsim;
-    const auto config = cli::describe_failure(ConfigError(ConfigIssue{{"x.yaml", 3, 5}, "cluster.servers", "boom"}));
+    ConfigIssue issue;
+    issue.location = SourceLocation{"x.yaml", 3, 5};
+    issue.key_path = "cluster.servers";
+    issue.message = "boom";
+    const auto config = cli::describe_failure(ConfigError(issue));
     CHECK(config.exit_code == 2);
     CHECK(config.text == "x.yaml:3:5: cluster.servers: boom\nfabricsim: 1 error in the input\n");
     const auto model = cli::describe_failure(ModelError("deadlock: sw1 port 3 prio 3 -> sw2 port 1 prio 3"));
