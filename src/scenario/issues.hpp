@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fabricsim::scenario {
@@ -18,7 +19,7 @@ public:
     bool empty() const { return list_.empty(); }
     std::size_t size() const { return list_.size(); }
     const std::vector<ConfigIssue>& list() const { return list_; }
-    std::vector<ConfigIssue> take() { return std::move(list_); }
+    std::vector<ConfigIssue> take() { return std::exchange(list_, {}); }
     void append(const Issues& other);
 
 private:
