@@ -114,7 +114,7 @@ TEST_CASE("every key of the schema is read into the spec", "[loader]") {
     CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::json});
 }
 
-TEST_CASE("a server preset supplies the server; inline keys override it", "[loader][presets]") {
+TEST_CASE("a server preset supplies the server and inline keys override it", "[loader][presets]") {
     const auto with_server = [](const std::string& server) {
         return "name: p\ncluster:\n  servers: 2\n  server: " + server +
                "\nworkload:\n  - transfer: { from: 0, to: 1, size: 1MB }\n";
@@ -152,7 +152,7 @@ TEST_CASE("a server preset supplies the server; inline keys override it", "[load
     CHECK(inline_server.nic_speed == 100_Gbps);
 }
 
-TEST_CASE("config folders are searched in order; the first holding the preset wins", "[loader][presets]") {
+TEST_CASE("config folders are searched in order and the first holding the preset wins", "[loader][presets]") {
     LoadOptions o;
     o.config_dirs = {kSource / "tests/scenario/bad/parts/configs", kSource / "configs"};
     const std::string text = "name: p\ncluster: { server: host }\nworkload: [{ transfer: { from: 0, to: 0, size: 1B } }]\n";
@@ -180,7 +180,7 @@ TEST_CASE("every shipped server preset loads", "[loader][presets]") {
     CHECK(presets >= 2);
 }
 
-TEST_CASE("included files merge underneath; the including file's keys win", "[loader][include]") {
+TEST_CASE("included files merge underneath and the including file's keys win", "[loader][include]") {
     const auto loaded = load_scenario(kSource / "tests/scenario/good/with-include.yaml", shipped_presets());
     const ScenarioSpec& s = only_variant(loaded).spec;
     CHECK(s.name == "with-include");                       // this file over base.yaml
@@ -194,7 +194,7 @@ TEST_CASE("included files merge underneath; the including file's keys win", "[lo
     CHECK(transfer(s, 0).size == 64_KiB);
 }
 
-TEST_CASE("variants apply their overrides to the base, each validated on its own", "[loader][variants]") {
+TEST_CASE("variants apply their overrides to the base and each is validated on its own", "[loader][variants]") {
     const auto loaded = load_scenario(kSource / "tests/scenario/good/variants.yaml", shipped_presets());
     REQUIRE(loaded.variants.size() == 4);
     const auto& base = loaded.variants[0];
@@ -227,7 +227,7 @@ TEST_CASE("variants apply their overrides to the base, each validated on its own
     for (const auto& v : loaded.variants) CHECK(to_yaml(v.resolved).find("\nvariants:") == std::string::npos);
 }
 
-TEST_CASE("--set applies after the variant's overrides, --seed after both", "[loader][variants]") {
+TEST_CASE("the --set overrides apply after the variant's own and --seed after both", "[loader][variants]") {
     LoadOptions o = shipped_presets();
     o.sets = {"cluster.servers=16", "workload.0.transfer={size: 3MB, start: 1us}", "seed=5"};
     o.seed = 11;
@@ -250,7 +250,7 @@ TEST_CASE("--set applies after the variant's overrides, --seed after both", "[lo
     CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::csv});
 }
 
-TEST_CASE("--seed is accepted even where the file's seed is not", "[loader][variants]") {
+TEST_CASE("a --seed is accepted even where the file's seed is not", "[loader][variants]") {
     const std::string text = std::string(kMinimal) + "seed: lucky\n";
     CHECK(issues_of(text) == std::vector<std::string>{"t.yaml:6:7: seed: expected an unsigned 64-bit integer, found \"lucky\""});
     LoadOptions o;
@@ -258,7 +258,7 @@ TEST_CASE("--seed is accepted even where the file's seed is not", "[loader][vari
     CHECK(only_variant(load_scenario_text(text, "t.yaml", o)).spec.seed == 3);
 }
 
-TEST_CASE("the resolved tree shows every value, units in their exact human form", "[loader][resolved]") {
+TEST_CASE("the resolved tree shows every value with units in their exact human form", "[loader][resolved]") {
     const auto loaded = load_scenario(kSource / "tests/scenario/good/quickstart.yaml", shipped_presets());
     const std::string expected = R"(name: quickstart
 description: one 1 GiB transfer across the fabric
@@ -333,7 +333,7 @@ TEST_CASE("the resolved YAML reads back to the same spec", "[loader][resolved]")
     CHECK(again.spec == v.spec);
 }
 
-TEST_CASE("anchors and aliases expand; a document that expands without bound is refused", "[loader]") {
+TEST_CASE("anchors and aliases expand but a document that expands without bound is refused", "[loader]") {
     const auto loaded = load_scenario(kSource / "tests/scenario/good/anchors.yaml", {});
     const ScenarioSpec& s = only_variant(loaded).spec;
     REQUIRE(s.workload.size() == 2);

@@ -122,7 +122,7 @@ TEST_CASE("decimal fractions are exact when the result is whole in the base unit
     CHECK(bits_per_second("400 Gbps") == 400'000'000'000);
 }
 
-TEST_CASE("zero: a bare 0 for times and sizes, a unit for rates", "[units]") {
+TEST_CASE("zero is a bare 0 for times and sizes but needs a unit for rates", "[units]") {
     CHECK(ps("0") == 0);
     CHECK(ps("0us") == 0);
     CHECK(bytes("0") == 0);
@@ -132,7 +132,7 @@ TEST_CASE("zero: a bare 0 for times and sizes, a unit for rates", "[units]") {
     CHECK(error_of(parse_length("0")) == "\"0\" has no unit; did you mean \"0m\"?");
 }
 
-TEST_CASE("values that are not whole in the base unit are errors, never rounded", "[units]") {
+TEST_CASE("values that are not whole in the base unit are errors and never rounded", "[units]") {
     CHECK(error_of(parse_bytes("0.5B")) == "\"0.5B\" is not a whole number of bytes");
     CHECK(error_of(parse_bytes("1b")) == "\"1b\" is not a whole number of bytes");
     CHECK(error_of(parse_bytes("1.0001KB")) == "\"1.0001KB\" is not a whole number of bytes");
