@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <span>
 
 namespace fabricsim::scenario {
