@@ -123,7 +123,7 @@ TEST_CASE("a bad --set exits 2 and so do unknown flags and a missing file", "[cl
     CHECK(run_fabricsim("").exit_code == 2);  // a subcommand is required
 }
 
-TEST_CASE("--version and --help exit 0 and help shows examples", "[cli]") {
+TEST_CASE("the version and help flags exit 0 and help shows examples", "[cli]") {
     const auto v = run_fabricsim("--version");
     CHECK(v.exit_code == 0);
     CHECK(v.output == std::string("fabricsim ") + FABRICSIM_VERSION + "\n");
