@@ -25,7 +25,7 @@ Value cluster(const ClusterSpec& c) {
     if (!c.server.preset.empty()) server.push_back({"preset", text(c.server.preset)});
     server.push_back({"gpus", integer(c.server.gpus)});
     server.push_back({"nics", integer(c.server.nics)});
-    server.push_back({"nic_speed", text(to_string(c.server.nic_speed))});
+    server.push_back({"nic_speed", text(to_string(c.server.nic.line_rate))});
     return Value{Value::Map{{"servers", integer(c.servers)}, {"server", Value{std::move(server)}}}};
 }
 

@@ -33,20 +33,103 @@ struct SimulationSpec {
     bool operator==(const SimulationSpec&) const = default;
 };
 
-// A server as the foundation knows it: how many ranks it holds and its NICs. The topology
-// issue adds NVLink, PCIe and NIC presets.
+// A NIC model (configs/nics/): the ports the fabric sees and the PCIe link behind them.
+struct NicSpec {
+    std::string preset;                   // "" if inline
+    Bandwidth line_rate = Bandwidth::Gbps(400);
+    int pcie_generation = 5;              // 3, 4, 5 or 6
+    int pcie_lanes = 16;
+    int qps_per_connection = 1;           // RC QPs per peer: ECMP entropy (NCCL_IB_QPS_PER_CONNECTION)
+    bool operator==(const NicSpec&) const = default;
+};
+
+// NVLink inside a server. switches = 0 with links: the GPUs are joined directly (an NVLink
+// bridge between a pair of PCIe cards); links_per_gpu = 0: no NVLink.
+struct NvlinkSpec {
+    std::string generation = "nvlink4";   // nvlink3 | nvlink4 | nvlink5 (docs/models/links.md)
+    int links_per_gpu = 0;
+    Bandwidth link_bandwidth;             // per link per direction; zero = the generation's
+    int switches = 0;                     // NVSwitch chips on the board
+    std::vector<int> split;               // links from each GPU to switch i; empty = even split
+    bool operator==(const NvlinkSpec&) const = default;
+};
+
+// The PCIe tree: GPUs and NICs spread evenly over `switches` PCIe switches, each uplinked to
+// the host CPU; switches = 0 puts them on the CPU's root ports.
+struct PcieSpec {
+    int generation = 5;
+    int lanes = 16;                       // width of each GPU / switch link
+    int switches = 0;
+    bool operator==(const PcieSpec&) const = default;
+};
+
+// A server (configs/servers/): its GPUs, NVLink/NVSwitch, PCIe tree and NICs.
 struct ServerSpec {
     std::string preset;            // name of the preset it came from, "" if inline
+    std::string gpu_model;         // for reports: "H100 SXM5"
     int gpus = 0;                  // 0: a plain host, which is one rank
-    int nics = 1;
-    Bandwidth nic_speed = Bandwidth::Gbps(400);
+    NvlinkSpec nvlink;
+    PcieSpec pcie;
+    int nics = 1;                  // compute-fabric NICs; rank r uses NIC (r * nics / ranks)
+    NicSpec nic;
+    int storage_nics = 0;          // front-end / storage NICs (on cluster.storage_fabric)
+    NicSpec storage_nic;
     int ranks() const { return gpus == 0 ? 1 : gpus; }
     bool operator==(const ServerSpec&) const = default;
+};
+
+enum class Technology { roce, infiniband };
+enum class TopologyKind { single_switch, leaf_spine, fat_tree, rail_optimized };
+enum class RoutingKind { automatic, ecmp, adaptive, spray, static_ };  // automatic: RoCE ecmp, IB static
+
+// A switch model (configs/switches/).
+struct SwitchSpec {
+    std::string preset;            // "" if inline
+    Technology technology = Technology::roce;  // ethernet (RoCE) or InfiniBand ASIC
+    int radix = 64;                // ports at port_speed
+    Bandwidth port_speed = Bandwidth::Gbps(400);
+    Time latency = Time::ns(600);  // port-to-port, zero load
+    Bytes buffer = Bytes{64'000'000};  // shared packet buffer
+    bool operator==(const SwitchSpec&) const = default;
+};
+
+// Leaf downlink : uplink bandwidth, as a ratio of integers ("2:1", 2, 1.5 = 3:2).
+struct Ratio {
+    int down = 1;
+    int up = 1;
+    bool operator==(const Ratio&) const = default;
+};
+
+struct FabricSpec {
+    Technology technology = Technology::roce;
+    TopologyKind topology = TopologyKind::leaf_spine;
+    Bandwidth link_speed;          // zero = the NIC's line rate
+    SwitchSpec switch_spec;        // YAML key: switch
+    Ratio oversubscription;
+    Length cable_length = Length::m(5);          // server to leaf: inside a rack (DESIGN §5)
+    Length uplink_cable_length = Length::m(30);  // between switch tiers
+    Bytes mtu = Bytes{4096};
+    RoutingKind routing = RoutingKind::automatic;
+    int planes = 1;                // parallel fabrics; NIC i joins plane i mod planes
+    bool operator==(const FabricSpec&) const = default;
+};
+
+// A second network for storage and front-end traffic, reached through the servers' storage
+// NICs, with its own storage nodes.
+struct StorageFabricSpec {
+    bool enabled = false;          // false: storage traffic shares the compute fabric
+    FabricSpec fabric;
+    int storage_nodes = 0;
+    int nics_per_storage_node = 1;
+    NicSpec storage_node_nic;
+    bool operator==(const StorageFabricSpec&) const = default;
 };
 
 struct ClusterSpec {
     int servers = 1;
     ServerSpec server;
+    FabricSpec fabric;
+    StorageFabricSpec storage_fabric;
     int ranks() const { return servers * server.ranks(); }
     bool operator==(const ClusterSpec&) const = default;
 };

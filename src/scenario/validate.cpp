@@ -79,7 +79,7 @@ std::optional<ServerSpec> validate_server(const Node& node, Issues& issues) {
         if (v) spec.nics = static_cast<int>(*v);
     }
     if (const Node* n = map->find("nic_speed")) {
-        if (auto v = read_bandwidth(*n, key_path(path, "nic_speed"), issues)) spec.nic_speed = *v;
+        if (auto v = read_bandwidth(*n, key_path(path, "nic_speed"), issues)) spec.nic.line_rate = *v;
     }
     if (!ok) return std::nullopt;  // the rank count is unknown
     return spec;

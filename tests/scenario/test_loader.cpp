@@ -81,7 +81,7 @@ TEST_CASE("a minimal scenario gets every default from spec.hpp", "[loader]") {
     CHECK(s.cluster.server.preset.empty());
     CHECK(s.cluster.server.gpus == 0);
     CHECK(s.cluster.server.nics == 1);
-    CHECK(s.cluster.server.nic_speed == 400_Gbps);
+    CHECK(s.cluster.server.nic.line_rate == 400_Gbps);
     CHECK(s.cluster.ranks() == 2);
     REQUIRE(s.workload.size() == 1);
     CHECK(s.workload[0].name == "transfer0");
@@ -125,7 +125,7 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
     CHECK(h100.preset == "hgx-h100");
     CHECK(h100.gpus == 8);
     CHECK(h100.nics == 8);
-    CHECK(h100.nic_speed == 400_Gbps);
+    CHECK(h100.nic.line_rate == 400_Gbps);
 
     const ServerSpec host = only_variant(load_scenario_text(with_server("host-1nic"), "p.yaml", shipped_presets()))
                                 .spec.cluster.server;
@@ -141,7 +141,7 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
     CHECK(tuned.preset == "hgx-h100");
     CHECK(tuned.gpus == 8);
     CHECK(tuned.nics == 4);
-    CHECK(tuned.nic_speed == 200_Gbps);
+    CHECK(tuned.nic.line_rate == 200_Gbps);
 
     const ServerSpec inline_server = only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic_speed: 100Gbps }"),
                                                                      "p.yaml", {}))
@@ -149,7 +149,7 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
     CHECK(inline_server.preset.empty());
     CHECK(inline_server.gpus == 4);
     CHECK(inline_server.nics == 2);
-    CHECK(inline_server.nic_speed == 100_Gbps);
+    CHECK(inline_server.nic.line_rate == 100_Gbps);
 }
 
 TEST_CASE("config folders are searched in order and the first holding the preset wins", "[loader][presets]") {
@@ -162,7 +162,7 @@ TEST_CASE("config folders are searched in order and the first holding the preset
     const auto loaded = load_scenario_text("name: p\ncluster: { servers: 2, server: host }\n"
                                            "workload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n",
                                            "t.yaml", o);
-    CHECK(only_variant(loaded).spec.cluster.server.nic_speed == 100_Gbps);
+    CHECK(only_variant(loaded).spec.cluster.server.nic.line_rate == 100_Gbps);
     CHECK(only_variant(load_scenario_text(kMinimal, "t.yaml", o)).spec.cluster.server.preset.empty());
 }
 
@@ -190,7 +190,7 @@ TEST_CASE("included files merge underneath and the including file's keys win", "
     CHECK(s.simulation.ideal.latency == 5_us);             // base.yaml over defaults.yaml
     CHECK(s.cluster.servers == 4);                         // this file, merged into base's cluster
     CHECK(s.cluster.server.preset == "host-1nic");         // base's server, with its override
-    CHECK(s.cluster.server.nic_speed == 100_Gbps);
+    CHECK(s.cluster.server.nic.line_rate == 100_Gbps);
     CHECK(transfer(s, 0).size == 64_KiB);
 }
 

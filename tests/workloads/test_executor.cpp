@@ -17,7 +17,7 @@ scenario::ClusterSpec two_hosts() {
     c.servers = 2;
     c.server.gpus = 0;
     c.server.nics = 1;
-    c.server.nic_speed = 400_Gbps;
+    c.server.nic.line_rate = 400_Gbps;
     return c;
 }
 scenario::IdealNetworkSpec latency(Time t) { return scenario::IdealNetworkSpec{t}; }
@@ -42,7 +42,7 @@ TEST_CASE("ideal network: per-rank bandwidth is the server's NIC bandwidth share
     c.servers = 2;
     c.server.gpus = 8;
     c.server.nics = 4;
-    c.server.nic_speed = 400_Gbps;
+    c.server.nic.line_rate = 400_Gbps;
     fabric::IdealNetwork net(c, latency(0_ns));
     CHECK(net.rank_bandwidth() == 200_Gbps);
 }

@@ -9,7 +9,7 @@ namespace fabricsim::fabric {
 
 IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario::IdealNetworkSpec& spec)
     : ranks_(cluster.ranks()),
-      rank_bandwidth_(cluster.server.nic_speed * cluster.server.nics / cluster.server.ranks()),
+      rank_bandwidth_(cluster.server.nic.line_rate * cluster.server.nics / cluster.server.ranks()),
       latency_(spec.latency) {
     if (rank_bandwidth_ <= Bandwidth::zero())
         throw ModelError("ideal network: each rank needs a positive NIC bandwidth");

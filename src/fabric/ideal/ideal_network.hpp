@@ -3,7 +3,7 @@
 //
 //   delivery time = latency + size / min(B_src, B_dst)
 //
-// where B_r is rank r's share of its server's NIC bandwidth (nics × nic_speed / ranks per
+// where B_r is rank r's share of its server's NIC bandwidth (nics × nic.line_rate / ranks per
 // server). No contention: messages never slow each other down, so results are closed forms.
 // It offers no in-network operation.
 #pragma once
