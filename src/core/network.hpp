@@ -25,6 +25,9 @@ struct Message {
     Bytes size;
     std::uint8_t priority = 0;  // traffic class; networks map it to their queues / lanes
     std::uint32_t flow_hint = 0;  // e.g. NCCL channel: a network may pin it to a QP / path
+    // When the message leaves its server: the NIC index (rail) both servers use, as NCCL's
+    // rings enter and leave a server through one NIC per channel. -1: each rank's own NIC.
+    std::int16_t rail = -1;
 };
 
 // In-network operations a network may offer. One group operation covers a whole group of

@@ -71,6 +71,7 @@ void Executor::issue(Simulator& sim, OpId id) {
     m.size = op.size;
     m.priority = op.priority;
     m.flow_hint = op.flow_hint;
+    m.rail = op.rail;
     network_.send(sim, m, *this);
 }
 

@@ -26,6 +26,7 @@ struct Op {
     Time not_before = Time::zero();
     std::uint8_t priority = 0;
     std::uint32_t flow_hint = 0;
+    std::int16_t rail = -1;          // send only: see Message::rail
 };
 
 struct Entry {

@@ -37,33 +37,43 @@ TEST_CASE("ideal network: a transfer takes latency + size / rate, exactly", "[ex
     CHECK(ex.ops_done() == 1);
 }
 
-TEST_CASE("ideal network: per-rank bandwidth is the server's NIC bandwidth shared by its GPUs", "[ideal]") {
+TEST_CASE("ideal network: GPUs inside a server talk at NVLink speed and share NICs across servers", "[ideal]") {
     scenario::ClusterSpec c;
     c.servers = 2;
     c.server.gpus = 8;
     c.server.nics = 4;
     c.server.nic.line_rate = 400_Gbps;
+    c.server.nvlink.links_per_gpu = 18;
+    c.server.nvlink.link_bandwidth = 25_GBps;
     fabric::IdealNetwork net(c, latency(0_ns));
-    CHECK(net.rank_bandwidth() == 200_Gbps);
+    CHECK(net.intra_server_bandwidth() == 450_GBps);
+    Message inside{MessageId{0}, RankId{0}, RankId{1}, 450_MB};
+    CHECK(net.unloaded_time(inside) == 1_ms);
+    Message across{MessageId{1}, RankId{0}, RankId{8}, 50_MB};  // 400 Gb/s = 50 GB/s
+    CHECK(net.unloaded_time(across) == 1_ms);
 }
 
-TEST_CASE("ideal network has no contention: concurrent sends from one rank do not slow each other",
-          "[executor][ideal]") {
+TEST_CASE("ideal network: sends that share a port serialise on it and nothing else slows them", "[executor][ideal]") {
+    scenario::ClusterSpec c = two_hosts();
+    c.servers = 3;
     Simulator sim(1);
-    fabric::IdealNetwork net(two_hosts(), latency(1_us));
+    fabric::IdealNetwork net(c, latency(1_us));
     OpGraph g;
     const auto e = g.add_entry("pair");
     g.add_send(e, RankId{0}, RankId{1}, 1_MB);
-    g.add_send(e, RankId{0}, RankId{1}, 1_MB);
+    g.add_send(e, RankId{0}, RankId{1}, 1_MB);  // same NICs: waits for the first
+    g.add_send(e, RankId{2}, RankId{0}, 1_MB);  // other NICs (rank 0 receives): unaffected
     Executor ex(std::move(g), net);
     ex.start(sim);
     sim.run();
-    const Time expected = 1_us + transmit_time(1_MB, 400_Gbps);  // 21 us in all
-    CHECK(ex.op_timings()[0].finish == expected);
-    CHECK(ex.op_timings()[1].finish == expected);
+    const Time tx = transmit_time(1_MB, 400_Gbps);  // 20 us
+    CHECK(ex.op_timings()[0].finish == 1_us + tx);
+    CHECK(ex.op_timings()[1].finish == 1_us + 2 * tx);
+    CHECK(ex.op_timings()[2].finish == 1_us + tx);
     const auto entries = ex.entry_timings();
-    CHECK(entries[0].bytes == 2_MB);  // bytes conserved
-    CHECK(entries[0].finish == expected);
+    CHECK(entries[0].bytes == 3_MB);  // bytes conserved
+    CHECK(net.nic_bytes_sent()[0] == 2_MB);
+    CHECK(net.nic_bytes_received()[0] == 1_MB);
 }
 
 TEST_CASE("an entry with after: starts when the named entry's last op finishes", "[executor]") {

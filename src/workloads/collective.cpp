@@ -1,0 +1,213 @@
+#include "workloads/collective.hpp"
+
+#include "core/errors.hpp"
+#include "workloads/collective_algorithms.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace fabricsim::workloads {
+
+using scenario::CollectiveAlgorithm;
+using scenario::CollectiveOp;
+
+std::string_view to_string(CollectiveOp op) {
+    switch (op) {
+        case CollectiveOp::all_reduce: return "all_reduce";
+        case CollectiveOp::all_gather: return "all_gather";
+        case CollectiveOp::reduce_scatter: return "reduce_scatter";
+        case CollectiveOp::all_to_all: return "all_to_all";
+        case CollectiveOp::broadcast: return "broadcast";
+        case CollectiveOp::send_recv: return "send_recv";
+    }
+    return "unknown";
+}
+
+std::string_view to_string(CollectiveAlgorithm a) {
+    switch (a) {
+        case CollectiveAlgorithm::automatic: return "auto";
+        case CollectiveAlgorithm::ring: return "ring";
+        case CollectiveAlgorithm::tree: return "tree";
+        case CollectiveAlgorithm::halving_doubling: return "halving_doubling";
+        case CollectiveAlgorithm::pairwise: return "pairwise";
+        case CollectiveAlgorithm::nvls: return "nvls";
+        case CollectiveAlgorithm::hierarchical: return "hierarchical";
+        case CollectiveAlgorithm::sharp: return "sharp";
+    }
+    return "unknown";
+}
+
+double bus_factor(CollectiveOp op, int n) {
+    const double dn = n;
+    switch (op) {
+        case CollectiveOp::all_reduce: return 2.0 * (dn - 1) / dn;
+        case CollectiveOp::all_gather:
+        case CollectiveOp::reduce_scatter:
+        case CollectiveOp::all_to_all: return (dn - 1) / dn;
+        case CollectiveOp::broadcast:
+        case CollectiveOp::send_recv: return 1.0;
+    }
+    return 1.0;
+}
+
+namespace {
+
+std::vector<RankId> group_of(const scenario::CollectiveSpec& spec, const RankLayout& layout) {
+    std::vector<RankId> ranks = spec.ranks;
+    if (ranks.empty())
+        for (int r = 0; r < layout.ranks(); ++r) ranks.push_back(RankId{static_cast<RankId::rep>(r)});
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
+int servers_spanned(const std::vector<RankId>& group, const RankLayout& layout) {
+    int count = 0, last = -1;
+    for (RankId r : group)  // sorted: a server's ranks are adjacent
+        if (layout.server(r) != last) {
+            last = layout.server(r);
+            ++count;
+        }
+    return count;
+}
+
+// NCCL's channel count is the outcome of its topology search; these defaults follow what it
+// reports on HGX-class servers (two channels per NIC across servers; docs/models/collectives.md).
+int default_channels(const std::vector<RankId>& group, const RankLayout& layout) {
+    if (servers_spanned(group, layout) > 1) return 2 * layout.nics_per_server();
+    return std::min(16, std::max(1, static_cast<int>(group.size())));
+}
+
+// Channel c's ring: servers in order; inside each server the group's ranks rotated so the
+// ring enters the server at the rank served by NIC c mod nics (rail-aligned, as NCCL's rings
+// `NET/c GPU/x … NET/c` are).
+std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayout& layout, int channel) {
+    std::map<int, std::vector<RankId>> by_server;
+    for (RankId r : group) by_server[layout.server(r)].push_back(r);
+    std::vector<RankId> order;
+    const int rail = channel % layout.nics_per_server();
+    for (auto& [server, members] : by_server) {
+        std::size_t start = 0;
+        if (by_server.size() > 1) {
+            while (start < members.size() && layout.rail(members[start]) != rail) ++start;
+            if (start == members.size()) start = static_cast<std::size_t>(channel) % members.size();
+        } else {
+            start = static_cast<std::size_t>(channel) % members.size();
+        }
+        std::rotate(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(start), members.end());
+        order.insert(order.end(), members.begin(), members.end());
+    }
+    return order;
+}
+
+struct Choice {
+    CollectiveAlgorithm algorithm;
+    std::string reason;
+};
+
+Choice choose(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group) {
+    if (spec.algorithm != CollectiveAlgorithm::automatic) return {spec.algorithm, ""};
+    switch (spec.op) {
+        case CollectiveOp::all_to_all:
+            return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)"};
+        case CollectiveOp::broadcast:
+        case CollectiveOp::send_recv:
+            return {CollectiveAlgorithm::ring, "auto: ring"};
+        default: break;
+    }
+    (void)group;
+    return {CollectiveAlgorithm::ring, "auto: ring (bandwidth-optimal; tree, NVLS and SHARP are not modelled yet)"};
+}
+
+void check_supported(CollectiveOp op, CollectiveAlgorithm a, std::size_t n) {
+    const auto fail = [&](std::string why) {
+        throw ModelError(fmt::format("{} with algorithm {}: {}", to_string(op), to_string(a), why));
+    };
+    switch (a) {
+        case CollectiveAlgorithm::ring:
+            if (op == CollectiveOp::all_to_all) fail("use pairwise for all_to_all");
+            return;
+        case CollectiveAlgorithm::halving_doubling:
+            if (op != CollectiveOp::all_reduce && op != CollectiveOp::reduce_scatter && op != CollectiveOp::all_gather)
+                fail("halving-doubling runs all_reduce, reduce_scatter and all_gather");
+            if (!std::has_single_bit(n)) fail(fmt::format("needs a power-of-two number of ranks, got {}", n));
+            return;
+        case CollectiveAlgorithm::pairwise:
+            if (op != CollectiveOp::all_to_all) fail("pairwise runs all_to_all only");
+            return;
+        default:
+            fail("not available yet (the tree, hierarchical, NVLS and SHARP algorithms arrive with the packet model)");
+    }
+}
+
+void build_channel(ChannelContext& ctx, CollectiveOp op, CollectiveAlgorithm a, const std::vector<RankId>& order,
+                   Bytes bytes, RankId root) {
+    const int n = static_cast<int>(order.size());
+    if (a == CollectiveAlgorithm::halving_doubling) {
+        halving_doubling(ctx, order, bytes, op != CollectiveOp::all_gather, op != CollectiveOp::reduce_scatter);
+        return;
+    }
+    switch (op) {
+        case CollectiveOp::all_reduce: ring_rounds(ctx, order, bytes, 2 * (n - 1)); return;
+        case CollectiveOp::reduce_scatter:
+        case CollectiveOp::all_gather: ring_rounds(ctx, order, bytes, n - 1); return;
+        case CollectiveOp::all_to_all: pairwise_all_to_all(ctx, order, bytes); return;
+        case CollectiveOp::send_recv: shift_send_recv(ctx, order, bytes); return;
+        case CollectiveOp::broadcast: {
+            std::vector<RankId> from_root = order;
+            auto it = std::find(from_root.begin(), from_root.end(), root);
+            std::rotate(from_root.begin(), it, from_root.end());
+            ring_broadcast(ctx, from_root, bytes);
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
+                              const RankLayout& layout, const Network* /*network*/) {
+    const std::vector<RankId> group = group_of(spec, layout);
+    const Choice choice = choose(spec, group);
+    check_supported(spec.op, choice.algorithm, group.size());
+
+    CollectivePlan plan;
+    plan.op = spec.op;
+    plan.algorithm = choice.algorithm;
+    plan.choice = choice.reason;
+    plan.ranks = static_cast<int>(group.size());
+    plan.channels = spec.channels > 0 ? spec.channels : default_channels(group, layout);
+    if (spec.op == CollectiveOp::broadcast && std::find(group.begin(), group.end(), spec.root) == group.end())
+        throw ModelError(fmt::format("broadcast root {} is not one of the collective's ranks", spec.root.value()));
+
+    // Runs go back to back: each waits for a zero-time join of the previous one.
+    OpId barrier = OpId::invalid();
+    for (Bytes size : spec.sizes) {
+        for (int it = 0; it < spec.iterations; ++it) {
+            CollectiveRun run;
+            run.size = size;
+            run.iteration = it;
+            run.first_op = static_cast<std::uint32_t>(graph.ops().size());
+            SendChain chain(graph, entry, barrier, kWindow);
+            for (int c = 0; c < plan.channels; ++c) {
+                ChannelContext ctx{chain, layout, c};
+                const Bytes bytes = share(size, plan.channels, c);
+                const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
+                                                      ? group
+                                                      : ring_order(group, layout, c);
+                build_channel(ctx, spec.op, choice.algorithm, order, bytes, spec.root);
+            }
+            run.end_op = static_cast<std::uint32_t>(graph.ops().size());
+            plan.runs.push_back(run);
+            if (run.end_op > run.first_op) {
+                barrier = graph.add_compute(entry, group.front(), Time::zero());
+                for (std::uint32_t i = run.first_op; i < run.end_op; ++i) graph.add_dependency(OpId{i}, barrier);
+            }
+        }
+    }
+    return plan;
+}
+
+}  // namespace fabricsim::workloads

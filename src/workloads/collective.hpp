@@ -1,0 +1,69 @@
+// Collectives as NCCL runs them, as send ops in an OpGraph (DESIGN §4, docs/models/collectives.md).
+//
+// A collective of S bytes over n ranks is split across c channels (each its own ring or tree,
+// leaving a server through its own NIC), and each channel's share into messages of at most
+// kMessageBytes, of which at most kWindow may be in flight per connection — NCCL's Simple
+// protocol: a 4 MiB buffer in NCCL_STEPS = 8 slots of 512 KiB (NCCL src/include/device.h,
+// NCCL_BUFFSIZE default). A rank forwards a block only after it has received what the block
+// depends on, so the pipelining and the latency of every step come out of the network model.
+#pragma once
+
+#include "core/network.hpp"
+#include "scenario/collective_spec.hpp"
+#include "workloads/op_graph.hpp"
+#include "workloads/rank_layout.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fabricsim::workloads {
+
+inline constexpr Bytes kMessageBytes{512 * 1024};
+inline constexpr int kWindow = 8;
+
+// One size × iteration of a collective entry: its ops are [first, end).
+struct CollectiveRun {
+    Bytes size;
+    int iteration = 0;
+    std::uint32_t first_op = 0;
+    std::uint32_t end_op = 0;
+};
+
+struct CollectivePlan {
+    scenario::CollectiveOp op = scenario::CollectiveOp::all_reduce;
+    scenario::CollectiveAlgorithm algorithm = scenario::CollectiveAlgorithm::ring;  // as resolved
+    std::string choice;               // why auto chose it ("" when the user chose)
+    int ranks = 0;
+    int channels = 0;
+    std::vector<CollectiveRun> runs;  // sizes in order, each `iterations` times, back to back
+};
+
+// Appends the collective's ops to `graph` under `entry`. Throws ModelError when the algorithm cannot run on these ranks (e.g. halving-doubling on a
+// non-power-of-two count) or needs an offload the network lacks.
+CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
+                              const RankLayout& layout, const Network* network = nullptr);
+
+// nccl-tests' bus-bandwidth factor: busbw = algbw × factor (shared/reference/models.md).
+double bus_factor(scenario::CollectiveOp op, int ranks);
+
+std::string_view to_string(scenario::CollectiveOp op);
+std::string_view to_string(scenario::CollectiveAlgorithm algorithm);
+
+}  // namespace fabricsim::workloads
+
+namespace fabricsim::workloads {
+
+struct OpTiming;
+
+// One size of a collective entry, as nccl-tests reports it: the mean time over iterations
+// (each from its first send to its last delivery), algbw = S / time, busbw = algbw × factor.
+struct CollectiveMeasurement {
+    Bytes size;
+    Time time;
+    double algbw_GBps = 0;
+    double busbw_GBps = 0;
+};
+
+std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std::vector<OpTiming>& timings);
+
+}  // namespace fabricsim::workloads

@@ -1,0 +1,42 @@
+// The algorithms, one channel at a time. Each appends the sends of one channel's share of a
+// collective to a SendChain; `order` lists the group's ranks in the channel's ring order.
+// Internal to src/workloads/: collective.cpp chooses and calls them.
+#pragma once
+
+#include "workloads/rank_layout.hpp"
+#include "workloads/send_chain.hpp"
+
+#include <vector>
+
+namespace fabricsim::workloads {
+
+struct ChannelContext {
+    SendChain& chain;
+    const RankLayout& layout;
+    int channel;
+    // The NIC index a message leaving a server uses on this channel (NCCL: one NIC per ring).
+    std::int16_t rail(RankId src, RankId dst) const;
+};
+
+// Ring: `steps` rounds in which every rank sends one block to the next rank, each block
+// forwarded (reduced or copied) from the one received in the round before. All-reduce is
+// 2(n−1) rounds (reduce-scatter then all-gather), reduce-scatter and all-gather n−1, each
+// block 1/n of the channel's bytes, sent in loops of messages of at most kMessageBytes.
+void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, int steps);
+
+// Pipelined ring broadcast from order[0]: every message hops n−1 times.
+void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
+
+// Rabenseifner's all-reduce (recursive-halving reduce-scatter, then recursive-doubling
+// all-gather); n must be a power of two. `reduce_scatter`/`all_gather` select the halves.
+void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes,
+                      bool reduce_scatter, bool all_gather);
+
+// Pairwise exchange all-to-all: in round k every rank sends its block for rank (i+k) mod n,
+// after its round k−1 block has arrived.
+void pairwise_all_to_all(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
+
+// nccl-tests' sendrecv: every rank sends its whole buffer to the next rank in `order`.
+void shift_send_recv(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
+
+}  // namespace fabricsim::workloads

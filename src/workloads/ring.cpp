@@ -1,0 +1,69 @@
+// Ring collectives (NCCL's ring algorithm; Patarasuk & Yuan, JPDC 69(2) 2009 for the
+// bandwidth-optimal ring all-reduce).
+#include "workloads/collective.hpp"
+#include "workloads/collective_algorithms.hpp"
+
+#include <algorithm>
+
+namespace fabricsim::workloads {
+
+std::int16_t ChannelContext::rail(RankId src, RankId dst) const {
+    if (layout.same_server(src, dst)) return -1;
+    return static_cast<std::int16_t>(channel % layout.nics_per_server());
+}
+
+void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, int steps) {
+    const auto n = static_cast<std::int64_t>(order.size());
+    if (n < 2 || channel_bytes <= Bytes::zero()) return;
+    // A loop moves n blocks of at most kMessageBytes; the last loop's blocks are smaller.
+    const std::int64_t loop_bytes = n * kMessageBytes.count();
+    const std::int64_t loops = (channel_bytes.count() + loop_bytes - 1) / loop_bytes;
+    // sent[k][i]: rank i's round-k send of the previous loop, then of this one.
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<std::vector<OpId>> sent(static_cast<std::size_t>(steps), std::vector<OpId>(un, OpId::invalid()));
+    for (std::int64_t l = 0; l < loops; ++l) {
+        const Bytes loop_size = share(channel_bytes, loops, l);
+        for (int k = 0; k < steps; ++k) {
+            const auto uk = static_cast<std::size_t>(k);
+            for (std::size_t i = 0; i < un; ++i) {
+                const RankId src = order[i];
+                const RankId dst = order[(i + 1) % un];
+                // The block rank i sends in round k is the one it received in round k−1; and
+                // a rank works through its loops in order, as NCCL's kernel does.
+                const OpId received = k > 0 ? sent[uk - 1][(i + un - 1) % un] : OpId::invalid();
+                const OpId same_round_before = sent[uk][i];
+                const Bytes block = share(loop_size, n, (static_cast<std::int64_t>(i) - k + 2 * n * steps) % n);
+                sent[uk][i] = ctx.chain.send(src, dst, block, ctx.channel, ctx.rail(src, dst), {received, same_round_before});
+            }
+        }
+    }
+}
+
+void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes) {
+    const auto n = static_cast<std::int64_t>(order.size());
+    if (n < 2 || channel_bytes <= Bytes::zero()) return;
+    const std::int64_t messages = (channel_bytes.count() + kMessageBytes.count() - 1) / kMessageBytes.count();
+    for (std::int64_t m = 0; m < messages; ++m) {
+        const Bytes size = share(channel_bytes, messages, m);
+        OpId received = OpId::invalid();
+        for (std::int64_t hop = 0; hop + 1 < n; ++hop) {
+            const RankId src = order[static_cast<std::size_t>(hop)];
+            const RankId dst = order[static_cast<std::size_t>(hop + 1)];
+            received = ctx.chain.send(src, dst, size, ctx.channel, ctx.rail(src, dst), {received});
+        }
+    }
+}
+
+void shift_send_recv(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes) {
+    const auto n = static_cast<std::int64_t>(order.size());
+    if (n < 2 || channel_bytes <= Bytes::zero()) return;
+    const std::int64_t messages = (channel_bytes.count() + kMessageBytes.count() - 1) / kMessageBytes.count();
+    for (std::int64_t m = 0; m < messages; ++m)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const RankId src = order[static_cast<std::size_t>(i)];
+            const RankId dst = order[static_cast<std::size_t>((i + 1) % n)];
+            ctx.chain.send(src, dst, share(channel_bytes, messages, m), ctx.channel, ctx.rail(src, dst), {});
+        }
+}
+
+}  // namespace fabricsim::workloads
