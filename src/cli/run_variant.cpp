@@ -48,13 +48,25 @@ std::vector<report::TransferResult> transfers_of(const workloads::Executor& exec
     return out;
 }
 
+std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads::PlannedCollective>& planned,
+                                                    const workloads::Executor& executor) {
+    std::vector<report::CollectiveResult> out;
+    for (const auto& [entry, plan] : planned)
+        for (const auto& m : workloads::measure(plan, executor.op_timings()))
+            out.push_back({executor.graph().entries()[entry].name, std::string(workloads::to_string(plan.op)),
+                           std::string(workloads::to_string(plan.algorithm)), plan.choice, plan.ranks, plan.channels,
+                           m.size, m.time, m.algbw_GBps, m.busbw_GBps});
+    return out;
+}
+
 }  // namespace
 
 report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress) {
     const scenario::ScenarioSpec& spec = variant.spec;
     Simulator sim(spec.seed);
     auto network = make_network(spec);
-    workloads::Executor executor(workloads::build_op_graph(spec), *network);
+    workloads::Workload workload = workloads::build_workload(spec, *network);
+    workloads::Executor executor(std::move(workload.graph), *network);
     executor.start(sim);
     ProgressRelay relay(progress, executor);
     sim.run(spec.simulation.stop_time, progress ? &relay : nullptr);
@@ -64,6 +76,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
     r.transfers = transfers_of(executor, *network);
+    r.collectives = collectives_of(workload.collectives, executor);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     for (const auto& t : executor.op_timings())
         if (t.done()) r.makespan = std::max(r.makespan, t.finish);

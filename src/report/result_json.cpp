@@ -54,6 +54,24 @@ Json transfers_json(const std::vector<TransferResult>& transfers) {
     return out;
 }
 
+Json collectives_json(const std::vector<CollectiveResult>& collectives) {
+    Json out = Json::array();
+    for (const auto& c : collectives) {
+        Json j{{"name", c.name},       {"op", c.op},         {"algorithm", c.algorithm},
+               {"ranks", c.ranks},     {"channels", c.channels}, {"bytes", c.bytes.count()}};
+        if (c.time == Time::max()) {
+            j["time_s"] = nullptr;  // did not finish before simulation.stop_time
+        } else {
+            j["time_s"] = c.time.seconds();
+        }
+        j["algbw_GBps"] = c.algbw_GBps;
+        j["busbw_GBps"] = c.busbw_GBps;
+        if (!c.choice.empty()) j["algorithm_choice"] = c.choice;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
 Json fabric_json(const FabricCounters& f) {
     return Json{{"drops", f.drops},
                 {"lossless_drops", f.lossless_drops},
@@ -94,7 +112,7 @@ std::string to_json(const RunResult& result) {
         j["scenario"] = to_json(v.scenario);
         j["makespan_s"] = v.makespan.seconds();
         j["unfinished_ops"] = v.unfinished_ops;
-        j["collectives"] = Json::array();
+        j["collectives"] = collectives_json(v.collectives);
         j["flows"] = flows_json(v.transfers);
         j["transfers"] = transfers_json(v.transfers);
         j["fabric"] = fabric_json(v.fabric);

@@ -31,6 +31,20 @@ struct TransferResult {
     }
 };
 
+// One size of a collective entry (nccl-tests convention: GB = 1e9 B; busbw per rank).
+struct CollectiveResult {
+    std::string name;
+    std::string op;           // "all_reduce"
+    std::string algorithm;    // as run ("ring"), after auto's choice
+    std::string choice;       // why auto chose it; "" when the scenario named it
+    int ranks = 0;
+    int channels = 0;
+    Bytes bytes;
+    Time time;                // Time::max() when cut off by stop_time
+    double algbw_GBps = 0;
+    double busbw_GBps = 0;
+};
+
 // Flow-completion statistics: nearest-rank percentiles over all transfers.
 struct FlowSummary {
     std::int64_t count = 0;
@@ -44,6 +58,7 @@ struct VariantResult {
     scenario::Value scenario;     // the fully resolved variant
     std::string model;            // "ideal", "packet", "flow"
     std::vector<TransferResult> transfers;
+    std::vector<CollectiveResult> collectives;
     Time makespan;                // when the last op of the workload finished
     std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
     FabricCounters fabric;

@@ -24,6 +24,16 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
     m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
     m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));
     m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, fmt::format("{:.3f}", flows.slowdown_p99)});
+    for (const auto& c : v.collectives) {
+        const std::string what = fmt::format("{} {}", c.name, to_string(c.bytes));
+        const std::string key = fmt::format("{}_{}", c.name, c.bytes.count());
+        if (c.time == Time::max()) {
+            m.push_back({key + "_time_s", what + " time", 0, "unfinished"});
+            continue;
+        }
+        m.push_back(time_metric(key + "_time_s", what + " time", c.time));
+        m.push_back({key + "_busbw_GBps", what + " busbw", c.busbw_GBps, fmt::format("{:.2f} GB/s", c.busbw_GBps)});
+    }
     m.push_back(count_metric("drops", "drops", v.fabric.drops));
     m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
     m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));

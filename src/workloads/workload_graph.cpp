@@ -9,8 +9,10 @@
 
 namespace fabricsim::workloads {
 
-OpGraph build_op_graph(const scenario::ScenarioSpec& spec) {
-    OpGraph graph;
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network) {
+    Workload workload;
+    OpGraph& graph = workload.graph;
+    const RankLayout layout(spec.cluster);
     for (const auto& entry : spec.workload) graph.add_entry(entry.name);
     for (std::uint32_t i = 0; i < spec.workload.size(); ++i) {
         const auto& entry = spec.workload[i];
@@ -24,9 +26,11 @@ OpGraph build_op_graph(const scenario::ScenarioSpec& spec) {
         std::visit([&](const auto& kind) {
             using Kind = std::decay_t<decltype(kind)>;
             if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
+            if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>)
+                workload.collectives.push_back({i, add_collective(graph, i, kind, layout, &network)});
         }, entry.kind);
     }
-    return graph;
+    return workload;
 }
 
 }  // namespace fabricsim::workloads

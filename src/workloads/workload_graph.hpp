@@ -1,12 +1,27 @@
 // Turns a scenario's `workload:` entries into one OpGraph. Each entry kind has its own
-// builder file (transfer.cpp today; collectives, traffic and training jobs join later).
+// builder file (transfer.cpp, collective.cpp; traffic and training jobs join later).
 #pragma once
 
+#include "core/network.hpp"
 #include "scenario/spec.hpp"
+#include "workloads/collective.hpp"
 #include "workloads/op_graph.hpp"
+
+#include <vector>
 
 namespace fabricsim::workloads {
 
-OpGraph build_op_graph(const scenario::ScenarioSpec& spec);
+struct PlannedCollective {
+    std::uint32_t entry;
+    CollectivePlan plan;
+};
+
+struct Workload {
+    OpGraph graph;
+    std::vector<PlannedCollective> collectives;
+};
+
+// `network` is asked which in-network operations it offers (NVLS, SHARP).
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network);
 
 }  // namespace fabricsim::workloads
