@@ -1,6 +1,7 @@
 #include "scenario/describe.hpp"
 
 #include "core/units_format.hpp"
+#include "scenario/field_readers.hpp"
 
 #include <limits>
 
@@ -20,13 +21,114 @@ Value simulation(const SimulationSpec& s) {
     }};
 }
 
+Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
+
+std::string_view name_of(Technology t) { return t == Technology::infiniband ? "infiniband" : "roce"; }
+
+std::string_view name_of(TopologyKind t) {
+    switch (t) {
+        case TopologyKind::single_switch: return "single-switch";
+        case TopologyKind::leaf_spine: return "leaf-spine";
+        case TopologyKind::fat_tree: return "fat-tree";
+        case TopologyKind::rail_optimized: return "rail-optimized";
+    }
+    return "leaf-spine";
+}
+
+std::string_view name_of(RoutingKind r) {
+    switch (r) {
+        case RoutingKind::automatic: return "auto";
+        case RoutingKind::ecmp: return "ecmp";
+        case RoutingKind::adaptive: return "adaptive";
+        case RoutingKind::spray: return "spray";
+        case RoutingKind::static_: return "static";
+    }
+    return "auto";
+}
+
+// A preset's name first when there is one: read back, the preset loads and every key given
+// here overrides it with the same value.
+void add_preset(Value::Map& m, const std::string& preset) {
+    if (!preset.empty()) m.push_back({"preset", text(preset)});
+}
+
+Value nic(const NicSpec& n) {
+    Value::Map m;
+    add_preset(m, n.preset);
+    m.push_back({"line_rate", text(to_string(n.line_rate))});
+    m.push_back({"pcie_generation", integer(n.pcie_generation)});
+    m.push_back({"pcie_lanes", integer(n.pcie_lanes)});
+    m.push_back({"qps_per_connection", integer(n.qps_per_connection)});
+    return Value{std::move(m)};
+}
+
+Value server(const ServerSpec& s) {
+    Value::List split;
+    for (int links : s.nvlink.split) split.push_back(integer(links));
+    Value::Map m;
+    add_preset(m, s.preset);
+    m.push_back({"gpu_model", text(s.gpu_model)});
+    m.push_back({"gpus", integer(s.gpus)});
+    m.push_back({"nvlink", Value{Value::Map{
+                               {"generation", text(s.nvlink.generation)},
+                               {"links_per_gpu", integer(s.nvlink.links_per_gpu)},
+                               {"link_bandwidth", rate_or_auto(s.nvlink.link_bandwidth)},
+                               {"switches", integer(s.nvlink.switches)},
+                               {"split", Value{std::move(split)}},
+                           }}});
+    m.push_back({"pcie", Value{Value::Map{
+                             {"generation", integer(s.pcie.generation)},
+                             {"lanes", integer(s.pcie.lanes)},
+                             {"switches", integer(s.pcie.switches)},
+                         }}});
+    m.push_back({"nics", integer(s.nics)});
+    m.push_back({"nic", nic(s.nic)});
+    m.push_back({"storage_nics", integer(s.storage_nics)});
+    m.push_back({"storage_nic", nic(s.storage_nic)});
+    return Value{std::move(m)};
+}
+
+Value switch_model(const SwitchSpec& s) {
+    Value::Map m;
+    add_preset(m, s.preset);
+    m.push_back({"technology", text(std::string(name_of(s.technology)))});
+    m.push_back({"radix", integer(s.radix)});
+    m.push_back({"port_speed", text(to_string(s.port_speed))});
+    m.push_back({"latency", text(to_string(s.latency))});
+    m.push_back({"buffer", text(to_string(s.buffer))});
+    return Value{std::move(m)};
+}
+
+Value::Map fabric(const FabricSpec& f) {
+    return Value::Map{
+        {"technology", text(std::string(name_of(f.technology)))},
+        {"topology", text(std::string(name_of(f.topology)))},
+        {"link_speed", rate_or_auto(f.link_speed)},
+        {"switch", switch_model(f.switch_spec)},
+        {"oversubscription", text(to_string(f.oversubscription))},
+        {"cable_length", text(to_string(f.cable_length))},
+        {"uplink_cable_length", text(to_string(f.uplink_cable_length))},
+        {"mtu", text(to_string(f.mtu))},
+        {"routing", text(std::string(name_of(f.routing)))},
+        {"planes", integer(f.planes)},
+    };
+}
+
 Value cluster(const ClusterSpec& c) {
-    Value::Map server;
-    if (!c.server.preset.empty()) server.push_back({"preset", text(c.server.preset)});
-    server.push_back({"gpus", integer(c.server.gpus)});
-    server.push_back({"nics", integer(c.server.nics)});
-    server.push_back({"nic_speed", text(to_string(c.server.nic.line_rate))});
-    return Value{Value::Map{{"servers", integer(c.servers)}, {"server", Value{std::move(server)}}}};
+    Value::Map m{
+        {"servers", integer(c.servers)},
+        {"server", server(c.server)},
+        {"fabric", Value{fabric(c.fabric)}},
+    };
+    // Absent: storage traffic shares the compute fabric.
+    if (c.storage_fabric.enabled) {
+        Value::Map storage = fabric(c.storage_fabric.fabric);
+        storage.push_back({"storage_nodes", integer(c.storage_fabric.storage_nodes)});
+        storage.push_back({"nics_per_storage_node", integer(c.storage_fabric.nics_per_storage_node)});
+        storage.push_back({"storage_node_nic", nic(c.storage_fabric.storage_node_nic)});
+        m.push_back({"storage_fabric", Value{std::move(storage)}});
+    }
+    return Value{std::move(m)};
 }
 
 Value transfer(const TransferSpec& t) {

@@ -1,5 +1,6 @@
 // ScenarioSpec → resolved Value tree, with every default filled in and units in core's exact
-// human form (size: 1GiB, latency: 2us, nic_speed: 400Gbps, stop_time: none). This is what
+// human form (size: 1GiB, latency: 2us, line_rate: 400Gbps, stop_time: none; link_speed:
+// auto where a default follows another key; no storage_fabric when there is none). This is what
 // `fabricsim validate --print` shows and what result.json stores as "scenario"; read back
 // by the loader it gives the same spec.
 #pragma once

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <numeric>
 
 namespace fabricsim::scenario {
 
@@ -141,6 +142,84 @@ std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero ze
 std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues) {
     return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s)", parse_bandwidth, true, issues);
 }
+
+std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues) {
+    if (node.is_scalar() && node.text == "auto") return Bandwidth::zero();
+    return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s) or auto", parse_bandwidth, true, issues);
+}
+
+std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues) {
+    return read_unit<Length>(node, path, "a length (e.g. 5m, 30m)", parse_length, zero == Zero::rejected, issues);
+}
+
+namespace {
+
+constexpr std::int64_t kMaxRatioTerm = 1'000'000;
+constexpr std::size_t kMaxRatioDecimals = 3;
+
+// Plain decimal digits, at most 7 of them (no sign, no spaces).
+std::optional<std::int64_t> ratio_digits(std::string_view s) {
+    if (s.empty() || s.size() > 7) return std::nullopt;
+    if (!std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+    std::int64_t v = 0;
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+}
+
+}  // namespace
+
+std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues) {
+    const auto malformed = [&]() -> std::optional<Ratio> {
+        issues.add(node.location, std::string(path),
+                   fmt::format("expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
+                               describe_found(node)));
+        return std::nullopt;
+    };
+    if (!node.is_scalar()) return malformed();
+    const std::string_view text = node.text;
+    std::int64_t down = 0;
+    std::int64_t up = 1;
+    if (const auto colon = text.find(':'); colon != std::string_view::npos) {
+        const auto d = ratio_digits(text.substr(0, colon));
+        const auto u = ratio_digits(text.substr(colon + 1));
+        if (!d || !u || *u == 0) return malformed();
+        down = *d;
+        up = *u;
+    } else if (const auto dot = text.find('.'); dot != std::string_view::npos) {
+        const std::string_view fraction = text.substr(dot + 1);
+        const auto whole = ratio_digits(text.substr(0, dot));
+        const auto part = ratio_digits(fraction);
+        if (!whole || !part) return malformed();
+        if (fraction.size() > kMaxRatioDecimals) {
+            issues.add(node.location, std::string(path),
+                       fmt::format("expected at most {} decimal places (write thirds as \"4:3\"), found {}",
+                                   kMaxRatioDecimals, describe_found(node)));
+            return std::nullopt;
+        }
+        for (std::size_t i = 0; i < fraction.size(); ++i) up *= 10;
+        down = *whole * up + *part;
+    } else {
+        const auto n = ratio_digits(text);
+        if (!n) return malformed();
+        down = *n;
+    }
+    if (down < up) {
+        issues.add(node.location, std::string(path),
+                   fmt::format("expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node)));
+        return std::nullopt;
+    }
+    const std::int64_t g = std::gcd(down, up);
+    down /= g;
+    up /= g;
+    if (down > kMaxRatioTerm) {
+        issues.add(node.location, std::string(path),
+                   fmt::format("expected a ratio whose terms are at most {}, found {}", kMaxRatioTerm, describe_found(node)));
+        return std::nullopt;
+    }
+    return Ratio{static_cast<int>(down), static_cast<int>(up)};
+}
+
+std::string to_string(Ratio r) { return fmt::format("{}:{}", r.down, r.up); }
 
 std::string join(const std::vector<std::string>& words) {
     std::string out;

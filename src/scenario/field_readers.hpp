@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 #include "scenario/issues.hpp"
 #include "scenario/located_tree.hpp"
+#include "scenario/spec.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -38,6 +39,14 @@ enum class Zero { allowed, rejected };
 std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues);
 std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues);
 std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues);
+std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues);
+// A rate, or `auto` for zero (a default that depends on other keys, e.g. the NIC's line rate).
+std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues);
+
+// Leaf downlink : uplink bandwidth, at least 1: "3:1", an integer (2 = 2:1) or a decimal with
+// at most 3 places (1.5 = 3:2); reduced to lowest terms, each side at most 1000000.
+std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues);
+std::string to_string(Ratio r);  // "3:2"
 
 // "a, b, c" for "available: ..." lists.
 std::string join(const std::vector<std::string>& words);

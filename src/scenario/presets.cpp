@@ -15,14 +15,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Slot {
-    std::vector<std::string> path;  // where in the scenario
-    std::string folder;             // configs/<folder>/
-    std::string what;               // "server", in messages
-};
-
-const std::vector<Slot>& slots() {
-    static const std::vector<Slot> all{{{"cluster", "server"}, "servers", "server"}};
+// In expansion order: a slot inside another comes after it, so that a preset's own nested
+// reference (a server preset's `nic: connectx-7`) is expanded once the outer preset is in.
+const std::vector<PresetSlot>& slots() {
+    static const std::vector<PresetSlot> all{
+        {{"cluster", "server"}, "servers", "server"},
+        {{"cluster", "server", "nic"}, "nics", "NIC"},
+        {{"cluster", "server", "storage_nic"}, "nics", "NIC"},
+        {{"cluster", "fabric", "switch"}, "switches", "switch"},
+        {{"cluster", "storage_fabric", "switch"}, "switches", "switch"},
+        {{"cluster", "storage_fabric", "storage_node_nic"}, "nics", "NIC"},
+    };
     return all;
 }
 
@@ -32,21 +35,35 @@ std::string dotted(const std::vector<std::string>& path) {
     return out;
 }
 
-// The node at `path`, or nullptr when any step is missing or not a mapping.
-Node* find_path(Node& root, const std::vector<std::string>& path) {
+// The node at `path` (from `first` on), or nullptr when any step is missing or not a mapping.
+Node* find_path(Node& root, const std::vector<std::string>& path, std::size_t first = 0) {
     Node* at = &root;
-    for (const auto& key : path) {
+    for (std::size_t i = first; i < path.size(); ++i) {
         if (!at->is_mapping()) return nullptr;
-        at = at->find(key);
+        at = at->find(path[i]);
         if (at == nullptr) return nullptr;
     }
     return at;
 }
 
+bool starts_with(const std::vector<std::string>& path, const std::vector<std::string>& prefix) {
+    return path.size() > prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
+}
+
+// A preset's own references to presets of slots inside it become { preset: NAME } mappings,
+// so that the user's keys for that slot merge with the named preset instead of replacing it:
+// `server: { preset: hgx-h100, nic: { line_rate: 200Gbps } }` keeps hgx-h100's ConnectX-7.
+void desugar_nested(Node& tree, const PresetSlot& outer) {
+    for (const PresetSlot& inner : slots()) {
+        if (!starts_with(inner.path, outer.path)) continue;
+        if (Node* n = find_path(tree, inner.path, outer.path.size())) desugar_preset_shorthand(*n);
+    }
+}
+
 }  // namespace
 
 bool is_preset_slot(const std::vector<std::string>& path) {
-    return std::any_of(slots().begin(), slots().end(), [&](const Slot& s) { return s.path == path; });
+    return std::any_of(slots().begin(), slots().end(), [&](const PresetSlot& s) { return s.path == path; });
 }
 
 void desugar_preset_shorthand(Node& node) {
@@ -72,9 +89,11 @@ std::vector<std::string> PresetLibrary::available(const std::string& folder) con
     return {names.begin(), names.end()};
 }
 
-const PresetLibrary::Loaded* PresetLibrary::load(const std::string& folder, const std::string& name,
-                                                 const std::string& root_path) {
-    const std::string cache_key = folder + "/" + name;
+const PresetLibrary::Loaded* PresetLibrary::load(const PresetSlot& slot, const std::string& name) {
+    const std::string& folder = slot.folder;
+    const std::string root_path = dotted(slot.path);
+    // By slot too: the same NIC preset read for two slots reports its issues under each path.
+    const std::string cache_key = folder + "/" + name + "@" + root_path;
     if (auto it = cache_.find(cache_key); it != cache_.end()) return &it->second;
     // Names are plain words, never paths: "../x" cannot reach outside the config folders.
     if (!is_valid_name(name) || name.front() == '.') return nullptr;
@@ -97,6 +116,7 @@ const PresetLibrary::Loaded* PresetLibrary::load(const std::string& folder, cons
                             loaded.issues.add(e.key_location, key_path(root_path, "preset"),
                                               "a preset file cannot name another preset");
                     tree->erase("preset");
+                    desugar_nested(*tree, slot);
                     loaded.tree = std::move(*tree);
                 }
             }
@@ -107,7 +127,7 @@ const PresetLibrary::Loaded* PresetLibrary::load(const std::string& folder, cons
 }
 
 void PresetLibrary::expand(Node& root, Issues& issues) {
-    for (const Slot& slot : slots()) {
+    for (const PresetSlot& slot : slots()) {
         Node* node = find_path(root, slot.path);
         if (node == nullptr) continue;
         const std::string path = dotted(slot.path);
@@ -123,7 +143,7 @@ void PresetLibrary::expand(Node& root, Issues& issues) {
             node->unresolved = true;
             continue;
         }
-        const Loaded* preset = load(slot.folder, name->text, path);
+        const Loaded* preset = load(slot, name->text);
         if (preset == nullptr) {
             const auto names = available(slot.folder);
             std::string listing;

@@ -1,12 +1,19 @@
 // Presets: named, reviewed parameter sets in configs/<folder>/<name>.yaml (DESIGN §2),
-// searched in LoadOptions::config_dirs in order. Today one key takes them: cluster.server
-// (folder servers/); the topology issue adds switches/, nics/, transports/.
+// searched in LoadOptions::config_dirs in order. The keys that take them ("slots"):
+//
+//   cluster.server                                  servers/
+//   cluster.server.nic, cluster.server.storage_nic  nics/
+//   cluster.fabric.switch                           switches/
+//   cluster.storage_fabric.switch                   switches/
+//   cluster.storage_fabric.storage_node_nic         nics/
 //
 //   server: hgx-h100                        shorthand for { preset: hgx-h100 }
 //   server: { preset: hgx-h100, nics: 4 }   the preset file's keys, overridden by these
 //
-// A preset file is a mapping of the slot's keys plus an optional `description`. Its nodes
-// keep their own locations, so a bad value in a preset file is reported there.
+// A preset file is a mapping of the slot's keys plus an optional `description`; it may name
+// presets for the slots inside it (a server preset's `nic: connectx-7`), which expand after
+// it, under the user's keys for them. Its nodes keep their own locations, so a bad value in a
+// preset file is reported there.
 #pragma once
 
 #include "scenario/issues.hpp"
@@ -20,6 +27,12 @@
 #include <vector>
 
 namespace fabricsim::scenario {
+
+struct PresetSlot {
+    std::vector<std::string> path;  // where in the scenario
+    std::string folder;             // configs/<folder>/
+    std::string what;               // "server", in messages
+};
 
 // Whether the node at `path` (dotted, e.g. "cluster.server") takes a preset.
 bool is_preset_slot(const std::vector<std::string>& path);
@@ -42,12 +55,12 @@ private:
         Issues issues;             // found while reading it
     };
 
-    const Loaded* load(const std::string& folder, const std::string& name, const std::string& key_root);
+    const Loaded* load(const PresetSlot& slot, const std::string& name);
     std::vector<std::string> available(const std::string& folder) const;
 
     std::vector<std::filesystem::path> dirs_;
     SourceFiles& files_;
-    std::map<std::string, Loaded> cache_;  // by folder/name
+    std::map<std::string, Loaded> cache_;  // by folder/name@slot path
 };
 
 }  // namespace fabricsim::scenario

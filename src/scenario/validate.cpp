@@ -14,10 +14,9 @@ namespace {
 const std::vector<std::string> kAvailableModels{"ideal"};
 const std::vector<std::string> kPlannedModels{"packet", "flow"};
 
-// Caps that keep rank arithmetic far inside int (servers x gpus <= 2^30).
+// With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
+// int (servers x gpus <= 2^30).
 constexpr std::int64_t kMaxServers = 1'000'000;
-constexpr std::int64_t kMaxGpusPerServer = 1'024;
-constexpr std::int64_t kMaxNicsPerServer = 1'024;
 
 void missing(const Node& mapping, std::string_view path, std::string_view what, Issues& issues) {
     issues.add(mapping.location, std::string(path), fmt::format("missing required {}", what));
@@ -55,53 +54,23 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     return spec;
 }
 
-// Presets are already expanded: a server is a mapping whose `preset` key only records where
-// its values came from.
-std::optional<ServerSpec> validate_server(const Node& node, Issues& issues) {
-    const std::string path = "cluster.server";
-    if (node.unresolved) return std::nullopt;
-    const Node* map = read_section(node, path, issues);
-    if (map == nullptr) return std::nullopt;
-    check_keys(*map, path, {"preset", "gpus", "nics", "nic_speed"}, issues);
-    ServerSpec spec;
-    bool ok = true;
-    if (const Node* n = map->find("preset")) {
-        if (auto s = read_name(*n, key_path(path, "preset"), issues)) spec.preset = *s;
-    }
-    if (const Node* n = map->find("gpus")) {
-        auto v = read_int(*n, key_path(path, "gpus"), 0, kMaxGpusPerServer, issues);
-        ok = ok && v.has_value();
-        if (v) spec.gpus = static_cast<int>(*v);
-    }
-    if (const Node* n = map->find("nics")) {
-        auto v = read_int(*n, key_path(path, "nics"), 1, kMaxNicsPerServer, issues);
-        ok = ok && v.has_value();
-        if (v) spec.nics = static_cast<int>(*v);
-    }
-    if (const Node* n = map->find("nic_speed")) {
-        if (auto v = read_bandwidth(*n, key_path(path, "nic_speed"), issues)) spec.nic.line_rate = *v;
-    }
-    if (!ok) return std::nullopt;  // the rank count is unknown
-    return spec;
-}
-
 // The cluster, and whether its rank count can be trusted for checking the workload.
 std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) {
     ClusterSpec spec;
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster", {"servers", "server"}, issues);
+    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
         ranks_known = v.has_value();
         if (v) spec.servers = static_cast<int>(*v);
     }
-    if (const Node* n = map->find("server")) {
-        auto server = validate_server(*n, issues);
-        ranks_known = ranks_known && server.has_value();
-        if (server) spec.server = *server;
-    }
+    const ServerRead server = validate_server(map->find("server"), issues);
+    ranks_known = ranks_known && server.usable && server.gpus_known;
+    spec.server = server.spec;
+    spec.fabric = validate_fabric(map->find("fabric"), *map, server, issues);
+    spec.storage_fabric = validate_storage_fabric(map->find("storage_fabric"), server, issues);
     return {spec, ranks_known};
 }
 

@@ -2,8 +2,10 @@
 // so that one run reports them all). The tree has had its includes, variant overrides,
 // --set overrides and presets applied; `variants` and `include` are gone from it.
 //
-// The schema lives here and in validate_workload.cpp, one function per section; a section
-// the models do not have yet is an unknown key.
+// The schema lives in validate.cpp (top level), validate_server.cpp (cluster.server),
+// validate_fabric.cpp (cluster.fabric, cluster.storage_fabric and the checks across the
+// cluster) and validate_workload.cpp, one function per section; a section the models do not
+// have yet is an unknown key.
 #pragma once
 
 #include "scenario/issues.hpp"
@@ -11,11 +13,37 @@
 #include "scenario/spec.hpp"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace fabricsim::scenario {
 
 ScenarioSpec validate_scenario(const Node& root, Issues& issues);
+
+// A NIC (cluster.server.nic, ...): a mapping of NicSpec's keys, presets already expanded.
+struct NicRead {
+    NicSpec spec;
+    bool rate_known = true;   // line_rate can be checked against (read without an issue)
+};
+NicRead validate_nic(const Node* node, const std::string& path, Issues& issues);
+
+// cluster.server; `node` may be null (the defaults). The flags say which values were read
+// without an issue, so that checks across sections do not repeat an error as another.
+struct ServerRead {
+    ServerSpec spec;
+    bool usable = true;       // resolved and a mapping
+    bool gpus_known = true;
+    bool nics_known = true;
+    bool storage_nics_known = true;
+    bool nic_rate_known = true;
+    bool storage_nic_rate_known = true;
+};
+ServerRead validate_server(const Node* node, Issues& issues);
+
+// cluster.fabric and cluster.storage_fabric, checked against the server they connect.
+// `cluster` is the cluster mapping: where an issue about a section that was not written goes.
+FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, Issues& issues);
+StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& server, Issues& issues);
 
 // `ranks`: the cluster's rank count, when the cluster section was valid, to check rank ids.
 std::vector<WorkloadEntry> validate_workload(const Node& node, std::optional<int> ranks, Issues& issues);

@@ -94,8 +94,8 @@ TEST_CASE("fabricsim validate --print shows every variant resolved with presets 
     const auto r = run_fabricsim("validate scenarios/quickstart.yaml --print --set simulation.ideal.latency=3us");
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("--- # variant: nic-400g\n") != std::string::npos);
-    CHECK(r.output.find("nic_speed: 400Gbps") != std::string::npos);
-    CHECK(r.output.find("nic_speed: 200Gbps") != std::string::npos);
+    CHECK(r.output.find("line_rate: 400Gbps") != std::string::npos);
+    CHECK(r.output.find("line_rate: 200Gbps") != std::string::npos);
     CHECK(r.output.find("servers: 16") != std::string::npos);
     CHECK(r.output.find("latency: 3us") != std::string::npos);
 }
@@ -107,12 +107,12 @@ TEST_CASE("bad input exits 2 and names file and line and column and key path and
                "name: bad\n"
                "cluster:\n"
                "  servers: 2\n"
-               "  server: { preset: host-1nic, nic_speed: 400G }\n"
+               "  server: { preset: host-1nic, nic: { preset: connectx-7, line_rate: 400G } }\n"
                "workload:\n"
                "  - transfer: { from: 0, to: 1, size: 1MB }\n");
     const auto r = run_fabricsim("validate " + file.string());
     CHECK(r.exit_code == 2);
-    CHECK(r.output == file.string() + ":4:43: cluster.server.nic_speed: \"400G\" has no unit; did you mean \"400Gbps\"?\n"
+    CHECK(r.output == file.string() + ":4:70: cluster.server.nic.line_rate: \"400G\" has no unit; did you mean \"400Gbps\"?\n"
                                       "fabricsim: 1 error in the input\n");
 }
 

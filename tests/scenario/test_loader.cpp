@@ -135,15 +135,17 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
     CHECK(host.nics == 1);
 
     const ServerSpec tuned = only_variant(load_scenario_text(with_server("{ preset: hgx-h100, nics: 4, "
-                                                                         "nic_speed: 200Gbps }"),
+                                                                         "nic: { line_rate: 200Gbps } }"),
                                                              "p.yaml", shipped_presets()))
                                  .spec.cluster.server;
     CHECK(tuned.preset == "hgx-h100");
     CHECK(tuned.gpus == 8);
     CHECK(tuned.nics == 4);
     CHECK(tuned.nic.line_rate == 200_Gbps);
+    CHECK(tuned.nic.preset == "connectx-7");  // the preset's NIC, with one key overridden
+    CHECK(tuned.nic.pcie_generation == 5);
 
-    const ServerSpec inline_server = only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic_speed: 100Gbps }"),
+    const ServerSpec inline_server = only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic: { line_rate: 100Gbps } }"),
                                                                      "p.yaml", {}))
                                          .spec.cluster.server;
     CHECK(inline_server.preset.empty());
@@ -272,9 +274,52 @@ cluster:
   servers: 2
   server:
     preset: hgx-h100
+    gpu_model: H100 SXM5
     gpus: 8
+    nvlink:
+      generation: nvlink4
+      links_per_gpu: 18
+      link_bandwidth: 200Gbps
+      switches: 4
+      split:
+        - 5
+        - 4
+        - 4
+        - 5
+    pcie:
+      generation: 5
+      lanes: 16
+      switches: 4
     nics: 8
-    nic_speed: 400Gbps
+    nic:
+      preset: connectx-7
+      line_rate: 400Gbps
+      pcie_generation: 5
+      pcie_lanes: 16
+      qps_per_connection: 1
+    storage_nics: 2
+    storage_nic:
+      preset: connectx-7
+      line_rate: 400Gbps
+      pcie_generation: 5
+      pcie_lanes: 16
+      qps_per_connection: 1
+  fabric:
+    technology: roce
+    topology: leaf-spine
+    link_speed: auto
+    switch:
+      technology: roce
+      radix: 64
+      port_speed: 400Gbps
+      latency: 600ns
+      buffer: 62500KiB
+    oversubscription: 1:1
+    cable_length: 5m
+    uplink_cable_length: 30m
+    mtu: 4KiB
+    routing: auto
+    planes: 1
 workload:
   - name: first
     transfer:
@@ -428,4 +473,130 @@ TEST_CASE("each broken scenario reports exactly its expected issues", "[loader][
             CHECK(actual == expected);
         }
     }
+}
+
+namespace {
+
+// Two servers and `cluster`'s keys (each line indented by two spaces).
+ScenarioSpec with_cluster(const std::string& cluster, const LoadOptions& options = shipped_presets()) {
+    const std::string text =
+        "name: c\ncluster:\n  servers: 2\n" + cluster + "workload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+    return only_variant(load_scenario_text(text, "c.yaml", options)).spec;
+}
+
+ServerSpec shipped_server(const std::string& name) {
+    return with_cluster("  server: " + name + "\n").cluster.server;
+}
+
+// Per GPU, per direction: links x per-link bandwidth.
+Bandwidth nvlink_per_gpu(const ServerSpec& s) { return s.nvlink.link_bandwidth * s.nvlink.links_per_gpu; }
+
+}  // namespace
+
+TEST_CASE("hgx-h100 has 8 GPUs with 18 NVLink4 links split 5 4 4 5 over 4 NVSwitches and 8 x 400G NICs",
+          "[loader][presets]") {
+    const ServerSpec s = shipped_server("hgx-h100");
+    CHECK(s.gpu_model == "H100 SXM5");
+    CHECK(s.gpus == 8);
+    CHECK(s.nvlink.generation == "nvlink4");
+    CHECK(s.nvlink.links_per_gpu == 18);
+    CHECK(s.nvlink.link_bandwidth == Bandwidth::GBps(25));
+    CHECK(nvlink_per_gpu(s) == Bandwidth::GBps(450));  // 900 GB/s bidirectional
+    CHECK(s.nvlink.switches == 4);
+    CHECK(s.nvlink.split == std::vector<int>{5, 4, 4, 5});
+    CHECK(s.pcie == PcieSpec{5, 16, 4});
+    CHECK(s.nics == 8);
+    CHECK(s.nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1});
+    CHECK(s.storage_nics == 2);
+    CHECK(s.storage_nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1});
+}
+
+TEST_CASE("host-1nic is one rank with one 400G NIC and no server internals", "[loader][presets]") {
+    const ServerSpec s = shipped_server("host-1nic");
+    CHECK(s.gpus == 0);
+    CHECK(s.ranks() == 1);
+    CHECK(s.nvlink.links_per_gpu == 0);
+    CHECK(s.pcie.switches == 0);
+    CHECK(s.nics == 1);
+    CHECK(s.nic.preset == "connectx-7");
+    CHECK(s.nic.line_rate == 400_Gbps);
+    CHECK(s.storage_nics == 0);
+}
+
+TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", "[loader][presets]") {
+    const auto nic = [](const std::string& name) {
+        return with_cluster("  server: { nic: " + name + " }\n  fabric: { switch: { port_speed: 800Gbps } }\n").cluster.server.nic;
+    };
+    CHECK(nic("connectx-6") == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1});
+    CHECK(nic("connectx-7") == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1});
+    CHECK(nic("bluefield-3") == NicSpec{"bluefield-3", 400_Gbps, 5, 16, 1});
+    CHECK(nic("connectx-8") == NicSpec{"connectx-8", 800_Gbps, 6, 16, 1});
+    int presets = 0;
+    for (const auto& entry : fs::directory_iterator(kSource / "configs/nics"))
+        if (entry.path().extension() == ".yaml") ++presets;
+    CHECK(presets == 4);
+}
+
+TEST_CASE("an inline switch without a technology has the fabric's", "[loader][fabric]") {
+    const FabricSpec f = with_cluster("  fabric: { technology: infiniband, switch: { radix: 40 } }\n").cluster.fabric;
+    CHECK(f.technology == Technology::infiniband);
+    CHECK(f.switch_spec.technology == Technology::infiniband);
+    CHECK(f.switch_spec.radix == 40);
+}
+
+TEST_CASE("oversubscription reads as a reduced ratio from D:U or an integer or a decimal", "[loader][fabric]") {
+    const auto ratio = [](const std::string& text) {
+        return with_cluster("  fabric: { oversubscription: " + text + " }\n").cluster.fabric.oversubscription;
+    };
+    CHECK(ratio("\"2:1\"") == Ratio{2, 1});
+    CHECK(ratio("2") == Ratio{2, 1});
+    CHECK(ratio("1.5") == Ratio{3, 2});
+    CHECK(ratio("1") == Ratio{1, 1});
+    CHECK(ratio("\"4:2\"") == Ratio{2, 1});
+    CHECK(ratio("\"4:3\"") == Ratio{4, 3});
+    CHECK(ratio("1.25") == Ratio{5, 4});
+    CHECK(ratio("3:1") == Ratio{3, 1});  // unquoted too: a plain YAML scalar
+}
+
+TEST_CASE("a cluster without fabric sections gets the fabric defaults and no storage fabric", "[loader][fabric]") {
+    const auto loaded = load_scenario_text(kMinimal, "m.yaml", {});
+    const ClusterSpec& c = only_variant(loaded).spec.cluster;
+    CHECK(c.fabric == FabricSpec{});
+    CHECK(c.fabric.technology == Technology::roce);
+    CHECK(c.fabric.topology == TopologyKind::leaf_spine);
+    CHECK(c.fabric.link_speed == Bandwidth::zero());  // the NIC's line rate
+    CHECK(c.fabric.oversubscription == Ratio{1, 1});
+    CHECK(c.fabric.cable_length == Length::m(5));
+    CHECK(c.fabric.uplink_cable_length == Length::m(30));
+    CHECK(c.fabric.mtu == 4_KiB);
+    CHECK(c.fabric.routing == RoutingKind::automatic);
+    CHECK(c.fabric.planes == 1);
+    CHECK_FALSE(c.storage_fabric.enabled);
+    CHECK(c.server.nvlink == NvlinkSpec{});
+    CHECK(c.server.pcie == PcieSpec{});
+    const std::string yaml = to_yaml(only_variant(loaded).resolved);
+    CHECK(yaml.find("storage_fabric") == std::string::npos);
+    CHECK(yaml.find("link_speed: auto\n") != std::string::npos);
+    CHECK(yaml.find("oversubscription: 1:1\n") != std::string::npos);
+
+    // An empty storage_fabric section is a storage fabric with every default.
+    const ClusterSpec s = with_cluster("  server: { storage_nics: 1 }\n  storage_fabric: {}\n", {}).cluster;
+    CHECK(s.storage_fabric.enabled);
+    CHECK(s.storage_fabric.fabric == FabricSpec{});
+    CHECK(s.storage_fabric.storage_nodes == 0);
+    CHECK(s.storage_fabric.nics_per_storage_node == 1);
+    CHECK(s.storage_fabric.storage_node_nic == NicSpec{});
+    CHECK_FALSE(with_cluster("  storage_fabric: none\n", {}).cluster.storage_fabric.enabled);
+}
+
+TEST_CASE("a variant's key inside a server preset's NIC keeps the NIC preset", "[loader][presets][variants]") {
+    const auto loaded = load_scenario(kSource / "scenarios/quickstart.yaml", shipped_presets());
+    REQUIRE(loaded.variants.size() == 2);
+    const NicSpec& fast = loaded.variants[0].spec.cluster.server.nic;
+    const NicSpec& slow = loaded.variants[1].spec.cluster.server.nic;
+    CHECK(fast.line_rate == 400_Gbps);
+    CHECK(slow.line_rate == 200_Gbps);
+    CHECK(slow.preset == "connectx-7");
+    CHECK(slow.pcie_generation == fast.pcie_generation);
+    CHECK(loaded.variants[1].spec.cluster.server.storage_nic.line_rate == 400_Gbps);  // another slot
 }
