@@ -511,6 +511,57 @@ TEST_CASE("hgx-h100 has 8 GPUs with 18 NVLink4 links split 5 4 4 5 over 4 NVSwit
     CHECK(s.storage_nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1});
 }
 
+TEST_CASE("hgx-a100 has 12 NVLink3 links over 6 NVSwitches and 8 x 200G HDR NICs on PCIe Gen4", "[loader][presets]") {
+    const ServerSpec s = shipped_server("hgx-a100");
+    CHECK(s.gpus == 8);
+    CHECK(s.nvlink.generation == "nvlink3");
+    CHECK(s.nvlink.links_per_gpu == 12);
+    CHECK(nvlink_per_gpu(s) == Bandwidth::GBps(300));  // 600 GB/s bidirectional
+    CHECK(s.nvlink.switches == 6);
+    CHECK(s.nvlink.split == std::vector<int>{2, 2, 2, 2, 2, 2});
+    CHECK(s.pcie == PcieSpec{4, 16, 4});
+    CHECK(s.nics == 8);
+    CHECK(s.nic == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1});
+    CHECK(s.storage_nics == 2);
+}
+
+TEST_CASE("hgx-b200 has 18 NVLink5 links at 50 GB/s over 2 NVLink switch chips and 8 x 400G NICs", "[loader][presets]") {
+    const ServerSpec s = shipped_server("hgx-b200");
+    CHECK(s.gpus == 8);
+    CHECK(s.nvlink.generation == "nvlink5");
+    CHECK(s.nvlink.links_per_gpu == 18);
+    CHECK(s.nvlink.link_bandwidth == Bandwidth::GBps(50));
+    CHECK(nvlink_per_gpu(s) == Bandwidth::GBps(900));  // 1.8 TB/s bidirectional
+    CHECK(s.nvlink.switches == 2);
+    CHECK(s.nvlink.split == std::vector<int>{9, 9});
+    CHECK(s.pcie == PcieSpec{5, 16, 4});
+    CHECK(s.nics == 8);
+    CHECK(s.nic.preset == "connectx-7");
+    CHECK(s.nic.line_rate == 400_Gbps);
+    CHECK(s.storage_nics == 2);
+    CHECK(s.storage_nic.preset == "bluefield-3");
+}
+
+TEST_CASE("pcie-l40s has no NVLink and 8 GPUs with 2 NICs on PCIe Gen4 switches", "[loader][presets]") {
+    const ServerSpec s = shipped_server("pcie-l40s");
+    CHECK(s.gpus == 8);
+    CHECK(s.nvlink.links_per_gpu == 0);
+    CHECK(s.pcie.generation == 4);
+    CHECK(s.pcie.switches == 2);
+    CHECK(s.nics == 2);
+    CHECK(s.nic.pcie_generation <= s.pcie.generation);  // a Gen4 NIC: no faster than its switch
+}
+
+TEST_CASE("h100-pcie-bridge joins 2 GPUs with 12 NVLink4 links and no NVSwitch", "[loader][presets]") {
+    const ServerSpec s = shipped_server("h100-pcie-bridge");
+    CHECK(s.gpus == 2);
+    CHECK(s.nvlink.links_per_gpu == 12);
+    CHECK(nvlink_per_gpu(s) == Bandwidth::GBps(300));  // 600 GB/s bidirectional over the bridges
+    CHECK(s.nvlink.switches == 0);
+    CHECK(s.pcie.generation == 5);
+    CHECK(s.nics == 1);
+}
+
 TEST_CASE("host-1nic is one rank with one 400G NIC and no server internals", "[loader][presets]") {
     const ServerSpec s = shipped_server("host-1nic");
     CHECK(s.gpus == 0);
@@ -521,6 +572,27 @@ TEST_CASE("host-1nic is one rank with one 400G NIC and no server internals", "[l
     CHECK(s.nic.preset == "connectx-7");
     CHECK(s.nic.line_rate == 400_Gbps);
     CHECK(s.storage_nics == 0);
+}
+
+TEST_CASE("every shipped server's NVLink split adds up to its links per GPU", "[loader][presets]") {
+    int checked = 0;
+    for (const auto& entry : fs::directory_iterator(kSource / "configs/servers")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const std::string name = entry.path().stem().string();
+        INFO(name);
+        const ServerSpec s = shipped_server(name);
+        if (s.nvlink.links_per_gpu == 0) continue;
+        ++checked;
+        if (s.nvlink.switches == 0) {
+            CHECK(s.gpus == 2);  // a bridge
+            continue;
+        }
+        int sum = 0;
+        for (int links : s.nvlink.split) sum += links;
+        CHECK(static_cast<int>(s.nvlink.split.size()) == s.nvlink.switches);
+        CHECK(sum == s.nvlink.links_per_gpu);
+    }
+    CHECK(checked == 4);  // hgx-h100, hgx-a100, hgx-b200, h100-pcie-bridge
 }
 
 TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", "[loader][presets]") {
@@ -535,6 +607,46 @@ TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", 
     for (const auto& entry : fs::directory_iterator(kSource / "configs/nics"))
         if (entry.path().extension() == ".yaml") ++presets;
     CHECK(presets == 4);
+}
+
+TEST_CASE("every shipped switch preset has its technology and radix at its port speed", "[loader][presets]") {
+    const auto sw = [](const std::string& name, const std::string& technology, const std::string& speed) {
+        return with_cluster("  fabric: { technology: " + technology + ", link_speed: " + speed + ", switch: " + name + " }\n")
+            .cluster.fabric.switch_spec;
+    };
+    const SwitchSpec q2 = sw("quantum-2", "infiniband", "400Gbps");
+    CHECK(q2.technology == Technology::infiniband);
+    CHECK(q2.radix == 64);
+    CHECK(q2.port_speed == 400_Gbps);
+    const SwitchSpec q = sw("quantum", "infiniband", "200Gbps");
+    CHECK(q.technology == Technology::infiniband);
+    CHECK(q.radix == 40);
+    CHECK(q.port_speed == 200_Gbps);
+    const SwitchSpec s4 = sw("spectrum-4", "roce", "400Gbps");
+    CHECK(s4.technology == Technology::roce);
+    CHECK(s4.radix == 128);  // 51.2 Tb/s as 400G ports
+    CHECK(s4.port_speed == 400_Gbps);
+    const SwitchSpec s2 = sw("spectrum-2", "roce", "200Gbps");
+    CHECK(s2.technology == Technology::roce);
+    CHECK(s2.radix == 32);
+    CHECK(s2.port_speed == 200_Gbps);
+    CHECK(s2.latency == 300_ns);
+    const SwitchSpec t5 = sw("tomahawk-5", "roce", "400Gbps");
+    CHECK(t5.technology == Technology::roce);
+    CHECK(t5.radix == 128);
+    CHECK(t5.port_speed == 400_Gbps);
+    // The 51.2 Tb/s chips: radix x port speed is their switching capacity.
+    CHECK(s4.port_speed * s4.radix == 51'200_Gbps);
+    CHECK(t5.port_speed * t5.radix == 51'200_Gbps);
+    CHECK(q2.port_speed * q2.radix == 25'600_Gbps);  // 51.2 Tb/s counted both ways
+}
+
+TEST_CASE("a switch preset takes inline overrides", "[loader][presets][fabric]") {
+    const SwitchSpec s = with_cluster("  fabric: { switch: { preset: tomahawk-5, radix: 16 } }\n").cluster.fabric.switch_spec;
+    CHECK(s.preset == "tomahawk-5");
+    CHECK(s.radix == 16);
+    CHECK(s.port_speed == 400_Gbps);
+    CHECK(s.technology == Technology::roce);
 }
 
 TEST_CASE("an inline switch without a technology has the fabric's", "[loader][fabric]") {
@@ -587,6 +699,55 @@ TEST_CASE("a cluster without fabric sections gets the fabric defaults and no sto
     CHECK(s.storage_fabric.nics_per_storage_node == 1);
     CHECK(s.storage_fabric.storage_node_nic == NicSpec{});
     CHECK_FALSE(with_cluster("  storage_fabric: none\n", {}).cluster.storage_fabric.enabled);
+}
+
+TEST_CASE("every key of a fabric and a storage fabric is read into the spec", "[loader][fabric]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/fabrics.yaml", shipped_presets());
+    REQUIRE(loaded.variants.size() == 3);
+    const ClusterSpec& roce = loaded.variants[0].spec.cluster;
+    CHECK(roce.server.preset == "hgx-h100");
+    CHECK(roce.server.nic.preset == "connectx-7");
+    CHECK(roce.server.nic.qps_per_connection == 4);
+    const FabricSpec& f = roce.fabric;
+    CHECK(f.technology == Technology::roce);
+    CHECK(f.topology == TopologyKind::leaf_spine);
+    CHECK(f.link_speed == 400_Gbps);
+    CHECK(f.switch_spec.preset == "tomahawk-5");
+    CHECK(f.switch_spec.radix == 16);
+    CHECK(f.oversubscription == Ratio{3, 1});
+    CHECK(f.cable_length == Length::m(3));
+    CHECK(f.uplink_cable_length == Length::m(50));
+    CHECK(f.mtu == 9_KiB);
+    CHECK(f.routing == RoutingKind::ecmp);
+    CHECK(f.planes == 2);
+    const StorageFabricSpec& st = roce.storage_fabric;
+    CHECK(st.enabled);
+    CHECK(st.fabric.topology == TopologyKind::single_switch);
+    CHECK(st.fabric.link_speed == 200_Gbps);
+    CHECK(st.fabric.switch_spec.preset == "spectrum-2");
+    CHECK(st.fabric.oversubscription == Ratio{3, 2});
+    CHECK(st.fabric.cable_length == Length::m(2));
+    CHECK(st.fabric.uplink_cable_length == Length::m(20));
+    CHECK(st.fabric.mtu == 4_KiB);
+    CHECK(st.fabric.routing == RoutingKind::adaptive);
+    CHECK(st.fabric.planes == 1);
+    CHECK(st.storage_nodes == 4);
+    CHECK(st.nics_per_storage_node == 2);
+    CHECK(st.storage_node_nic.preset == "connectx-6");
+    CHECK(st.storage_node_nic.line_rate == 200_Gbps);
+
+    const FabricSpec& ib = loaded.variants[1].spec.cluster.fabric;
+    CHECK(ib.technology == Technology::infiniband);
+    CHECK(ib.switch_spec.preset == "quantum-2");
+    CHECK(ib.switch_spec.radix == 64);  // the preset replaced, not merged with tomahawk-5's override
+    CHECK(ib.routing == RoutingKind::automatic);
+
+    // A rail-optimized fabric of single-NIC servers is a fabric of one rail.
+    const ClusterSpec& rail = loaded.variants[2].spec.cluster;
+    CHECK(rail.server.preset == "host-1nic");
+    CHECK(rail.server.nics == 1);
+    CHECK(rail.fabric.topology == TopologyKind::rail_optimized);
+    CHECK_FALSE(rail.storage_fabric.enabled);
 }
 
 TEST_CASE("a variant's key inside a server preset's NIC keeps the NIC preset", "[loader][presets][variants]") {
