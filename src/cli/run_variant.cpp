@@ -31,13 +31,17 @@ private:
     const workloads::Executor& executor_;
 };
 
-std::vector<report::TransferResult> transfers_of(const workloads::Executor& executor, const Network& network) {
+// Flows are the point-to-point entries (transfers); a collective's sends are not flows.
+std::vector<report::TransferResult> transfers_of(const scenario::ScenarioSpec& spec, const workloads::Executor& executor,
+                                                 const Network& network) {
+    std::vector<bool> flow_entries;
+    for (const auto& e : spec.workload) flow_entries.push_back(std::holds_alternative<scenario::TransferSpec>(e.kind));
     std::vector<report::TransferResult> out;
     const auto& ops = executor.graph().ops();
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const auto& op = ops[i];
         const auto& t = executor.op_timings()[i];
-        if (op.kind != workloads::OpKind::send || !t.done()) continue;
+        if (op.kind != workloads::OpKind::send || !t.done() || !flow_entries[op.entry]) continue;
         Message m;
         m.src = op.src;
         m.dst = op.dst;
@@ -75,7 +79,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     r.name = variant.name;
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
-    r.transfers = transfers_of(executor, *network);
+    r.transfers = transfers_of(spec, executor, *network);
     r.collectives = collectives_of(workload.collectives, executor);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     for (const auto& t : executor.op_timings())

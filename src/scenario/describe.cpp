@@ -140,12 +140,38 @@ Value transfer(const TransferSpec& t) {
     }};
 }
 
+// The collective's parameters beside its kind key, as the user writes them.
+void collective(const CollectiveSpec& c, Value::Map& m) {
+    static constexpr const char* kOps[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"};
+    static constexpr const char* kAlgorithms[] = {"auto", "ring", "tree", "halving_doubling", "pairwise", "nvls", "hierarchical", "sharp"};
+    m.push_back({"collective", text(kOps[static_cast<int>(c.op)])});
+    m.push_back({"algorithm", text(kAlgorithms[static_cast<int>(c.algorithm)])});
+    if (c.sizes.size() == 1) {
+        m.push_back({"size", text(to_string(c.sizes.front()))});
+    } else {
+        Value::List sizes;
+        for (Bytes b : c.sizes) sizes.push_back(text(to_string(b)));
+        m.push_back({"sizes", Value{std::move(sizes)}});
+    }
+    if (c.ranks.empty()) {
+        m.push_back({"ranks", text("all")});
+    } else {
+        Value::List ranks;
+        for (RankId r : c.ranks) ranks.push_back(integer(r.value()));
+        m.push_back({"ranks", Value{std::move(ranks)}});
+    }
+    m.push_back({"iterations", integer(c.iterations)});
+    m.push_back({"channels", c.channels == 0 ? text("auto") : integer(c.channels)});
+    if (c.op == CollectiveOp::broadcast) m.push_back({"root", integer(c.root.value())});
+}
+
 Value workload(const std::vector<WorkloadEntry>& entries) {
     Value::List list;
     for (const auto& e : entries) {
         Value::Map m{{"name", text(e.name)}};
         if (!e.after.empty()) m.push_back({"after", text(e.after)});
-        std::visit([&](const TransferSpec& t) { m.push_back({"transfer", transfer(t)}); }, e.kind);
+        if (const auto* t = std::get_if<TransferSpec>(&e.kind)) m.push_back({"transfer", transfer(*t)});
+        if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
         list.push_back(Value{std::move(m)});
     }
     return Value{std::move(list)};

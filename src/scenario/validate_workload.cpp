@@ -4,6 +4,7 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
+#include "scenario/validate_collective.hpp"
 
 #include <fmt/format.h>
 
@@ -15,8 +16,8 @@ namespace fabricsim::scenario {
 namespace {
 
 // Kinds a scenario may use; the workloads issue moves the planned ones to the first list.
-const std::vector<std::string> kAvailableKinds{"transfer"};
-const std::vector<std::string> kPlannedKinds{"collective", "traffic", "training"};
+const std::vector<std::string> kAvailableKinds{"transfer", "collective"};
+const std::vector<std::string> kPlannedKinds{"traffic", "training"};
 
 constexpr std::int64_t kMaxRank = 1 << 30;
 
@@ -101,6 +102,8 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
     }
     std::vector<std::string> allowed = kAvailableKinds;
     allowed.insert(allowed.end(), {"name", "after"});
+    // A collective's parameters sit beside its kind key.
+    if (node.find("collective") != nullptr) allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
 
     std::vector<const Entry*> kinds;
     std::vector<const Entry*> unknown;
@@ -131,6 +134,8 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         issues.add(kinds[0]->key_location, key_path(path, kinds[0]->key),
                    fmt::format("the \"{}\" workload is not available yet; available: {}", kinds[0]->key,
                                join(kAvailableKinds)));
+    } else if (kinds[0]->key == "collective") {
+        if (auto c = validate_collective(node, kinds[0]->value, path, ranks, issues)) out.entry.kind = *c;
     } else if (auto t = validate_transfer(kinds[0]->value, key_path(path, "transfer"), ranks, issues)) {
         out.entry.kind = *t;
     }
@@ -151,7 +156,9 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
     return out;
 }
 
-std::string kind_name(const WorkloadEntry&) { return "transfer"; }
+std::string kind_name(const WorkloadEntry& e) {
+    return std::holds_alternative<CollectiveSpec>(e.kind) ? "collective" : "transfer";
+}
 
 // Names: generated ones first ("<kind><index>"), then each given name must be unique.
 void check_names(std::vector<ReadEntry>& read, Issues& issues) {

@@ -192,7 +192,7 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
             run.first_op = static_cast<std::uint32_t>(graph.ops().size());
             SendChain chain(graph, entry, barrier, kWindow);
             for (int c = 0; c < plan.channels; ++c) {
-                ChannelContext ctx{chain, layout, c};
+                ChannelContext ctx{chain, layout, c, choice.algorithm == CollectiveAlgorithm::ring};
                 const Bytes bytes = share(size, plan.channels, c);
                 const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
                                                       ? group

@@ -14,7 +14,10 @@ struct ChannelContext {
     SendChain& chain;
     const RankLayout& layout;
     int channel;
-    // The NIC index a message leaving a server uses on this channel (NCCL: one NIC per ring).
+    // Rings enter and leave each server through the channel's NIC (NCCL: `NET/c … NET/c`);
+    // point-to-point schedules (pairwise, halving-doubling) use each rank's own NIC.
+    bool rail_aligned = false;
+    // The NIC index a message leaving a server uses on this channel; -1: the ranks' own.
     std::int16_t rail(RankId src, RankId dst) const;
 };
 

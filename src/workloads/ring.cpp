@@ -8,7 +8,7 @@
 namespace fabricsim::workloads {
 
 std::int16_t ChannelContext::rail(RankId src, RankId dst) const {
-    if (layout.same_server(src, dst)) return -1;
+    if (!rail_aligned || layout.same_server(src, dst)) return -1;
     return static_cast<std::int16_t>(channel % layout.nics_per_server());
 }
 
