@@ -1,0 +1,177 @@
+#include "fabric/fabric_plan.hpp"
+
+#include "core/errors.hpp"
+#include "core/units_format.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+namespace fabricsim::fabric {
+
+using scenario::TopologyKind;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& key_path, std::string message) {
+    ConfigIssue issue;
+    issue.key_path = key_path;
+    issue.message = std::move(message);
+    throw ConfigError(std::move(issue));
+}
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// The largest divisor of n that is at most `limit` (at least 1).
+int largest_divisor_at_most(int n, int limit) {
+    for (int p = std::min(n, limit); p > 1; --p)
+        if (n % p == 0) return p;
+    return 1;
+}
+
+std::string plural(int n, std::string_view word) {
+    return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string_view topology_name(TopologyKind kind) {
+    switch (kind) {
+        case TopologyKind::single_switch: return "single-switch";
+        case TopologyKind::leaf_spine: return "leaf-spine";
+        case TopologyKind::fat_tree: return "fat-tree";
+        case TopologyKind::rail_optimized: return "rail-optimized";
+    }
+    return "unknown";
+}
+
+LeafSplit leaf_split(int radix, scenario::Ratio ratio) {
+    if (ratio.down <= 0 || ratio.up <= 0)
+        bad("cluster.fabric.oversubscription", fmt::format("{}:{} is not a ratio of positive integers", ratio.down, ratio.up));
+    const int g = std::gcd(ratio.down, ratio.up);
+    const int d = ratio.down / g, u = ratio.up / g;
+    const int n = radix / (d + u);
+    if (n == 0)
+        bad("cluster.fabric.oversubscription",
+            fmt::format("a {}-port switch cannot split its ports {}:{} (it needs at least {} ports)", radix, ratio.down,
+                        ratio.up, d + u));
+    return LeafSplit{n * d, n * u, radix - n * (d + u)};
+}
+
+UpperTier upper_tier(int lower, int uplinks, int radix) {
+    const int parallel = largest_divisor_at_most(uplinks, radix / std::max(lower, 1));
+    return UpperTier{uplinks / parallel, parallel};
+}
+
+int ports_at_link_rate(const scenario::SwitchSpec& sw, Bandwidth link, const std::string& key_prefix) {
+    if (sw.radix < 2)
+        bad(key_prefix + ".switch.radix", fmt::format("a switch needs at least 2 ports, found {}", sw.radix));
+    if (link > sw.port_speed)
+        bad(key_prefix + ".link_speed", fmt::format("{} is faster than the switch's {} ports", link, sw.port_speed));
+    const std::int64_t port = sw.port_speed.bits_per_second(), l = link.bits_per_second();
+    if (l > 0 && port % l == 0) return static_cast<int>(sw.radix * (port / l));
+    return sw.radix;
+}
+
+Capacity capacity(TopologyKind kind, int radix, const LeafSplit& leaf, int per_server) {
+    per_server = std::max(per_server, 1);
+    Capacity c;
+    switch (kind) {
+        case TopologyKind::single_switch: c.endpoints = radix; break;
+        case TopologyKind::leaf_spine: c.endpoints = radix * leaf.down; break;
+        case TopologyKind::fat_tree: c.endpoints = radix * (radix / 2) * leaf.down; break;
+        case TopologyKind::rail_optimized:
+            // At most R leaves in all, ceil(servers / down) per rail; or one switch.
+            c.servers = std::max((radix / per_server) * leaf.down, leaf.down / per_server);
+            c.endpoints = c.servers * per_server;
+            return c;
+    }
+    c.servers = c.endpoints / per_server;
+    return c;
+}
+
+int FabricPlan::leaf_of(int server, int rail, int per_server) const {
+    switch (kind) {
+        case TopologyKind::single_switch: return 0;
+        case TopologyKind::rail_optimized: return rail * leaves_per_rail + server / leaf.down;
+        case TopologyKind::leaf_spine:
+        case TopologyKind::fat_tree: return (server * per_server + rail) / leaf.down;
+    }
+    return 0;
+}
+
+FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio, PlaneDemand demand,
+                       const std::string& servers_key) {
+    FabricPlan plan;
+    plan.radix = radix;
+    plan.endpoints = demand.endpoints();
+    plan.rails = requested == TopologyKind::rail_optimized ? demand.per_server : 1;
+    const LeafSplit split = requested == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, ratio);
+
+    const Capacity cap = capacity(requested, radix, split, demand.per_server);
+    plan.max_endpoints = cap.endpoints;
+    plan.max_servers = cap.servers;
+
+    const int e = plan.endpoints;
+    if (e > cap.endpoints || demand.servers > cap.servers) {
+        const bool planes = demand.planes > 1;
+        const std::string shape =
+            requested == TopologyKind::single_switch
+                ? fmt::format("a single switch of {} ports", radix)
+                : fmt::format("a {} fabric of {}-port switches at {}:{}", topology_name(requested), radix, ratio.down, ratio.up);
+        bad(servers_key,
+            fmt::format("{} with {} each{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({})",
+                        plural(demand.servers, "server"), plural(demand.per_server, "NIC"),
+                        planes ? fmt::format(" in each of {} planes", demand.planes) : "", demand.servers == 1 ? "s" : "", e,
+                        planes ? " per plane" : "", shape, cap.endpoints, planes ? " per plane" : "",
+                        plural(cap.servers, "server")));
+    }
+
+    // Everything on one switch.
+    if (requested == TopologyKind::single_switch || e <= split.down) {
+        plan.kind = TopologyKind::single_switch;
+        plan.leaf = LeafSplit{radix, 0, 0};
+        plan.leaves = e > 0 ? 1 : 0;
+        plan.leaves_per_pod = plan.leaves;
+        plan.leaves_per_rail = plan.leaves;
+        plan.rails = 1;
+        return plan;
+    }
+    plan.leaf = split;
+
+    plan.leaf_uplinks = split.up;
+    if (requested == TopologyKind::rail_optimized) {
+        plan.kind = TopologyKind::rail_optimized;
+        plan.leaves_per_rail = ceil_div(demand.servers, split.down);
+        plan.leaves = plan.rails * plan.leaves_per_rail;
+        if (plan.leaves_per_rail == 1) plan.leaf_uplinks = ceil_div(demand.servers * split.up, split.down);
+    } else {
+        plan.kind = TopologyKind::leaf_spine;
+        plan.leaves = ceil_div(e, split.down);
+    }
+    plan.leaves_per_pod = plan.leaves;
+
+    const int pod_leaves = radix / 2;
+    if (requested == TopologyKind::fat_tree && plan.leaves > pod_leaves) {
+        plan.kind = TopologyKind::fat_tree;
+        plan.pods = ceil_div(plan.leaves, pod_leaves);
+        plan.leaves_per_pod = pod_leaves;
+        plan.spines_per_pod = split.up;
+        plan.spines = plan.pods * split.up;
+        plan.leaf_spine_parallel = 1;
+        const int agg_up = radix / 2;
+        plan.spine_core_parallel = largest_divisor_at_most(agg_up, radix / plan.pods);
+        plan.cores_per_group = agg_up / plan.spine_core_parallel;
+        plan.core_groups = split.up;
+        plan.cores = plan.core_groups * plan.cores_per_group;
+        return plan;
+    }
+
+    const UpperTier spines = upper_tier(plan.leaves, plan.leaf_uplinks, radix);
+    plan.spines = spines.switches;
+    plan.spines_per_pod = spines.switches;
+    plan.leaf_spine_parallel = spines.parallel;
+    return plan;
+}
+
+}  // namespace fabricsim::fabric
