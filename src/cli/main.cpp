@@ -1,5 +1,6 @@
 // fabricsim: the command line. The only place that prints errors and chooses exit codes.
 #include "cli/commands.hpp"
+#include "cli/topo_command.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@ constexpr const char* kExamples = R"(Examples:
   fabricsim run scenarios/quickstart.yaml
   fabricsim run scenarios/quickstart.yaml --set cluster.servers=8 --seed 3 --out /tmp/qs
   fabricsim validate scenarios/quickstart.yaml --print
+  fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
 
 Exit codes: 0 ok, 2 bad input, 3 model error (e.g. deadlock), 1 internal error.)";
 
@@ -43,6 +45,15 @@ int main(int argc, char** argv) {
     add_scenario_options(*validate_cmd, validate);
     validate_cmd->add_flag("--print", print, "Print every variant with defaults and presets applied, as YAML");
 
+    TopoArgs topo;
+    auto* topo_cmd = app.add_subcommand("topo", "Build each variant's cluster and print its switches, cables, bisection, "
+                                                "diameter and latency");
+    add_scenario_options(*topo_cmd, topo.scenario);
+    topo_cmd->add_option("--variant", topo.variant, "Only this variant (default: all)");
+    topo_cmd->add_flag("--json", topo.json, "Print JSON (DESIGN §6 keys) instead of text");
+    topo_cmd->add_option("--dot", topo.dot_file, "Write a GraphViz file (one per variant when there are several)");
+    topo_cmd->add_flag("--dot-servers", topo.dot_servers, "In the GraphViz file, draw each server's GPUs, switches and NICs");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
@@ -55,6 +66,7 @@ int main(int argc, char** argv) {
     try {
         if (*run_cmd) return run_command(run);
         if (*validate_cmd) return validate_command(validate, print);
+        if (*topo_cmd) return topo_command(topo);
     } catch (const std::exception& e) {
         const Failure failure = describe_failure(e);
         fmt::print(stderr, "{}", failure.text);
