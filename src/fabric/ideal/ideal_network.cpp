@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "fabric/link_classes.hpp"
 
 #include <algorithm>
 
@@ -12,9 +13,9 @@ namespace fabricsim::fabric {
 namespace {
 Bandwidth gpu_port_bandwidth(const scenario::ServerSpec& server, Bandwidth nic_share) {
     const auto& nv = server.nvlink;
-    if (server.gpus > 1 && nv.links_per_gpu > 0 && nv.link_bandwidth > Bandwidth::zero())
-        return nv.link_bandwidth * nv.links_per_gpu;
-    return nic_share;
+    if (server.gpus < 2 || nv.links_per_gpu == 0) return nic_share;
+    // link_bandwidth zero ("auto") is the generation's rate (docs/models/links.md).
+    return nvlink_class(nv.generation, nv.link_bandwidth).bandwidth * nv.links_per_gpu;
 }
 }  // namespace
 
