@@ -6,14 +6,27 @@
 //
 // Structure (a calendar queue with lazily sorted buckets, after Brown, CACM 31(10) 1988, and
 // the ladder queue's idea of sorting a bucket only when it becomes current, Tang et al., ACM
-// TOMACS 15(3) 2005):
-//   near     a small binary heap holding every event with time < near_end
-//   buckets  K unsorted vectors, bucket i covering [near_end + i*width, near_end + (i+1)*width)
-//   overflow an unsorted vector of everything at or beyond the last bucket
-// push appends to a vector (O(1), one cache line touched); pop takes the heap's top and, when
-// the heap is empty, heapifies the next non-empty bucket; when the buckets are spent the
-// overflow is re-spread over K ≈ n/kTargetPerBucket buckets whose width comes from its time
-// span. Every event moves O(1) times, so a hold costs O(1) expected.
+// TOMACS 15(3) 2005), from the front:
+//   run      the bucket being consumed, sorted by time when it became current
+//   late     a small binary heap for events pushed later into the range already loaded
+//   fine     unsorted vectors splitting the current coarse bucket, ~kTargetPerBucket each
+//   coarse   unsorted chunk lists, bucket i covering [base + i*width, base + (i+1)*width),
+//            ~kCoarseTarget each at the front
+//   overflow an unsorted chunk list of everything at or beyond the last coarse bucket
+// push appends to one bucket (O(1), one cache line touched); pop takes the smaller of the
+// run's head and the heap's top. When both are spent the next non-empty fine bucket is sorted
+// into the run; when those are spent the next coarse bucket is split into fine ones; when the
+// coarse buckets are spent the overflow is re-spread over new ones, with a width from the
+// density at the front of its time span. Every event moves O(1) times, so a hold costs O(1)
+// expected.
+//
+// Buckets keep push order (entries are only appended, and moved in order), so a stable sort by
+// time alone yields (time, push) order and stored entries need no sequence number.
+// Two levels (a two-rung ladder) rather than one: with one level, 10^6 events need ~30 000
+// buckets and every push and re-spread writes to a random one of them, a cache and TLB miss
+// each; the coarse level has a few thousand buckets whose tails stay cached, and a coarse
+// bucket is split while its fine buckets (reused for every coarse bucket) are in L1/L2.
+// Widths are powers of two so that a push finds its bucket with a shift.
 #pragma once
 
 #include "core/units.hpp"
@@ -50,6 +63,10 @@ struct Event {
 class EventQueue {
 public:
     EventQueue();
+    ~EventQueue();
+    // Movable (the moved-from queue is empty), not copyable: buckets point into a chunk pool.
+    EventQueue(EventQueue&& other) noexcept;
+    EventQueue& operator=(EventQueue&& other) noexcept;
 
     EventHandle push(Time time, EventTarget* target, std::uint64_t arg);
     // True if the event was pending and is now cancelled; false if it already ran, was
@@ -64,38 +81,255 @@ public:
     Event pop();
 
 private:
+    // A stored event. Buckets and the overflow are always in push order (entries are only ever
+    // appended, and moved between containers in order), so they need no sequence number: a
+    // stable sort by time puts a bucket in (time, push) order, and an entry gets a sequence
+    // number only if it goes to the late heap. The payload travels with the entry, so pop()
+    // reads no side table but the generation.
     struct Entry {
         Time time;
-        std::uint64_t seq;
+        EventTarget* target;
+        std::uint64_t arg;
         std::uint32_t slot;
         std::uint32_t generation;
     };
-    struct Slot {
-        EventTarget* target;
-        std::uint64_t arg;
-        std::uint32_t generation;
-        std::uint32_t next_free;
+    struct LateEntry {
+        std::uint64_t seq;
+        Entry entry;
     };
-    static constexpr std::size_t kTargetPerBucket = 32;
+    struct SortKey {
+        Time time;
+        std::uint64_t index;
+    };
 
-    void settle();              // makes near_ non-empty with a live top (precondition: live_ > 0)
-    bool load_next_bucket();    // false when the buckets are spent
+    // Coarse buckets and the overflow are lists of fixed-size chunks from a pool that only
+    // grows: no reallocation, no copying on growth, no pages returned to the OS and faulted in
+    // again, and a chunk freed by a drain is the next one appended to, while still cached.
+    static constexpr std::uint32_t kChunkEntries = 63;
+    struct alignas(64) Chunk {
+        Entry entries[kChunkEntries];
+        Chunk* next;
+    };
+    struct ChunkList {
+        Chunk* head = nullptr;
+        Chunk* tail = nullptr;
+        std::uint32_t tail_fill = kChunkEntries;  // entries in *tail; full when there is none
+        std::uint64_t size = 0;
+    };
+    class ChunkPool {
+    public:
+        ChunkPool() = default;
+        ChunkPool(const ChunkPool&) = delete;
+        ChunkPool& operator=(const ChunkPool&) = delete;
+        ~ChunkPool();
+        void swap(ChunkPool& other) noexcept;
+        Chunk* take() {
+            if (__builtin_expect(free_.empty(), 0)) grow();
+            Chunk* c = free_.back();
+            free_.pop_back();
+            return c;
+        }
+        void give(Chunk* c) { free_.push_back(c); }
+
+    private:
+        void grow();
+        std::vector<Chunk*> free_;
+        std::vector<void*> slabs_;
+        std::size_t next_slab_chunks_ = 32;
+    };
+
+    // Bucket i covers offsets [i << shift, (i+1) << shift) from the level's start; buckets
+    // [0, current) are spent, [count, buckets.size()) unused. Spent and unused ones are empty.
+    template <class Bucket>
+    struct Level {
+        std::vector<Bucket> buckets;
+        std::uint64_t count = 0;
+        std::uint64_t current = 0;
+        unsigned shift = 0;
+    };
+    static constexpr std::size_t kTargetPerBucket = 8;     // fine buckets: the sort's size
+    static constexpr std::size_t kCoarseTarget = 2048;     // coarse buckets
+    static constexpr std::size_t kMaxCoarse = 4096;
+
+    // Strict (time, seq) order; seq is unique, so two entries are never equivalent.
+    static bool before(const LateEntry& a, const LateEntry& b) {
+        return a.entry.time < b.entry.time || (a.entry.time == b.entry.time && a.seq < b.seq);
+    }
+    bool stale(const Entry& e) const { return generations_[e.slot] != e.generation; }
+    std::uint64_t offset(Time t) const {  // from base_; exact for any t >= base_
+        return static_cast<std::uint64_t>(t.picoseconds()) - static_cast<std::uint64_t>(base_.picoseconds());
+    }
+
+    void append(ChunkList& list, const Entry& e) {
+        if (__builtin_expect(list.tail_fill == kChunkEntries, 0)) add_chunk(list);
+        list.tail->entries[list.tail_fill++] = e;
+        ++list.size;
+    }
+    void add_chunk(ChunkList& list);
+    static void prefetch_chunk(const Chunk* c);
+    // Calls f on every entry of list in order, returning each chunk to the pool once read
+    // (f may append to another list); list is left empty.
+    template <class F>
+    void drain(ChunkList& list, F f);
+
+    void place(const Entry& e);
+    void late_push(const Entry& e);
+    void late_pop();
+    // Makes the next event live and present (precondition: live_ > 0); true if it is the run's
+    // head, false if it is the late heap's top.
+    bool settle() {
+        if (__builtin_expect(late_.empty() && run_pos_ < run_.size() &&
+                                 (stale_ == 0 || !stale(run_[run_pos_])),
+                             1))
+            return true;
+        return settle_slow();
+    }
+    bool settle_slow();
+    void start_run(std::vector<Entry>& bucket);  // moves bucket's entries into run_, sorted
+    void prefetch_generations(const std::vector<Entry>& bucket) const;
+    bool load_fine();           // false when the fine buckets are spent
+    bool load_coarse();         // false when the coarse buckets are spent
     void respread_overflow();
-    void release(std::uint32_t slot);
-    bool stale(const Entry& e) const { return slots_[e.slot].generation != e.generation; }
+    void purge();               // drops every stale entry; amortised against the cancels
+    void swap(EventQueue& other) noexcept;  // every member: keep it in step with the list below
+    std::uint32_t new_slot();
+    void release(std::uint32_t slot) {
+        ++generations_[slot];  // even: free; handles and entries of the old event go stale
+        free_slots_.push_back(slot);
+    }
 
-    std::vector<Entry> near_;                  // binary min-heap on (time, seq)
-    std::vector<std::vector<Entry>> buckets_;
-    std::vector<Entry> overflow_;
-    std::size_t current_bucket_ = 0;           // buckets_[0..current_bucket_) are spent
-    Time near_end_ = Time::zero();             // near_ holds every event with time < near_end_
-    Time width_ = Time::ps(1);
-    Time window_end_ = Time::zero();           // buckets hold [near_end_, window_end_)
+    // Offsets are unsigned distances from base_, so no bucket bound is ever formed that could
+    // overflow near Time::max(). The fine level splits coarse bucket (coarse_.current - 1),
+    // which starts at fine_start_; when that bucket went straight to the run the fine level is
+    // one spent bucket as wide as it. Everything before the first unspent fine bucket (or
+    // before base_) is in the run or the late heap.
+    // run_ is the bucket being consumed, copied from its vector and sorted; [0, run_pos_) is
+    // spent. Every late_ entry was pushed after every run_ entry, so on equal
+    // times the run goes first.
+    std::vector<Entry> run_;
+    std::size_t run_pos_ = 0;
+    std::vector<LateEntry> late_;              // binary min-heap on (time, seq)
+    std::uint64_t late_seq_ = 0;               // push order of late_'s entries
+    std::vector<SortKey> sort_keys_;           // for sorting large buckets, kept for capacity
+    std::vector<Entry> sort_scratch_;
+    Level<std::vector<Entry>> fine_;           // small and reused: stays in L1/L2
+    Level<ChunkList> coarse_;
+    ChunkList overflow_;                       // coarse index >= coarse_.count
+    ChunkPool pool_;
+    std::vector<std::int64_t> sample_;         // re-spread's width estimate, kept for capacity
+    Time base_ = Time::ps(INT64_MIN);          // offset 0 of the coarse level
+    std::uint64_t fine_start_ = 0;             // offset of the fine level's bucket 0
 
-    std::vector<Slot> slots_;
-    std::uint32_t free_head_ = UINT32_MAX;
-    std::uint64_t next_seq_ = 0;
+    // A slot's generation is odd while its event is pending; 4 bytes a slot keep the table
+    // cache-resident, since it is the one random access of a pop.
+    std::vector<std::uint32_t> generations_;
+    std::vector<std::uint32_t> free_slots_;    // LIFO: a pop's slot is the next push's
     std::size_t live_ = 0;
+    std::size_t stale_ = 0;                    // cancelled entries still stored somewhere
 };
+
+// The hot path is inline: a hold (pop + push) touches the run's head, one generation and one
+// bucket's tail.
+
+inline void EventQueue::late_push(const Entry& entry) {
+    const LateEntry e{late_seq_++, entry};
+    late_.push_back(e);
+    LateEntry* h = late_.data();
+    std::size_t hole = late_.size() - 1;
+    while (hole > 0) {
+        const std::size_t parent = (hole - 1) / 2;
+        if (!before(e, h[parent])) break;
+        h[hole] = h[parent];
+        hole = parent;
+    }
+    h[hole] = e;
+}
+
+// Floyd's pop: walk the hole down to a leaf along the smaller children, then sift the last
+// entry up from there (it usually belongs near the bottom, so this saves a compare per level).
+inline void EventQueue::late_pop() {
+    const LateEntry last = late_.back();
+    late_.pop_back();
+    const std::size_t n = late_.size();
+    if (n == 0) return;
+    LateEntry* h = late_.data();
+    std::size_t hole = 0;
+    std::size_t child = 1;
+    while (child + 1 < n) {
+        child += before(h[child + 1], h[child]) ? 1 : 0;
+        h[hole] = h[child];
+        hole = child;
+        child = 2 * hole + 1;
+    }
+    if (child < n) {
+        h[hole] = h[child];
+        hole = child;
+    }
+    while (hole > 0) {
+        const std::size_t parent = (hole - 1) / 2;
+        if (!before(last, h[parent])) break;
+        h[hole] = h[parent];
+        hole = parent;
+    }
+    h[hole] = last;
+}
+
+inline void EventQueue::place(const Entry& e) {
+    if (__builtin_expect(e.time < base_, 0)) {
+        late_push(e);
+        return;
+    }
+    const std::uint64_t off = offset(e.time);
+    const std::uint64_t coarse = off >> coarse_.shift;
+    if (__builtin_expect(coarse >= coarse_.current, 1)) {
+        if (__builtin_expect(coarse < coarse_.count, 1)) {
+            append(coarse_.buckets[coarse], e);
+        } else {
+            append(overflow_, e);
+        }
+        return;
+    }
+    // In the coarse bucket being consumed (or an earlier one): a fine bucket or the late heap.
+    if (off >= fine_start_) {
+        const std::uint64_t fine = (off - fine_start_) >> fine_.shift;
+        if (fine >= fine_.current) {
+            fine_.buckets[fine].push_back(e);
+            return;
+        }
+    }
+    late_push(e);
+}
+
+inline EventHandle EventQueue::push(Time time, EventTarget* target, std::uint64_t arg) {
+    std::uint32_t index;
+    if (__builtin_expect(free_slots_.empty(), 0)) {
+        index = new_slot();
+    } else {
+        index = free_slots_.back();
+        free_slots_.pop_back();
+    }
+    const std::uint32_t generation = ++generations_[index];
+    ++live_;
+    place(Entry{time, target, arg, index, generation});
+    return EventHandle{index, generation};
+}
+
+inline Time EventQueue::next_time() {
+    return settle() ? run_[run_pos_].time : late_.front().entry.time;
+}
+
+inline Event EventQueue::pop() {
+    const bool from_run = settle();
+    const Entry& top = from_run ? run_[run_pos_] : late_.front().entry;
+    const Event event{top.time, top.target, top.arg};
+    release(top.slot);
+    if (__builtin_expect(from_run, 1)) {
+        ++run_pos_;
+    } else {
+        late_pop();
+    }
+    --live_;
+    return event;
+}
 
 }  // namespace fabricsim
