@@ -3,6 +3,7 @@
 #include "cli/progress_bar.hpp"
 #include "cli/run_variant.hpp"
 #include "core/errors.hpp"
+#include "fabric/topology_builder.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
 #include "report/summary_table.hpp"
@@ -19,14 +20,6 @@ namespace fabricsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-scenario::LoadedScenario load(const ScenarioArgs& args) {
-    scenario::LoadOptions options;
-    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
-    options.sets = args.sets;
-    options.seed = args.seed;
-    return scenario::load_scenario(args.file, options);
-}
 
 void write_file(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -57,6 +50,27 @@ Failure describe_failure(const std::exception& error) {
     return {kExitInternal, fmt::format("fabricsim: error: {}\n", error.what())};
 }
 
+scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {
+    scenario::LoadOptions options;
+    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
+    options.sets = args.sets;
+    options.seed = args.seed;
+    return scenario::load_scenario(args.file, options);
+}
+
+fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
+    try {
+        return fabric::build_topology(variant.spec.cluster);
+    } catch (const ConfigError& e) {
+        std::vector<ConfigIssue> issues = e.issues();
+        for (auto& issue : issues) {
+            if (issue.location.file.empty()) issue.location.file = loaded.file;
+            if (loaded.variants.size() > 1) issue.message += fmt::format(" (variant \"{}\")", variant.name);
+        }
+        throw ConfigError(std::move(issues));
+    }
+}
+
 std::vector<std::string> config_dirs() {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("FABRICSIM_CONFIG_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
@@ -65,7 +79,7 @@ std::vector<std::string> config_dirs() {
 }
 
 int run_command(const RunArgs& args) {
-    const scenario::LoadedScenario loaded = load(args.scenario);
+    const scenario::LoadedScenario loaded = load_scenario_args(args.scenario);
     const scenario::ScenarioSpec& first = loaded.variants.front().spec;
 
     report::RunResult result;
@@ -73,6 +87,8 @@ int run_command(const RunArgs& args) {
     result.scenario_file = loaded.file;
     result.scenario = loaded.variants.front().resolved;
     const bool show_progress = !args.quiet && stderr_is_terminal();
+    // Whichever model runs it, a cluster the topology builder rejects is bad input.
+    for (const auto& variant : loaded.variants) build_variant_topology(loaded, variant);
     for (const auto& variant : loaded.variants) {
         ProgressBar bar(variant.name, show_progress);
         auto progress = [&bar](Time t, std::size_t done, std::size_t total) { bar.update(t, done, total); };
@@ -104,7 +120,7 @@ int run_command(const RunArgs& args) {
 }
 
 int validate_command(const ScenarioArgs& args, bool print) {
-    const scenario::LoadedScenario loaded = load(args);
+    const scenario::LoadedScenario loaded = load_scenario_args(args);
     if (print) {
         for (const auto& variant : loaded.variants)
             fmt::print("--- # variant: {}\n{}", variant.name, scenario::to_yaml(variant.resolved));

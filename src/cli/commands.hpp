@@ -2,6 +2,9 @@
 // exceptions to main(), which maps them: ConfigError 2, ModelError 3, anything else 1.
 #pragma once
 
+#include "fabric/topology.hpp"
+#include "scenario/loader.hpp"
+
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -36,6 +39,13 @@ struct Failure {
     std::string text;  // one or more lines, each ending in '\n'
 };
 Failure describe_failure(const std::exception& error);
+
+// The scenario named on the command line, with its --set and --seed, presets from config_dirs().
+scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args);
+
+// The variant's cluster built; a cluster the builder rejects is a ConfigError naming the
+// scenario file (and the variant when there are several).
+fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, const scenario::Variant& variant);
 
 // Preset folders: $FABRICSIM_CONFIG_DIR if set, then the source tree's configs/.
 std::vector<std::string> config_dirs();

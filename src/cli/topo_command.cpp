@@ -1,7 +1,6 @@
 #include "cli/topo_command.hpp"
 
 #include "core/errors.hpp"
-#include "fabric/topology_builder.hpp"
 #include "fabric/topology_summary.hpp"
 #include "scenario/loader.hpp"
 
@@ -15,29 +14,6 @@ namespace fabricsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-scenario::LoadedScenario load(const ScenarioArgs& args) {
-    scenario::LoadOptions options;
-    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
-    options.sets = args.sets;
-    options.seed = args.seed;
-    return scenario::load_scenario(args.file, options);
-}
-
-// A cluster the builder rejects: the issue names the scenario file, and the variant when
-// the scenario has several.
-fabric::Topology build(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
-    try {
-        return fabric::build_topology(variant.spec.cluster);
-    } catch (const ConfigError& e) {
-        std::vector<ConfigIssue> issues = e.issues();
-        for (auto& issue : issues) {
-            if (issue.location.file.empty()) issue.location.file = loaded.file;
-            if (loaded.variants.size() > 1) issue.message += fmt::format(" (variant \"{}\")", variant.name);
-        }
-        throw ConfigError(std::move(issues));
-    }
-}
 
 // "{\n<fields>\n}" -> "<fields>"
 std::string inner(const std::string& object) {
@@ -77,7 +53,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }  // namespace
 
 std::string topo_output(const TopoArgs& args) {
-    const scenario::LoadedScenario loaded = load(args.scenario);
+    const scenario::LoadedScenario loaded = load_scenario_args(args.scenario);
     std::vector<const scenario::Variant*> variants;
     for (const auto& v : loaded.variants)
         if (args.variant.empty() || v.name == args.variant) variants.push_back(&v);
@@ -92,7 +68,7 @@ std::string topo_output(const TopoArgs& args) {
 
     std::string text, objects, first;
     for (const scenario::Variant* v : variants) {
-        const fabric::Topology topology = build(loaded, *v);
+        const fabric::Topology topology = build_variant_topology(loaded, *v);
         const fabric::TopologySummary summary = fabric::summarize(topology, v->spec.cluster);
         if (!args.dot_file.empty())
             write_file(dot_path(args.dot_file, v->name, variants.size() > 1), fabric::to_dot(topology, args.dot_servers));

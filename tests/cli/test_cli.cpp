@@ -147,3 +147,19 @@ TEST_CASE("errors map to exit codes: input 2 and model 3 and internal 1", "[cli]
     CHECK(cli::describe_failure(InternalError("x")).exit_code == 1);
     CHECK(cli::describe_failure(std::runtime_error("x")).exit_code == 1);
 }
+
+TEST_CASE("run rejects a cluster the topology cannot hold and states the largest buildable size", "[cli]") {
+    const auto r = run_fabricsim("run scenarios/quickstart.yaml --quiet --set cluster.servers=300 --out /tmp/unused");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("scenarios/quickstart.yaml: cluster.servers: 300 servers with 8 NICs each need 2400 endpoints; "
+                        "a leaf-spine fabric of 64-port switches at 1:1 holds at most 2048 endpoints (256 servers)") !=
+          std::string::npos);
+}
+
+TEST_CASE("fabricsim topo prints the fabric of the README example", "[cli]") {
+    const auto r = run_fabricsim("topo scenarios/topology-h100-leaf-spine.yaml --json");
+    REQUIRE(r.exit_code == 0);
+    const Json j = Json::parse(r.output);
+    CHECK(j["gpus"] == 256);  // 32 HGX H100 servers x 8 GPUs
+    CHECK(j["nics"].get<int>() >= 256);
+}
