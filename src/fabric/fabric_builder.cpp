@@ -122,16 +122,29 @@ Bandwidth storage_link_rate(const scenario::ClusterSpec& cluster) {
 std::vector<FabricPlan> plan_compute_fabric(const scenario::ClusterSpec& cluster) {
     std::vector<FabricPlan> plans;
     const int nics = cluster.server.nics;
+    if (nics <= 0 && cluster.storage.nodes > 0)
+        bad("cluster.storage", "storage nodes on the compute fabric need servers with NICs (cluster.server.nics is 0)");
     if (nics <= 0) return plans;
     const int planes = cluster.fabric.planes;
     if (planes < 1 || planes > nics)
         bad("cluster.fabric.planes",
             fmt::format("{} planes for servers with {} NICs; every plane needs at least one NIC of every server", planes, nics));
+    const scenario::StorageSpec& st = cluster.storage;
+    if (st.nodes > 0 && cluster.storage_fabric.enabled)
+        bad("cluster.storage", "cluster.storage and cluster.storage_fabric are both given; storage nodes go on the "
+                               "compute fabric (cluster.storage) or on a storage fabric "
+                               "(cluster.storage_fabric.storage_nodes), not both");
+    if (st.nodes > 0 && st.nics_per_node % planes != 0)
+        bad("cluster.storage.nics_per_node",
+            fmt::format("{} does not split evenly over the compute fabric's {} planes; every plane needs the same "
+                        "number of NICs per storage node",
+                        st.nics_per_node, planes));
     const int radix = ports_at_link_rate(cluster.fabric.switch_spec, fabric_link_rate(cluster), "cluster.fabric");
     for (int p = 0; p < planes; ++p) {
         const int per_server = (nics - p + planes - 1) / planes;  // NICs i < nics with i mod planes == p
+        const int storage_ports = st.nodes * (st.nics_per_node / planes);
         plans.push_back(plan_fabric(cluster.fabric.topology, radix, cluster.fabric.oversubscription,
-                                    PlaneDemand{cluster.servers, per_server, planes}));
+                                    PlaneDemand{cluster.servers, per_server, planes, storage_ports}));
     }
     return plans;
 }
@@ -175,6 +188,21 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu);
     const LinkClass nic_link = fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu);
     const Link down = cable(nic_link, spec.technology, spec.cable_length, 1);
+    // Storage nodes on the compute fabric (cluster.storage): NIC k of a node on plane k mod planes.
+    const scenario::StorageSpec& st = cluster.storage;
+    const Link storage_down = cable(fabric_class(spec.technology, std::min(rate, st.nic.line_rate), spec.mtu),
+                                    spec.technology, spec.cable_length, 1);
+    std::vector<NodeId> storage_nodes;
+    if (planes > 0) {
+        for (int i = 0; i < st.nodes; ++i) {
+            Node n;
+            n.kind = NodeKind::storage_node;
+            n.name = fmt::format("stor{}", i);
+            n.local_index = static_cast<std::uint32_t>(i);
+            storage_nodes.push_back(t.add_node(std::move(n)));
+            t.storage_nodes().push_back(storage_nodes.back());
+        }
+    }
     for (int p = 0; p < planes; ++p) {
         const FabricPlan& plan = plans[static_cast<std::size_t>(p)];
         FabricBuild f{plan, spec, uplink, planes > 1 ? fmt::format("pl{}.", p) : std::string(),
@@ -188,6 +216,12 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
                 t.add_link(nic, f.leaves[static_cast<std::size_t>(plan.leaf_of(s, j, per_server))], down);
             }
         }
+        const int storage_per_node = st.nics_per_node / planes;
+        for (int i = 0; i < st.nodes; ++i)
+            for (int j = 0; j < storage_per_node; ++j)
+                t.add_link(storage_nodes[static_cast<std::size_t>(i)],
+                           f.leaves[static_cast<std::size_t>(plan.storage_leaf_of(i * storage_per_node + j))],
+                           storage_down);
         add_upper_tiers(t, f);
     }
 }

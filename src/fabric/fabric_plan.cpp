@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace fabricsim::fabric {
@@ -100,17 +101,30 @@ int FabricPlan::leaf_of(int server, int rail, int per_server) const {
     return 0;
 }
 
+int FabricPlan::storage_leaf_of(int k) const {
+    if (kind == TopologyKind::single_switch) return 0;
+    return (endpoints - storage_ports + k) / leaf.down;  // after the servers' ports, as leaf_of
+}
+
 FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio, PlaneDemand demand,
                        const std::string& servers_key) {
     FabricPlan plan;
     plan.radix = radix;
     plan.endpoints = demand.endpoints();
+    plan.storage_ports = demand.storage_ports;
+    if (demand.storage_ports > 0 && requested == TopologyKind::rail_optimized)
+        bad("cluster.storage", "storage nodes cannot join a rail-optimized compute fabric (they have no rail); use "
+                               "leaf-spine or fat-tree, or put them on cluster.storage_fabric");
     plan.rails = requested == TopologyKind::rail_optimized ? demand.per_server : 1;
     const LeafSplit split = requested == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, ratio);
 
     const Capacity cap = capacity(requested, radix, split, demand.per_server);
     plan.max_endpoints = cap.endpoints;
-    plan.max_servers = cap.servers;
+    // With storage ports on the plane, the servers get what the storage nodes leave.
+    plan.max_servers = demand.storage_ports > 0
+                           ? std::min(cap.servers, std::max(cap.endpoints - demand.storage_ports, 0) /
+                                                       std::max(demand.per_server, 1))
+                           : cap.servers;
 
     const int e = plan.endpoints;
     if (e > cap.endpoints || demand.servers > cap.servers) {
@@ -120,11 +134,15 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
                 ? fmt::format("a single switch of {} ports", radix)
                 : fmt::format("a {} fabric of {}-port switches at {}:{}", topology_name(requested), radix, ratio.down, ratio.up);
         bad(servers_key,
-            fmt::format("{} with {} each{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({})",
+            fmt::format("{} with {} each{}{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({})",
                         plural(demand.servers, "server"), plural(demand.per_server, "NIC"),
-                        planes ? fmt::format(" in each of {} planes", demand.planes) : "", demand.servers == 1 ? "s" : "", e,
+                        planes ? fmt::format(" in each of {} planes", demand.planes) : "",
+                        demand.storage_ports > 0 ? fmt::format(" and {}", plural(demand.storage_ports, "storage node NIC"))
+                                                 : "",
+                        demand.servers == 1 && demand.storage_ports == 0 ? "s" : "", e,
                         planes ? " per plane" : "", shape, cap.endpoints, planes ? " per plane" : "",
-                        plural(cap.servers, "server")));
+                        plural(plan.max_servers, "server") +
+                            (demand.storage_ports > 0 ? " beside the storage nodes" : "")));
     }
 
     // Everything on one switch.

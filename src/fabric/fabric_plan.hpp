@@ -59,12 +59,14 @@ UpperTier upper_tier(int lower, int uplinks, int radix);
 int ports_at_link_rate(const scenario::SwitchSpec& sw, Bandwidth link, const std::string& key_prefix);
 
 // What one plane must connect: `servers` endpoint owners with `per_server` NIC ports each
-// (the rails of a rail-optimized plane). `planes` only shapes the error message.
+// (the rails of a rail-optimized plane), then `storage_ports` NIC ports of storage nodes on
+// this fabric (cluster.storage; never on rails). `planes` only shapes the error message.
 struct PlaneDemand {
     int servers = 0;
     int per_server = 1;
     int planes = 1;
-    int endpoints() const { return servers * per_server; }
+    int storage_ports = 0;
+    int endpoints() const { return servers * per_server + storage_ports; }
 };
 
 struct FabricPlan {
@@ -87,9 +89,12 @@ struct FabricPlan {
     int leaves_per_rail = 0;
     int max_endpoints = 0;          // the largest this kind, radix and split can connect
     int max_servers = 0;
+    int storage_ports = 0;          // storage node ports, after the servers' (PlaneDemand)
 
     // The leaf that endpoint `e` (server-major: server · per_server + rail) attaches to.
     int leaf_of(int server, int rail, int per_server) const;
+    // The leaf that storage port `k` of this plane (node-major) attaches to.
+    int storage_leaf_of(int k) const;
 };
 
 // The largest size `kind` can connect with these switches, per plane, for servers with

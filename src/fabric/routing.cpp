@@ -32,9 +32,15 @@ struct Gateways {
     NodeId egress, ingress;
 };
 
+// An endpoint's connected fabric; every_fabric for one attached to several (a storage node
+// on every plane of the compute fabric, routing_fabric_tables.cpp), which shares all of them.
+constexpr std::uint32_t every_fabric = none - 1;
+
 std::uint32_t component(const RoutingTables& t, NodeId endpoint) {
     return t.fabric.component[t.nodes[endpoint.value()].endpoint];
 }
+
+bool same_fabric(std::uint32_t a, std::uint32_t b) { return a == b || a == every_fabric || b == every_fabric; }
 
 std::span<const NodeId> gateways(const RoutingTables& t, std::uint32_t server) {
     const auto& st = t.server;
@@ -47,16 +53,16 @@ NodeId pick_gateway(const RoutingTables& t, std::uint32_t server, std::uint32_t 
     if (server == none) return NodeId::invalid();
     const auto all = gateways(t, server);
     std::size_t matching = 0;
-    for (NodeId g : all) matching += comp == none || component(t, g) == comp;
+    for (NodeId g : all) matching += comp == none || same_fabric(component(t, g), comp);
     if (matching == 0) return NodeId::invalid();
     if (matching == 1) {
         for (NodeId g : all)
-            if (comp == none || component(t, g) == comp) return g;
+            if (comp == none || same_fabric(component(t, g), comp)) return g;
     }
     const std::uint64_t hash = ecmp::flow_hash(t.seed ^ 0x9a7e3a75ULL, f.src.value(), f.dst.value(), f.qp);
     std::size_t k = ecmp::pick(hash, matching);
     for (NodeId g : all) {
-        if (comp != none && component(t, g) != comp) continue;
+        if (comp != none && !same_fabric(component(t, g), comp)) continue;
         if (k-- == 0) return g;
     }
     return NodeId::invalid();
@@ -76,13 +82,13 @@ Gateways resolve(const RoutingTables& t, const FlowKey& f) {
     if (!egress.valid()) egress = pick_gateway(t, s.server, none, f);
 
     if (d.endpoint != none) {
-        if (egress.valid() && !src_is_endpoint && component(t, egress) != component(t, f.dst))
+        if (egress.valid() && !src_is_endpoint && !same_fabric(component(t, egress), component(t, f.dst)))
             egress = pick_gateway(t, s.server, component(t, f.dst), f);
         return {egress, f.dst};
     }
     NodeId ingress = rank_nic(t, f.dst);
     if (!ingress.valid()) ingress = pick_gateway(t, d.server, none, f);
-    if (!egress.valid() || !ingress.valid() || component(t, ingress) == component(t, egress)) return {egress, ingress};
+    if (!egress.valid() || !ingress.valid() || same_fabric(component(t, ingress), component(t, egress))) return {egress, ingress};
 
     // The NICs sit on different fabrics (planes, rails without spines, a storage fabric):
     // enter the destination server on the egress NIC's fabric, by the same rail if possible.
@@ -90,7 +96,7 @@ Gateways resolve(const RoutingTables& t, const FlowKey& f) {
     const Node& e = t.topology->node(egress);
     for (NodeId g : gateways(t, d.server)) {
         const Node& n = t.topology->node(g);
-        if (component(t, g) == comp && n.kind == e.kind && n.local_index == e.local_index) return {egress, g};
+        if (same_fabric(component(t, g), comp) && n.kind == e.kind && n.local_index == e.local_index) return {egress, g};
     }
     if (NodeId g = pick_gateway(t, d.server, comp, f); g.valid()) return {egress, g};
     if (!src_is_endpoint) {
@@ -119,7 +125,7 @@ std::span<const std::uint32_t> fabric_ports(const RoutingTables& t, NodeId at, N
             if (ft.attach_switch[i] == at) return t.lists.get(ft.attach_ports[i]);
         return t.lists.get(ft.table[static_cast<std::size_t>(a.sw) * ft.groups + ft.group[e]]);
     }
-    if (a.endpoint == none || ft.component[a.endpoint] != ft.component[e]) return {};
+    if (a.endpoint == none || !same_fabric(ft.component[a.endpoint], ft.component[e])) return {};
     if (ft.multi[a.endpoint] != none)
         return t.lists.get(ft.multi_table[static_cast<std::size_t>(ft.multi[a.endpoint]) * ft.groups + ft.group[e]]);
     return t.lists.get(ft.own_ports[a.endpoint]);

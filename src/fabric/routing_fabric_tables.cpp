@@ -47,6 +47,9 @@ std::size_t PortLists::bytes() const {
 
 namespace {
 
+// The component of an endpoint attached to several fabrics (routing.cpp reads it the same).
+constexpr std::uint32_t every_fabric = none - 1;
+
 struct UnionFind {
     std::vector<std::uint32_t> parent;
     explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0U); }
@@ -94,28 +97,36 @@ void build_fabric_tables(RoutingTables& t) {
     }
     const std::size_t S = ft.switches.size(), E = ft.endpoints.size();
 
-    // Connected fabrics (planes, a storage fabric), numbered in node order.
+    // Connected fabrics (planes, a storage fabric), numbered in node order: the switches joined
+    // by switch-switch links, and each endpoint on its switches' fabric. An endpoint never joins
+    // two fabrics: one attached to several (a storage node on every plane of the compute
+    // fabric) is on all of them, `every_fabric`, and numbered for D-mod-K on its first.
     UnionFind uf(node_count);
     for (const Link& l : topo.links()) {
-        if (!is_fabric_link(l.type)) continue;
-        const bool a_in = t.nodes[l.a.value()].sw != none || t.nodes[l.a.value()].endpoint != none;
-        const bool b_in = t.nodes[l.b.value()].sw != none || t.nodes[l.b.value()].endpoint != none;
-        if (a_in && b_in) uf.join(l.a.value(), l.b.value());
+        if (is_fabric_link(l.type) && t.nodes[l.a.value()].sw != none && t.nodes[l.b.value()].sw != none)
+            uf.join(l.a.value(), l.b.value());
     }
     std::map<std::uint32_t, std::uint32_t> component_of_root;
-    auto component = [&](NodeId id) {
-        return component_of_root.try_emplace(uf.find(id.value()), static_cast<std::uint32_t>(component_of_root.size()))
+    auto component = [&](std::uint32_t node) {
+        return component_of_root.try_emplace(uf.find(node), static_cast<std::uint32_t>(component_of_root.size()))
             .first->second;
     };
     std::vector<std::uint32_t> switch_component(S);
+    ft.component.resize(E);
+    std::vector<std::uint32_t> dmodk_component(E);
     for (std::size_t i = 0; i < node_count; ++i) {
         const NodeRoute& r = t.nodes[i];
-        if (r.sw == none && r.endpoint == none) continue;
-        const auto c = component(NodeId{static_cast<NodeId::rep>(i)});
-        if (r.sw != none) switch_component[r.sw] = c;
+        if (r.sw != none) {
+            switch_component[r.sw] = component(static_cast<std::uint32_t>(i));
+        } else if (r.endpoint != none) {
+            const auto sp = switch_ports(topo, NodeId{static_cast<NodeId::rep>(i)});
+            const std::uint32_t first = component(sp.front().first);
+            bool several = false;
+            for (const auto& [peer, port] : sp) several = several || component(peer) != first;
+            ft.component[r.endpoint] = several ? every_fabric : first;
+            dmodk_component[r.endpoint] = first;
+        }
     }
-    ft.component.resize(E);
-    for (std::size_t e = 0; e < E; ++e) ft.component[e] = component(ft.endpoints[e]);
 
     // Endpoints: own ports, attachments, groups.
     std::map<std::vector<std::uint32_t>, std::uint32_t> group_of;  // attachment switches -> group
@@ -213,7 +224,7 @@ void build_fabric_tables(RoutingTables& t) {
         }
     }
 
-    ft.dmodk = plan_dmodk(topo, ft.endpoints, ft.component, ft.switches, switch_component);
+    ft.dmodk = plan_dmodk(topo, ft.endpoints, dmodk_component, ft.switches, switch_component);
 }
 
 }  // namespace fabricsim::fabric::routing_detail

@@ -128,6 +128,14 @@ Value cluster(const ClusterSpec& c) {
         storage.push_back({"storage_node_nic", nic(c.storage_fabric.storage_node_nic)});
         m.push_back({"storage_fabric", Value{std::move(storage)}});
     }
+    // Absent: no storage nodes on the compute fabric.
+    if (c.storage.nodes > 0) {
+        m.push_back({"storage", Value{Value::Map{
+                                    {"nodes", integer(c.storage.nodes)},
+                                    {"nics_per_node", integer(c.storage.nics_per_node)},
+                                    {"nic", nic(c.storage.nic)},
+                                }}});
+    }
     return Value{std::move(m)};
 }
 

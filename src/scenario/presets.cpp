@@ -25,6 +25,7 @@ const std::vector<PresetSlot>& slots() {
         {{"cluster", "fabric", "switch"}, "switches", "switch"},
         {{"cluster", "storage_fabric", "switch"}, "switches", "switch"},
         {{"cluster", "storage_fabric", "storage_node_nic"}, "nics", "NIC"},
+        {{"cluster", "storage", "nic"}, "nics", "NIC"},
     };
     return all;
 }

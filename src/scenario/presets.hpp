@@ -6,6 +6,7 @@
 //   cluster.fabric.switch                           switches/
 //   cluster.storage_fabric.switch                   switches/
 //   cluster.storage_fabric.storage_node_nic         nics/
+//   cluster.storage.nic                             nics/
 //
 //   server: hgx-h100                        shorthand for { preset: hgx-h100 }
 //   server: { preset: hgx-h100, nics: 4 }   the preset file's keys, overridden by these

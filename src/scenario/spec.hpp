@@ -126,11 +126,22 @@ struct StorageFabricSpec {
     bool operator==(const StorageFabricSpec&) const = default;
 };
 
+// Storage nodes on the compute fabric (cluster.storage), for a cluster without a storage
+// fabric: extra endpoints on the compute leaves after the servers' NICs, NIC i of a node on
+// plane i mod planes. nodes = 0: none (the section is absent).
+struct StorageSpec {
+    int nodes = 0;
+    int nics_per_node = 1;
+    NicSpec nic;
+    bool operator==(const StorageSpec&) const = default;
+};
+
 struct ClusterSpec {
     int servers = 1;
     ServerSpec server;
     FabricSpec fabric;
     StorageFabricSpec storage_fabric;
+    StorageSpec storage;           // only without storage_fabric
     int ranks() const { return servers * server.ranks(); }
     bool operator==(const ClusterSpec&) const = default;
 };

@@ -1,5 +1,6 @@
 #include "scenario/validate.hpp"
 
+#include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
 
 #include <fmt/format.h>
@@ -54,12 +55,70 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     return spec;
 }
 
+constexpr std::int64_t kMaxStorageNodes = 1'000'000;
+constexpr std::int64_t kMaxNicsPerStorageNode = 1'024;
+
+// cluster.storage: storage nodes on the compute fabric. Checked against the fabric they join
+// (a rail-optimized fabric has no place for them; links no faster than their NICs; their NICs
+// split evenly over the planes) and against cluster.storage_fabric, which excludes it.
+StorageSpec validate_storage(const Node* node, const Node& cluster, const FabricSpec& fabric,
+                             const ServerRead& server, Issues& issues) {
+    StorageSpec out;
+    const std::string path = "cluster.storage";
+    if (node == nullptr || (node->is_scalar() && node->text == "none")) return out;  // none: a variant removes it
+    const Node* map = read_section(*node, path, issues);
+    if (map == nullptr) return out;
+    check_keys(*map, path, {"nodes", "nics_per_node", "nic"}, issues);
+    if (const Node* n = map->find("nodes")) {
+        if (auto v = read_int(*n, key_path(path, "nodes"), 1, kMaxStorageNodes, issues)) out.nodes = static_cast<int>(*v);
+    } else {
+        missing(*map, key_path(path, "nodes"), "key", issues);
+    }
+    bool per_node_known = true;
+    const Node* per_node = map->find("nics_per_node");
+    if (per_node != nullptr) {
+        auto v = read_int(*per_node, key_path(path, "nics_per_node"), 1, kMaxNicsPerStorageNode, issues);
+        per_node_known = v.has_value();
+        if (v) out.nics_per_node = static_cast<int>(*v);
+    }
+    const NicRead nic = validate_nic(map->find("nic"), key_path(path, "nic"), issues);
+    out.nic = nic.spec;
+
+    const Node* storage_fabric = cluster.find("storage_fabric");
+    if (storage_fabric != nullptr && !(storage_fabric->is_scalar() && storage_fabric->text == "none")) {
+        issues.add(node->location, path,
+                   "cluster.storage and cluster.storage_fabric are both given; storage nodes go on the compute "
+                   "fabric (cluster.storage) or on a storage fabric (cluster.storage_fabric.storage_nodes), not both");
+    }
+    if (fabric.topology == TopologyKind::rail_optimized) {
+        issues.add(node->location, path,
+                   "storage nodes cannot join a rail-optimized compute fabric (they have no rail); use leaf-spine "
+                   "or fat-tree, or put them on cluster.storage_fabric");
+    }
+    if (per_node_known && out.nics_per_node % fabric.planes != 0) {
+        issues.add(per_node != nullptr ? per_node->location : node->location, key_path(path, "nics_per_node"),
+                   fmt::format("{} does not split evenly over the compute fabric's {} planes; every plane needs the "
+                               "same number of NICs per storage node",
+                               out.nics_per_node, fabric.planes));
+    }
+    const bool automatic = fabric.link_speed == Bandwidth::zero();
+    if (nic.rate_known && (!automatic || (server.usable && server.nic_rate_known))) {
+        const Bandwidth speed = automatic ? server.spec.nic.line_rate : fabric.link_speed;
+        if (speed > out.nic.line_rate)
+            issues.add(node->location, key_path(path, "nic"),
+                       fmt::format("the compute fabric's links run at {}{}, above the line rate of cluster.storage.nic, {}",
+                                   speed, automatic ? " (the line rate of cluster.server.nic)" : "",
+                                   out.nic.line_rate));
+    }
+    return out;
+}
+
 // The cluster, and whether its rank count can be trusted for checking the workload.
 std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) {
     ClusterSpec spec;
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric"}, issues);
+    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -71,6 +130,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     spec.server = server.spec;
     spec.fabric = validate_fabric(map->find("fabric"), *map, server, issues);
     spec.storage_fabric = validate_storage_fabric(map->find("storage_fabric"), server, issues);
+    spec.storage = validate_storage(map->find("storage"), *map, spec.fabric, server, issues);
     return {spec, ranks_known};
 }
 

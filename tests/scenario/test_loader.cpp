@@ -761,3 +761,21 @@ TEST_CASE("a variant's key inside a server preset's NIC keeps the NIC preset", "
     CHECK(slow.pcie_generation == fast.pcie_generation);
     CHECK(loaded.variants[1].spec.cluster.server.storage_nic.line_rate == 400_Gbps);  // another slot
 }
+
+TEST_CASE("cluster.storage puts storage nodes on the compute fabric and none removes it", "[loader][fabric]") {
+    const auto loaded = load_scenario(kSource / "tests/scenario/good/storage-on-compute.yaml", shipped_presets());
+    REQUIRE(loaded.variants.size() == 2);
+    const ClusterSpec& c = loaded.variants[0].spec.cluster;  // "planes": a NIC on each of 2 planes
+    CHECK_FALSE(c.storage_fabric.enabled);
+    CHECK(c.fabric.planes == 2);
+    CHECK(c.storage.nodes == 4);
+    CHECK(c.storage.nics_per_node == 2);
+    CHECK(c.storage.nic.preset == "connectx-6");
+    CHECK(c.storage.nic.line_rate == 200_Gbps);
+    CHECK(c.storage.nic.qps_per_connection == 2);
+    const std::string yaml = to_yaml(loaded.variants[0].resolved);
+    CHECK(yaml.find("  storage:\n    nodes: 4\n    nics_per_node: 2\n    nic:\n      preset: connectx-6\n") !=
+          std::string::npos);
+    CHECK(loaded.variants[1].spec.cluster.storage == StorageSpec{});
+    CHECK(to_yaml(loaded.variants[1].resolved).find("  storage:") == std::string::npos);
+}
