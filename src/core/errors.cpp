@@ -33,4 +33,11 @@ ConfigError::ConfigError(std::vector<ConfigIssue> issues)
 
 ConfigError::ConfigError(ConfigIssue issue) : ConfigError(std::vector<ConfigIssue>{std::move(issue)}) {}
 
+void throw_config_error(std::string key_path, std::string message) {
+    ConfigIssue issue;
+    issue.key_path = std::move(key_path);
+    issue.message = std::move(message);
+    throw ConfigError(std::move(issue));
+}
+
 }  // namespace fabricsim

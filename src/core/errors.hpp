@@ -41,6 +41,10 @@ private:
     std::vector<ConfigIssue> issues_;
 };
 
+// Throws a ConfigError with one issue that has a key path but no place in a file: for input
+// problems found after loading (a fabric the radix cannot hold), where the spec has no lines.
+[[noreturn]] void throw_config_error(std::string key_path, std::string message);
+
 // The model reached a state the user must act on (deadlock, an offload the network does not
 // offer, a fabric that cannot be built).
 class ModelError : public Error {

@@ -16,10 +16,7 @@ namespace {
 using scenario::TopologyKind;
 
 [[noreturn]] void bad(std::string key_path, std::string message) {
-    ConfigIssue issue;
-    issue.key_path = std::move(key_path);
-    issue.message = std::move(message);
-    throw ConfigError(std::move(issue));
+    throw_config_error(std::move(key_path), std::move(message));
 }
 
 Link cable(const LinkClass& c, scenario::Technology technology, Length length, std::uint8_t tier) {

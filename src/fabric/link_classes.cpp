@@ -9,10 +9,7 @@ namespace fabricsim::fabric {
 namespace {
 
 [[noreturn]] void bad(std::string key_path, std::string message) {
-    ConfigIssue issue;
-    issue.key_path = std::move(key_path);
-    issue.message = std::move(message);
-    throw ConfigError(std::move(issue));
+    throw_config_error(std::move(key_path), std::move(message));
 }
 
 double ratio(std::int64_t payload, std::int64_t wire) {
