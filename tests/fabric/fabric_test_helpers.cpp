@@ -1,4 +1,6 @@
 #include "fabric_test_helpers.hpp"
+#include "core/errors.hpp"
+#include "fabric/topology_builder.hpp"
 
 namespace fabricsim::test {
 
@@ -111,6 +113,16 @@ NodeId leaf_of(const Topology& t, NodeId endpoint) {
     for (const fabric::Port& p : t.node(endpoint).ports)
         if (t.node(p.peer).kind == NodeKind::leaf) return p.peer;
     return NodeId::invalid();
+}
+
+std::string error_of(const scenario::ClusterSpec& c) {
+    try {
+        (void)fabric::build_topology(c);
+    } catch (const ConfigError& e) {
+        if (e.issues().size() != 1) return "(" + std::to_string(e.issues().size()) + " issues)";
+        return e.issues()[0].str();
+    }
+    return "(no error)";
 }
 
 }  // namespace fabricsim::test

@@ -6,6 +6,7 @@
 #include "scenario/spec.hpp"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace fabricsim::test {
@@ -34,5 +35,8 @@ std::vector<fabric::LinkId> links_between(const fabric::Topology& t, fabric::Nod
 std::vector<fabric::NodeId> nodes_of(const fabric::Topology& t, fabric::NodeKind kind);
 // The leaf a NIC (or storage node port) is cabled to; invalid if none.
 fabric::NodeId leaf_of(const fabric::Topology& t, fabric::NodeId endpoint);
+
+// The one issue build_topology reports for `c` ("(no error)" when it builds).
+std::string error_of(const scenario::ClusterSpec& c);
 
 }  // namespace fabricsim::test

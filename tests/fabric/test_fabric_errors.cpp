@@ -9,22 +9,9 @@
 using namespace fabricsim;
 using namespace fabricsim::literals;
 using namespace fabricsim::fabric;
+using fabricsim::test::error_of;
 using scenario::Ratio;
 using scenario::TopologyKind;
-
-namespace {
-
-std::string error_of(const scenario::ClusterSpec& c) {
-    try {
-        (void)build_topology(c);
-    } catch (const ConfigError& e) {
-        REQUIRE(e.issues().size() == 1);
-        return e.issues()[0].str();
-    }
-    return "(no error)";
-}
-
-}  // namespace
 
 TEST_CASE("a leaf-spine too large for 64-port switches names 2048 endpoints and 256 servers", "[fabric][errors]") {
     CHECK(error_of(test::cluster(300, test::hgx_h100(), TopologyKind::leaf_spine, 64)) ==

@@ -11,6 +11,7 @@
 using namespace fabricsim;
 using namespace fabricsim::literals;
 using namespace fabricsim::fabric;
+using fabricsim::test::error_of;
 using fabricsim::test::leaf_of;
 using fabricsim::test::nodes_of;
 using scenario::Ratio;
@@ -25,15 +26,6 @@ scenario::ClusterSpec with_storage(scenario::ClusterSpec c, int nodes, int nics_
     return c;
 }
 
-std::string error_of(const scenario::ClusterSpec& c) {
-    try {
-        (void)build_topology(c);
-    } catch (const ConfigError& e) {
-        REQUIRE(e.issues().size() == 1);
-        return e.issues()[0].str();
-    }
-    return "(no error)";
-}
 
 }  // namespace
 
