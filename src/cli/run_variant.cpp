@@ -1,5 +1,7 @@
 #include "cli/run_variant.hpp"
 
+#include "cli/traffic_results.hpp"
+#include "cli/training_results.hpp"
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "workloads/executor.hpp"
@@ -31,11 +33,12 @@ private:
     const workloads::Executor& executor_;
 };
 
-// Flows are the point-to-point entries (transfers); a collective's sends are not flows.
+// Flows are the point-to-point entries (transfers, traffic); a collective's sends are not flows.
 std::vector<report::TransferResult> transfers_of(const scenario::ScenarioSpec& spec, const workloads::Executor& executor,
                                                  const Network& network) {
     std::vector<bool> flow_entries;
-    for (const auto& e : spec.workload) flow_entries.push_back(std::holds_alternative<scenario::TransferSpec>(e.kind));
+    for (const auto& e : spec.workload) flow_entries.push_back(std::holds_alternative<scenario::TransferSpec>(e.kind) ||
+                               std::holds_alternative<scenario::TrafficSpec>(e.kind));
     std::vector<report::TransferResult> out;
     const auto& ops = executor.graph().ops();
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -81,6 +84,8 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     r.model = std::string(network->model_name());
     r.transfers = transfers_of(spec, executor, *network);
     r.collectives = collectives_of(workload.collectives, executor);
+    r.traffic = traffic_results(spec, workload.traffic, executor, *network);
+    r.training = training_results(spec, workload.training, executor, *network);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     for (const auto& t : executor.op_timings())
         if (t.done()) r.makespan = std::max(r.makespan, t.finish);

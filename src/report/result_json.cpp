@@ -1,5 +1,8 @@
 #include "report/result_json.hpp"
 
+#include "report/traffic_json.hpp"
+#include "report/training_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <type_traits>
@@ -115,6 +118,8 @@ std::string to_json(const RunResult& result) {
         j["collectives"] = collectives_json(v.collectives);
         j["flows"] = flows_json(v.transfers);
         j["transfers"] = transfers_json(v.transfers);
+        j["traffic"] = traffic_json(v.traffic);
+        j["training"] = training_json(v.training);
         j["fabric"] = fabric_json(v.fabric);
         j["cost"] = cost_json(v);
         variants.push_back(std::move(j));

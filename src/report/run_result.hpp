@@ -6,6 +6,8 @@
 #include "core/network.hpp"
 #include "core/simulator.hpp"
 #include "core/units.hpp"
+#include "report/traffic_result.hpp"
+#include "report/training_result.hpp"
 #include "scenario/resolved_tree.hpp"
 
 #include <cstdint>
@@ -59,6 +61,8 @@ struct VariantResult {
     std::string model;            // "ideal", "packet", "flow"
     std::vector<TransferResult> transfers;
     std::vector<CollectiveResult> collectives;
+    std::vector<TrafficResult> traffic;
+    std::vector<TrainingResult> training;
     Time makespan;                // when the last op of the workload finished
     std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
     FabricCounters fabric;

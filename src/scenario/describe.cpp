@@ -1,6 +1,7 @@
 #include "scenario/describe.hpp"
 
 #include "core/units_format.hpp"
+#include "scenario/describe_entries.hpp"
 #include "scenario/field_readers.hpp"
 
 #include <limits>
@@ -180,6 +181,8 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
         if (!e.after.empty()) m.push_back({"after", text(e.after)});
         if (const auto* t = std::get_if<TransferSpec>(&e.kind)) m.push_back({"transfer", transfer(*t)});
         if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
+        if (const auto* t = std::get_if<TrafficSpec>(&e.kind)) describe_traffic(*t, m);
+        if (const auto* t = std::get_if<TrainingSpec>(&e.kind)) describe_training(*t, m);
         list.push_back(Value{std::move(m)});
     }
     return Value{std::move(list)};

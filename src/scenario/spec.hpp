@@ -9,6 +9,8 @@
 #include "core/ids.hpp"
 #include "core/units.hpp"
 #include "scenario/collective_spec.hpp"
+#include "scenario/traffic_spec.hpp"
+#include "scenario/training_spec.hpp"
 
 #include <cstdint>
 #include <string>
@@ -159,7 +161,7 @@ struct WorkloadEntry {
     std::string name;              // given or generated: "<kind><index>", e.g. "transfer0"
     std::string after;             // "" when the entry starts at once
     SourceLocation location;       // of the entry in the file, for errors found later
-    std::variant<TransferSpec, CollectiveSpec> kind;
+    std::variant<TransferSpec, CollectiveSpec, TrafficSpec, TrainingSpec> kind;
     // Equal scenarios, wherever they were written: the location is not compared.
     bool operator==(const WorkloadEntry& o) const {
         return name == o.name && after == o.after && kind == o.kind;

@@ -185,16 +185,16 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
     }
     if (const Node* n = root.find("simulation")) spec.simulation = validate_simulation(*n, issues);
 
-    std::optional<int> ranks;
+    bool cluster_known = false;
     if (const Node* n = root.find("cluster")) {
         auto [cluster, ranks_known] = validate_cluster(*n, issues);
         spec.cluster = cluster;
-        if (ranks_known) ranks = cluster.ranks();
+        cluster_known = ranks_known;
     } else {
         missing(root, "cluster", "section", issues);
     }
     if (const Node* n = root.find("workload")) {
-        spec.workload = validate_workload(*n, ranks, issues);
+        spec.workload = validate_workload(*n, cluster_known ? &spec.cluster : nullptr, issues);
     } else {
         missing(root, "workload", "section", issues);
     }

@@ -45,7 +45,7 @@ ServerRead validate_server(const Node* node, Issues& issues);
 FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, Issues& issues);
 StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& server, Issues& issues);
 
-// `ranks`: the cluster's rank count, when the cluster section was valid, to check rank ids.
-std::vector<WorkloadEntry> validate_workload(const Node& node, std::optional<int> ranks, Issues& issues);
+// `cluster`: the validated cluster, or null when it had issues (then rank ids are not checked).
+std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues);
 
 }  // namespace fabricsim::scenario

@@ -1,10 +1,13 @@
-// workload: a non-empty list of entries, each with exactly one kind key (today: transfer)
+// workload: a non-empty list of entries, each with exactly one kind key (transfer, collective,
+// traffic, training)
 // and optional `name` and `after`. Checked here because they need the whole list: rank ids
 // against the cluster, unique names, `after` naming an entry and not forming a cycle.
 #include "scenario/field_readers.hpp"
 #include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
 #include "scenario/validate_collective.hpp"
+#include "scenario/validate_traffic.hpp"
+#include "scenario/validate_training.hpp"
 
 #include <fmt/format.h>
 
@@ -15,9 +18,8 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// Kinds a scenario may use; the workloads issue moves the planned ones to the first list.
-const std::vector<std::string> kAvailableKinds{"transfer", "collective"};
-const std::vector<std::string> kPlannedKinds{"traffic", "training"};
+// The kinds of workload entry.
+const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training"};
 
 constexpr std::int64_t kMaxRank = 1 << 30;
 
@@ -90,7 +92,8 @@ struct ReadEntry {
     const Node* after_node = nullptr;
 };
 
-ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int> ranks, Issues& issues) {
+ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int> ranks, const ClusterSpec* cluster,
+                         Issues& issues) {
     const std::string path = index_path("workload", index);
     ReadEntry out;
     out.entry.location = node.location;
@@ -104,11 +107,13 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
     allowed.insert(allowed.end(), {"name", "after"});
     // A collective's parameters sit beside its kind key.
     if (node.find("collective") != nullptr) allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
+    if (node.find("traffic") != nullptr) allowed.insert(allowed.end(), traffic_keys().begin(), traffic_keys().end());
+    if (node.find("training") != nullptr) allowed.insert(allowed.end(), training_keys().begin(), training_keys().end());
 
     std::vector<const Entry*> kinds;
     std::vector<const Entry*> unknown;
     for (const auto& e : node.entries) {
-        if (contains(kAvailableKinds, e.key) || contains(kPlannedKinds, e.key)) kinds.push_back(&e);
+        if (contains(kAvailableKinds, e.key)) kinds.push_back(&e);
         else if (!contains(allowed, e.key)) unknown.push_back(&e);
     }
     // In an entry without a known kind, an unknown key is most likely the kind, misspelt.
@@ -130,12 +135,12 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         for (const Entry* k : kinds) names.push_back(k->key);
         issues.add(kinds[1]->key_location, path,
                    fmt::format("an entry has exactly one kind, found {}: {}", kinds.size(), join(names)));
-    } else if (contains(kPlannedKinds, kinds[0]->key)) {
-        issues.add(kinds[0]->key_location, key_path(path, kinds[0]->key),
-                   fmt::format("the \"{}\" workload is not available yet; available: {}", kinds[0]->key,
-                               join(kAvailableKinds)));
     } else if (kinds[0]->key == "collective") {
         if (auto c = validate_collective(node, kinds[0]->value, path, ranks, issues)) out.entry.kind = *c;
+    } else if (kinds[0]->key == "traffic") {
+        if (auto t = validate_traffic(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
+    } else if (kinds[0]->key == "training") {
+        if (auto t = validate_training(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
     } else if (auto t = validate_transfer(kinds[0]->value, key_path(path, "transfer"), ranks, issues)) {
         out.entry.kind = *t;
     }
@@ -157,7 +162,9 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
 }
 
 std::string kind_name(const WorkloadEntry& e) {
-    return std::holds_alternative<CollectiveSpec>(e.kind) ? "collective" : "transfer";
+    static constexpr const char* kNames[] = {"transfer", "collective", "traffic", "training"};
+    static_assert(std::variant_size_v<decltype(e.kind)> == std::size(kNames));
+    return kNames[e.kind.index()];
 }
 
 // Names: generated ones first ("<kind><index>"), then each given name must be unique.
@@ -238,7 +245,8 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
 
 }  // namespace
 
-std::vector<WorkloadEntry> validate_workload(const Node& node, std::optional<int> ranks, Issues& issues) {
+std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues) {
+    const std::optional<int> ranks = cluster ? std::optional(cluster->ranks()) : std::nullopt;
     if (!node.is_sequence() || node.items.empty()) {
         issues.add(node.location, "workload",
                    fmt::format("expected a non-empty list of entries, found {}", describe_found(node)));
@@ -246,7 +254,7 @@ std::vector<WorkloadEntry> validate_workload(const Node& node, std::optional<int
     }
     std::vector<ReadEntry> read;
     read.reserve(node.items.size());
-    for (std::size_t i = 0; i < node.items.size(); ++i) read.push_back(validate_entry(node.items[i], i, ranks, issues));
+    for (std::size_t i = 0; i < node.items.size(); ++i) read.push_back(validate_entry(node.items[i], i, ranks, cluster, issues));
     check_names(read, issues);
     check_after(read, issues);
     std::vector<WorkloadEntry> out;

@@ -28,6 +28,10 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
             if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>)
                 workload.collectives.push_back({i, add_collective(graph, i, kind, layout, &network)});
+            if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
+                workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
+            if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>)
+                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed));
         }, entry.kind);
     }
     return workload;

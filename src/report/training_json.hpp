@@ -1,0 +1,14 @@
+// result.json's "training" part. Internal to src/report/.
+#pragma once
+
+#include "report/training_result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace fabricsim::report {
+
+nlohmann::ordered_json training_json(const std::vector<TrainingResult>& results);
+
+}  // namespace fabricsim::report
