@@ -67,16 +67,18 @@ void IdealNetwork::send(Simulator& sim, const Message& message, DeliveryListener
         nic_received_[r.ingress - static_cast<std::size_t>(ranks_)] += message.size;
     }
 
-    std::uint32_t slot;
+    sim.at(delivered, *this, park(message.id, listener));
+}
+
+std::uint32_t IdealNetwork::park(MessageId id, DeliveryListener& listener) {
     if (free_slots_.empty()) {
-        slot = static_cast<std::uint32_t>(in_flight_.size());
-        in_flight_.push_back({message.id, &listener});
-    } else {
-        slot = free_slots_.back();
-        free_slots_.pop_back();
-        in_flight_[slot] = {message.id, &listener};
+        in_flight_.push_back({id, &listener});
+        return static_cast<std::uint32_t>(in_flight_.size() - 1);
     }
-    sim.at(delivered, *this, slot);
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    in_flight_[slot] = {id, &listener};
+    return slot;
 }
 
 void IdealNetwork::on_event(Simulator& sim, std::uint64_t slot) {

@@ -29,6 +29,10 @@ public:
     std::string_view model_name() const override { return "ideal"; }
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
     Time unloaded_time(const Message& message) const override;
+    // NVLS inside an NVLink4+ NVSwitch server and SHARP on InfiniBand switches that
+    // aggregate (ideal_offload.cpp, docs/models/ideal.md).
+    bool offers(Offload offload, std::span<const RankId> ranks) const override;
+    void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override;
 
     Bandwidth nic_bandwidth() const { return nic_bandwidth_; }
     Bandwidth intra_server_bandwidth() const { return intra_bandwidth_; }
@@ -49,6 +53,10 @@ private:
         bool fabric;
     };
     Route route(const Message& message) const;
+    std::uint32_t park(MessageId id, DeliveryListener& listener);  // an in_flight_ slot
+
+    bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
+    bool sharp_ = false;  // the fabric's switches aggregate
 
     int ranks_;
     int ranks_per_server_;
