@@ -3,11 +3,32 @@
 namespace fabricsim::cli {
 
 std::vector<report::TrainingResult> training_results(const scenario::ScenarioSpec& spec,
-                                             const std::vector<workloads::TrainingPlan>& plans,
-                                             const workloads::Executor& executor, const Network& /*network*/) {
+                                                     const std::vector<workloads::TrainingPlan>& plans,
+                                                     const workloads::Executor& executor, const Network& /*network*/) {
     std::vector<report::TrainingResult> out;
-    for (const auto& p : plans) out.push_back({executor.graph().entries()[p.entry].name});
-    (void)spec;
+    for (const auto& p : plans) {
+        const auto m = workloads::measure_training(p, executor.graph(), executor.op_timings(), spec.cluster);
+        report::TrainingResult r;
+        r.name = executor.graph().entries()[p.entry].name;
+        r.ranks = static_cast<int>(p.ranks.size());
+        r.ops = static_cast<std::int64_t>(m.ops);
+        r.iterations = static_cast<int>(m.iterations.size());
+        for (const auto& it : m.iterations) {
+            r.iteration_time += it.time;
+            r.compute += it.compute;
+            r.bubble += it.bubble;
+            for (std::size_t k = 0; k < 4; ++k) r.exposed[k] += it.exposed[k];
+        }
+        if (r.iterations > 0) {  // means, in whole ps
+            r.iteration_time = r.iteration_time / r.iterations;
+            r.compute = r.compute / r.iterations;
+            r.bubble = r.bubble / r.iterations;
+            for (auto& e : r.exposed) e = e / r.iterations;
+        }
+        r.comm_bytes = m.link_bytes;
+        r.rank_bytes = m.critical_rank_bytes;
+        out.push_back(std::move(r));
+    }
     return out;
 }
 

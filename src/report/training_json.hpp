@@ -1,4 +1,5 @@
-// result.json's "training" part. Internal to src/report/.
+// result.json's "training" part: DESIGN §6's object for the first job (zeros without one),
+// plus every job under "jobs". Internal to src/report/.
 #pragma once
 
 #include "report/training_result.hpp"

@@ -1,14 +1,27 @@
-// What a `training` entry produced, in engine units (docs/models/training.md).
+// What a `training` entry produced, in engine units (docs/models/training.md): the mean
+// iteration and its split on the critical rank, compute + bubble + Σ exposed = iteration.
 #pragma once
 
 #include "core/units.hpp"
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 namespace fabricsim::report {
 
 struct TrainingResult {
     std::string name;
+    int ranks = 0;
+    int iterations = 0;                   // measured (whole) iterations
+    std::int64_t ops = 0;                 // ops the job added to the graph
+    Time iteration_time;                  // mean over iterations
+    Time compute;                         // on the critical rank, mean
+    Time bubble;
+    std::array<Time, 4> exposed{};        // tp, pp, dp, ep
+    std::array<Bytes, 3> comm_bytes{};    // per iteration: nvlink, pcie, fabric
+    std::array<Bytes, 4> rank_bytes{};    // sent per iteration by the critical rank: tp, pp, dp, ep
+    Time exposed_total() const { return exposed[0] + exposed[1] + exposed[2] + exposed[3]; }
 };
 
 }  // namespace fabricsim::report

@@ -31,7 +31,7 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
                 workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
             if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>)
-                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed));
+                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training));
         }, entry.kind);
     }
     return workload;
