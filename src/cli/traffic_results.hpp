@@ -11,6 +11,10 @@
 
 namespace fabricsim::cli {
 
+// One entry's figures (docs/models/traffic.md, "Results").
+report::TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads::Executor& executor,
+                                     const Network& network);
+
 std::vector<report::TrafficResult> traffic_results(const scenario::ScenarioSpec& spec,
                                              const std::vector<workloads::TrafficPlan>& plans,
                                              const workloads::Executor& executor, const Network& network);

@@ -137,6 +137,14 @@ Value cluster(const ClusterSpec& c) {
                                     {"nic", nic(c.storage.nic)},
                                 }}});
     }
+    // Absent: no GPU-pool client hosts.
+    if (c.clients.nodes > 0) {
+        m.push_back({"clients", Value{Value::Map{
+                                    {"nodes", integer(c.clients.nodes)},
+                                    {"nics_per_node", integer(c.clients.nics_per_node)},
+                                    {"nic", nic(c.clients.nic)},
+                                }}});
+    }
     return Value{std::move(m)};
 }
 

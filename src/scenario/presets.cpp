@@ -26,6 +26,7 @@ const std::vector<PresetSlot>& slots() {
         {{"cluster", "storage_fabric", "switch"}, "switches", "switch"},
         {{"cluster", "storage_fabric", "storage_node_nic"}, "nics", "NIC"},
         {{"cluster", "storage", "nic"}, "nics", "NIC"},
+        {{"cluster", "clients", "nic"}, "nics", "NIC"},
     };
     return all;
 }

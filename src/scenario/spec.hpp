@@ -138,13 +138,34 @@ struct StorageSpec {
     bool operator==(const StorageSpec&) const = default;
 };
 
+// CPU-only client hosts on the compute fabric (cluster.clients), for remote GPU pooling: they
+// run applications whose GPU calls go over the network to the GPU servers. nodes = 0: none.
+struct ClientsSpec {
+    int nodes = 0;
+    int nics_per_node = 1;
+    NicSpec nic;
+    bool operator==(const ClientsSpec&) const = default;
+};
+
 struct ClusterSpec {
     int servers = 1;
     ServerSpec server;
     FabricSpec fabric;
     StorageFabricSpec storage_fabric;
     StorageSpec storage;           // only without storage_fabric
+    ClientsSpec clients;
     int ranks() const { return servers * server.ranks(); }
+    // Endpoints after the GPU ranks: storage nodes ranks() .. ranks()+storage_nodes()-1, then
+    // the client hosts (docs/models/traffic.md).
+    int storage_nodes() const { return storage_fabric.enabled ? storage_fabric.storage_nodes : storage.nodes; }
+    int nics_per_storage_node() const {
+        return storage_fabric.enabled ? storage_fabric.nics_per_storage_node : storage.nics_per_node;
+    }
+    RankId storage_endpoint(int node) const { return RankId{static_cast<RankId::rep>(ranks() + node)}; }
+    RankId client_endpoint(int client) const {
+        return RankId{static_cast<RankId::rep>(ranks() + storage_nodes() + client)};
+    }
+    int endpoints() const { return ranks() + storage_nodes() + clients.nodes; }
     bool operator==(const ClusterSpec&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
+#include "scenario/validate_clients.hpp"
 
 #include <fmt/format.h>
 
@@ -118,7 +119,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     ClusterSpec spec;
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage"}, issues);
+    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage", "clients"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -131,6 +132,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     spec.fabric = validate_fabric(map->find("fabric"), *map, server, issues);
     spec.storage_fabric = validate_storage_fabric(map->find("storage_fabric"), server, issues);
     spec.storage = validate_storage(map->find("storage"), *map, spec.fabric, server, issues);
+    spec.clients = validate_clients(map->find("clients"), issues);
     return {spec, ranks_known};
 }
 

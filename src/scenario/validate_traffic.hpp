@@ -11,12 +11,19 @@
 
 namespace fabricsim::scenario {
 
-// The parameter keys that may sit beside `traffic:` in an entry.
+// The parameter keys that may sit beside `traffic:` in an entry (each pattern takes some).
 const std::vector<std::string>& traffic_keys();
 
 // `entry` is the whole entry mapping; `kind_node` the value of its `traffic` key; `cluster`
 // the validated cluster, or null when it had issues (then ranks are not checked).
 std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_node, const std::string& path,
-                                     const ClusterSpec* cluster, Issues& issues);
+                                            const ClusterSpec* cluster, Issues& issues);
+
+// The rate a rank can inject into the fabric: its share of its server's NICs, at most one
+// NIC's line rate. Poisson's `load` is a fraction of it.
+Bandwidth traffic_sender_rate(const ClusterSpec& cluster);
+
+// At most this many flows per entry (a guard against a typo that asks for billions).
+inline constexpr std::int64_t kMaxTrafficFlows = 10'000'000;
 
 }  // namespace fabricsim::scenario

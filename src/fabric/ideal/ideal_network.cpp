@@ -29,38 +29,97 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
       latency_(spec.latency) {
     if (nic_bandwidth_ <= Bandwidth::zero() || intra_bandwidth_ <= Bandwidth::zero() || nics_ < 1)
         throw ModelError("ideal network: every NIC needs a positive line rate");
-    const std::size_t ports = static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(cluster.servers) * static_cast<std::size_t>(nics_);
+    const auto size = [](int n) { return static_cast<std::size_t>(n); };
+    servers_ = cluster.servers;
+    storage_fabric_ = cluster.storage_fabric.enabled;
+    storage_nics_ = storage_fabric_ ? cluster.server.storage_nics : 0;
+    storage_nic_bandwidth_ = cluster.server.storage_nic.line_rate;
+    storage_nodes_ = cluster.storage_nodes();
+    nics_per_storage_node_ = cluster.nics_per_storage_node();
+    storage_node_bandwidth_ = storage_fabric_ ? cluster.storage_fabric.storage_node_nic.line_rate : cluster.storage.nic.line_rate;
+    clients_ = cluster.clients.nodes;
+    nics_per_client_ = cluster.clients.nics_per_node;
+    client_bandwidth_ = cluster.clients.nic.line_rate;
+    if ((storage_nics_ > 0 && storage_nic_bandwidth_ <= Bandwidth::zero()) ||
+        (storage_nodes_ > 0 && (storage_node_bandwidth_ <= Bandwidth::zero() || nics_per_storage_node_ < 1)) ||
+        (clients_ > 0 && (client_bandwidth_ <= Bandwidth::zero() || nics_per_client_ < 1)))
+        throw ModelError("ideal network: every NIC needs a positive line rate");
+    storage_nic_base_ = size(ranks_) + size(servers_) * size(nics_);
+    storage_node_base_ = storage_nic_base_ + size(servers_) * size(storage_nics_);
+    client_base_ = storage_node_base_ + size(storage_nodes_) * size(nics_per_storage_node_);
+    const std::size_t ports = client_base_ + size(clients_) * size(nics_per_client_);
     egress_free_.assign(ports, Time::zero());
     ingress_free_.assign(ports, Time::zero());
     nic_sent_.assign(ports - static_cast<std::size_t>(ranks_), Bytes::zero());
     nic_received_.assign(ports - static_cast<std::size_t>(ranks_), Bytes::zero());
 }
 
+std::size_t IdealNetwork::server_storage_nic(int server, int nic) const {
+    return storage_nic_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(server * storage_nics_ + nic);
+}
+std::size_t IdealNetwork::storage_node_nic(int node, int nic) const {
+    return storage_node_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(node * nics_per_storage_node_ + nic);
+}
+std::size_t IdealNetwork::client_nic(int client, int nic) const {
+    return client_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(client * nics_per_client_ + nic);
+}
+
+IdealNetwork::Port IdealNetwork::endpoint_port(RankId e, RankId peer) const {
+    const int k = static_cast<int>(e.value()) - ranks_;
+    if (k < storage_nodes_) {
+        const int nic = static_cast<int>(peer.value() % static_cast<std::uint32_t>(nics_per_storage_node_));
+        return {storage_node_base_ + static_cast<std::size_t>(k * nics_per_storage_node_ + nic), storage_node_bandwidth_};
+    }
+    const int nic = static_cast<int>(peer.value() % static_cast<std::uint32_t>(nics_per_client_));
+    return {client_base_ + static_cast<std::size_t>((k - storage_nodes_) * nics_per_client_ + nic), client_bandwidth_};
+}
+
+IdealNetwork::Port IdealNetwork::rank_port(RankId r, RankId peer, std::int16_t rail) const {
+    const int server = static_cast<int>(r.value()) / ranks_per_server_;
+    const int local = static_cast<int>(r.value()) % ranks_per_server_;
+    const bool to_storage = peer.value() >= static_cast<std::uint32_t>(ranks_) &&
+                            peer.value() < static_cast<std::uint32_t>(ranks_ + storage_nodes_);
+    if (to_storage && storage_fabric_)
+        return {storage_nic_base_ + static_cast<std::size_t>(server * storage_nics_ + local * storage_nics_ / ranks_per_server_),
+                storage_nic_bandwidth_};
+    const int nic = rail >= 0 ? rail % nics_ : local * nics_ / ranks_per_server_;
+    return {static_cast<std::size_t>(ranks_ + server * nics_ + nic), nic_bandwidth_};
+}
+
 IdealNetwork::Route IdealNetwork::route(const Message& m) const {
-    const int src_server = static_cast<int>(m.src.value()) / ranks_per_server_;
-    const int dst_server = static_cast<int>(m.dst.value()) / ranks_per_server_;
-    if (src_server == dst_server) return {m.src.value(), m.dst.value(), intra_bandwidth_, false};
-    const auto own_nic = [&](RankId r) { return static_cast<int>(r.value()) % ranks_per_server_ * nics_ / ranks_per_server_; };
-    const int src_nic = m.rail >= 0 ? m.rail % nics_ : own_nic(m.src);
-    const int dst_nic = m.rail >= 0 ? m.rail % nics_ : own_nic(m.dst);
-    return {static_cast<std::size_t>(ranks_ + src_server * nics_ + src_nic),
-            static_cast<std::size_t>(ranks_ + dst_server * nics_ + dst_nic), nic_bandwidth_, true};
+    const auto is_rank = [&](RankId r) { return r.value() < static_cast<std::uint32_t>(ranks_); };
+    if (is_rank(m.src) && is_rank(m.dst)) {
+        const int src_server = static_cast<int>(m.src.value()) / ranks_per_server_;
+        const int dst_server = static_cast<int>(m.dst.value()) / ranks_per_server_;
+        if (src_server == dst_server)
+            return {m.src.value(), m.dst.value(), intra_bandwidth_, intra_bandwidth_, false};
+    }
+    const auto is_storage = [&](RankId r) { return !is_rank(r) && r.value() < static_cast<std::uint32_t>(ranks_ + storage_nodes_); };
+    if (storage_fabric_ && !is_rank(m.src) && !is_rank(m.dst) && is_storage(m.src) != is_storage(m.dst))
+        throw ModelError(fmt::format("ideal network: no path between endpoints {} and {}: the storage nodes are on the "
+                                     "storage fabric and the clients on the compute fabric",
+                                     m.src.value(), m.dst.value()));
+    const Port src = is_rank(m.src) ? rank_port(m.src, m.dst, m.rail) : endpoint_port(m.src, m.dst);
+    const Port dst = is_rank(m.dst) ? rank_port(m.dst, m.src, m.rail) : endpoint_port(m.dst, m.src);
+    return {src.index, dst.index, src.bandwidth, dst.bandwidth, true};
 }
 
 Time IdealNetwork::unloaded_time(const Message& message) const {
-    return latency_ + transmit_time(message.size, route(message).bandwidth);
+    const Route r = route(message);
+    return latency_ + transmit_time(message.size, std::min(r.egress_bandwidth, r.ingress_bandwidth));
 }
 
 void IdealNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
-    if (message.src.value() >= static_cast<std::uint32_t>(ranks_) ||
-        message.dst.value() >= static_cast<std::uint32_t>(ranks_))
-        throw InternalError(fmt::format("ideal network: message {} between ranks {} and {} of {}",
-                                        message.id.value(), message.src.value(), message.dst.value(), ranks_));
+    const auto endpoints = static_cast<std::uint32_t>(ranks_ + storage_nodes_ + clients_);
+    if (message.src.value() >= endpoints || message.dst.value() >= endpoints)
+        throw InternalError(fmt::format("ideal network: message {} between endpoints {} and {} of {}",
+                                        message.id.value(), message.src.value(), message.dst.value(), endpoints));
     const Route r = route(message);
-    const Time tx = transmit_time(message.size, r.bandwidth);
+    const Time tx = transmit_time(message.size, std::min(r.egress_bandwidth, r.ingress_bandwidth));
     const Time start = std::max(sim.now(), egress_free_[r.egress]);
-    egress_free_[r.egress] = start + tx;
-    const Time delivered = std::max(start + tx + latency_, ingress_free_[r.ingress] + tx);
+    egress_free_[r.egress] = start + transmit_time(message.size, r.egress_bandwidth);
+    const Time delivered =
+        std::max(start + tx + latency_, ingress_free_[r.ingress] + transmit_time(message.size, r.ingress_bandwidth));
     ingress_free_[r.ingress] = delivered;
     if (r.fabric) {
         nic_sent_[r.egress - static_cast<std::size_t>(ranks_)] += message.size;

@@ -12,6 +12,16 @@
 // line rate; inside a server, the GPU's NVLink at links × link bandwidth (PCIe-only servers
 // and plain hosts use their NIC share). Alone on the network a message takes latency + S/B,
 // so collectives reproduce their α–β forms. It offers no in-network operation.
+//
+// Endpoints after the ranks (ClusterSpec::storage_endpoint, client_endpoint): storage nodes
+// and GPU-pool client hosts, each with its NICs at their line rate; an endpoint with several
+// NICs uses NIC (peer id mod NICs) towards a peer. A rank talks to a storage node through its
+// server's storage NICs when the cluster has a storage fabric, else through its compute NIC.
+// When the two ports run at different rates, each is held for S / its own rate and the message
+// arrives at the slower one's pace:
+//
+//   start     = max(now, egress_free[e]);                  egress_free = start + S/B_e
+//   delivered = max(start + S/min(B_e, B_i) + latency, ingress_free[i] + S/B_i)
 #pragma once
 
 #include "core/event_queue.hpp"
@@ -37,8 +47,13 @@ public:
     Bandwidth nic_bandwidth() const { return nic_bandwidth_; }
     Bandwidth intra_server_bandwidth() const { return intra_bandwidth_; }
     // Bytes each NIC (server · nics + index) has sent and received: where fabric traffic went.
+    // After the servers' compute NICs come the servers' storage NICs, the storage nodes' NICs
+    // and the clients' NICs; the *_nic() functions give their indices.
     const std::vector<Bytes>& nic_bytes_sent() const { return nic_sent_; }
     const std::vector<Bytes>& nic_bytes_received() const { return nic_received_; }
+    std::size_t server_storage_nic(int server, int nic) const;
+    std::size_t storage_node_nic(int node, int nic) const;
+    std::size_t client_nic(int client, int nic) const;
 
 private:
     void on_event(Simulator& sim, std::uint64_t slot) override;
@@ -49,10 +64,16 @@ private:
     };
     struct Route {
         std::size_t egress, ingress;  // indices into the port arrays
-        Bandwidth bandwidth;
+        Bandwidth egress_bandwidth, ingress_bandwidth;
         bool fabric;
     };
+    struct Port {
+        std::size_t index;
+        Bandwidth bandwidth;
+    };
     Route route(const Message& message) const;
+    Port endpoint_port(RankId endpoint, RankId peer) const;  // a storage node's or client's NIC
+    Port rank_port(RankId rank, RankId peer, std::int16_t rail) const;  // towards another server
     std::uint32_t park(MessageId id, DeliveryListener& listener);  // an in_flight_ slot
 
     bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
@@ -64,7 +85,18 @@ private:
     Bandwidth nic_bandwidth_;
     Bandwidth intra_bandwidth_;
     Time latency_;
-    // Ports 0 .. ranks-1: the GPUs' NVLink (or host) ports; then one per NIC.
+    // Endpoints beyond the ranks and their ports (docs/models/traffic.md).
+    int servers_ = 0;
+    bool storage_fabric_ = false;
+    int storage_nics_ = 0;                    // per server, on the storage fabric
+    Bandwidth storage_nic_bandwidth_;
+    int storage_nodes_ = 0, nics_per_storage_node_ = 1;
+    Bandwidth storage_node_bandwidth_;
+    int clients_ = 0, nics_per_client_ = 1;
+    Bandwidth client_bandwidth_;
+    std::size_t storage_nic_base_ = 0, storage_node_base_ = 0, client_base_ = 0;  // first port of each
+    // Ports 0 .. ranks-1: the GPUs' NVLink (or host) ports; then one per NIC (servers' compute
+    // NICs, servers' storage NICs, storage nodes' NICs, clients' NICs).
     std::vector<Time> egress_free_, ingress_free_;
     std::vector<Bytes> nic_sent_, nic_received_;
     std::vector<InFlight> in_flight_;      // indexed by slot
