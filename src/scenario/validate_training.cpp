@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <set>
 
@@ -72,7 +73,7 @@ std::optional<std::int64_t> parse_count(std::string_view t) {
         mantissa /= 10;
     }
     for (; shift > 0; --shift) {
-        if (mantissa > kMaxParameters) return std::nullopt;
+        if (mantissa > INT64_MAX / 10) return std::nullopt;
         mantissa *= 10;
     }
     return mantissa;
@@ -173,7 +174,7 @@ std::optional<TrainingSpec> validate_training(const Node& /*entry*/, const Node&
         if (parameters_node) {
             std::optional<std::int64_t> v;
             if (parameters_node->is_scalar()) v = parse_count(parameters_node->text);
-            if (!v || *v <= 0) {
+            if (!v || *v <= 0 || *v > kMaxParameters) {
                 issues.add(parameters_node->location, key_path(mp, "parameters"),
                            fmt::format("expected a positive whole count such as 70B, 1.5T or 7e9, found {}",
                                        describe_found(*parameters_node)));
