@@ -31,7 +31,10 @@ struct Message {
 };
 
 // In-network operations a network may offer. One group operation covers a whole group of
-// ranks: each contributes `size` bytes and each receives `size` bytes.
+// ranks: a collective of `size` bytes (nccl-tests' S) that the network computes on the way.
+// The collective layer, which knows the algorithm's data movement (e.g. NVLS: multimem
+// ld_reduce of each rank's slice, then a multicast store), says how many bytes each rank's
+// port sends into and receives from the network; the network model adds its own costs.
 enum class Offload {
     nvswitch_multicast,   // NVLS: one write reaches every GPU of the group through NVSwitch
     nvswitch_reduce,      // NVLS: NVSwitch reduces the group's buffers (all-reduce)
@@ -44,6 +47,9 @@ struct GroupOperation {
     Offload offload;
     std::span<const RankId> ranks;  // valid for the duration of the call only
     Bytes size;
+    Bytes egress;                   // per rank: bytes its port sends into the network
+    Bytes ingress;                  // per rank: bytes its port receives
+    std::int16_t rail = -1;         // switch_aggregation: the NIC each server uses; -1: own
 };
 
 class DeliveryListener {

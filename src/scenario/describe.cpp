@@ -97,6 +97,7 @@ Value switch_model(const SwitchSpec& s) {
     m.push_back({"port_speed", text(to_string(s.port_speed))});
     m.push_back({"latency", text(to_string(s.latency))});
     m.push_back({"buffer", text(to_string(s.buffer))});
+    m.push_back({"sharp", Value{s.sharp}});
     return Value{std::move(m)};
 }
 

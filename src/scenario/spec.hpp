@@ -93,6 +93,7 @@ struct SwitchSpec {
     Bandwidth port_speed = Bandwidth::Gbps(400);
     Time latency = Time::ns(600);  // port-to-port, zero load
     Bytes buffer = Bytes{64'000'000};  // shared packet buffer
+    bool sharp = false;            // aggregates reductions in the switch (NVIDIA SHARP)
     bool operator==(const SwitchSpec&) const = default;
 };
 

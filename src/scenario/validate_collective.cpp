@@ -15,8 +15,7 @@ namespace fabricsim::scenario {
 namespace {
 
 const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"};
-const std::vector<std::string> kAlgorithms{"auto", "ring", "halving_doubling", "pairwise"};
-const std::vector<std::string> kPlannedAlgorithms{"tree", "nvls", "hierarchical", "sharp"};
+const std::vector<std::string> kAlgorithms{"auto", "ring", "tree", "halving_doubling", "pairwise", "nvls", "hierarchical", "sharp"};
 constexpr std::int64_t kMaxSweepPoints = 64;
 
 CollectiveOp op_of(const std::string& s) {
@@ -25,17 +24,21 @@ CollectiveOp op_of(const std::string& s) {
 
 CollectiveAlgorithm algorithm_of(const std::string& s) {
     if (s == "ring") return CollectiveAlgorithm::ring;
+    if (s == "tree") return CollectiveAlgorithm::tree;
     if (s == "halving_doubling") return CollectiveAlgorithm::halving_doubling;
     if (s == "pairwise") return CollectiveAlgorithm::pairwise;
+    if (s == "nvls") return CollectiveAlgorithm::nvls;
+    if (s == "hierarchical") return CollectiveAlgorithm::hierarchical;
+    if (s == "sharp") return CollectiveAlgorithm::sharp;
     return CollectiveAlgorithm::automatic;
 }
 
 // Which algorithms run which op (docs/models/collectives.md).
 std::vector<std::string> algorithms_for(CollectiveOp op) {
     switch (op) {
-        case CollectiveOp::all_reduce:
+        case CollectiveOp::all_reduce: return {"auto", "ring", "tree", "halving_doubling", "nvls", "hierarchical", "sharp"};
         case CollectiveOp::all_gather:
-        case CollectiveOp::reduce_scatter: return {"auto", "ring", "halving_doubling"};
+        case CollectiveOp::reduce_scatter: return {"auto", "ring", "halving_doubling", "nvls"};
         case CollectiveOp::all_to_all: return {"auto", "pairwise"};
         case CollectiveOp::broadcast:
         case CollectiveOp::send_recv: return {"auto", "ring"};
@@ -153,11 +156,7 @@ std::optional<CollectiveSpec> validate_collective(const Node& entry, const Node&
 
     if (const Node* n = entry.find("algorithm")) {
         const std::string a_path = key_path(path, "algorithm");
-        if (n->is_scalar() && std::find(kPlannedAlgorithms.begin(), kPlannedAlgorithms.end(), n->text) != kPlannedAlgorithms.end()) {
-            issues.add(n->location, a_path,
-                       fmt::format("the \"{}\" algorithm is not available yet; available: {}", n->text, join(kAlgorithms)));
-            ok = false;
-        } else if (auto a = read_choice(*n, a_path, "algorithm", kAlgorithms, issues)) {
+        if (auto a = read_choice(*n, a_path, "algorithm", kAlgorithms, issues)) {
             const auto allowed = op_name ? algorithms_for(spec.op) : kAlgorithms;
             if (std::find(allowed.begin(), allowed.end(), *a) == allowed.end()) {
                 issues.add(n->location, a_path,

@@ -72,7 +72,8 @@ SwitchRead validate_switch(const Node& node, const std::string& path, std::optio
         out.usable = false;
         return out;
     }
-    check_keys(*map, path, {"preset", "description", "technology", "radix", "port_speed", "latency", "buffer"}, issues);
+    check_keys(*map, path, {"preset", "description", "technology", "radix", "port_speed", "latency", "buffer", "sharp"},
+               issues);
     SwitchSpec& s = out.spec;
     if (const Node* n = map->find("preset"))
         if (auto v = read_name(*n, key_path(path, "preset"), issues)) s.preset = *v;
@@ -95,6 +96,8 @@ SwitchRead validate_switch(const Node& node, const std::string& path, std::optio
         if (auto v = read_time(*n, key_path(path, "latency"), Zero::allowed, issues)) s.latency = *v;
     if (const Node* n = map->find("buffer"))
         if (auto v = read_bytes(*n, key_path(path, "buffer"), Zero::rejected, issues)) s.buffer = *v;
+    if (const Node* n = map->find("sharp"))
+        if (auto v = read_bool(*n, key_path(path, "sharp"), issues)) s.sharp = *v;
     return out;
 }
 

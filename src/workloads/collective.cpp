@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "workloads/collective_algorithms.hpp"
+#include "workloads/collective_tuner.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -102,43 +103,56 @@ std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayou
     return order;
 }
 
-struct Choice {
-    CollectiveAlgorithm algorithm;
-    std::string reason;
-};
-
-Choice choose(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group) {
-    if (spec.algorithm != CollectiveAlgorithm::automatic) return {spec.algorithm, ""};
-    switch (spec.op) {
-        case CollectiveOp::all_to_all:
-            return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)"};
-        case CollectiveOp::broadcast:
-        case CollectiveOp::send_recv:
-            return {CollectiveAlgorithm::ring, "auto: ring"};
-        default: break;
-    }
-    (void)group;
-    return {CollectiveAlgorithm::ring, "auto: ring (bandwidth-optimal; tree, NVLS and SHARP are not modelled yet)"};
-}
-
-void check_supported(CollectiveOp op, CollectiveAlgorithm a, std::size_t n) {
+void check_supported(CollectiveOp op, CollectiveAlgorithm a, const std::vector<RankId>& group, const RankLayout& layout,
+                     const Network* network) {
     const auto fail = [&](std::string why) {
         throw ModelError(fmt::format("{} with algorithm {}: {}", to_string(op), to_string(a), why));
     };
+    const bool spans = servers_spanned(group, layout) > 1;
     switch (a) {
+        case CollectiveAlgorithm::automatic: return;
         case CollectiveAlgorithm::ring:
             if (op == CollectiveOp::all_to_all) fail("use pairwise for all_to_all");
             return;
         case CollectiveAlgorithm::halving_doubling:
             if (op != CollectiveOp::all_reduce && op != CollectiveOp::reduce_scatter && op != CollectiveOp::all_gather)
                 fail("halving-doubling runs all_reduce, reduce_scatter and all_gather");
-            if (!std::has_single_bit(n)) fail(fmt::format("needs a power-of-two number of ranks, got {}", n));
+            if (!std::has_single_bit(group.size()))
+                fail(fmt::format("needs a power-of-two number of ranks, got {}", group.size()));
             return;
         case CollectiveAlgorithm::pairwise:
             if (op != CollectiveOp::all_to_all) fail("pairwise runs all_to_all only");
             return;
-        default:
-            fail("not available yet (the tree, hierarchical, NVLS and SHARP algorithms arrive with the packet model)");
+        case CollectiveAlgorithm::tree:
+            if (op != CollectiveOp::all_reduce) fail("the double binary tree runs all_reduce only (as in NCCL)");
+            return;
+        case CollectiveAlgorithm::hierarchical:
+            if (op != CollectiveOp::all_reduce) fail("hierarchical runs all_reduce only");
+            if (!spans) fail("needs ranks on more than one server");
+            if (rail_groups(group, layout).empty()) fail("needs the same number of ranks on every server");
+            return;
+        case CollectiveAlgorithm::nvls: {
+            if (op != CollectiveOp::all_reduce && op != CollectiveOp::reduce_scatter && op != CollectiveOp::all_gather)
+                fail("NVLS runs all_reduce, reduce_scatter and all_gather");
+            const Offload o = op == CollectiveOp::all_gather ? Offload::nvswitch_multicast : Offload::nvswitch_reduce;
+            if (network == nullptr || !network->offers(o, group))
+                fail(fmt::format("the {} network does not offer {} over these {} ranks (NVLS needs every rank on one "
+                                 "server whose NVSwitches multicast and reduce: NVLink4 or later)",
+                                 network ? network->model_name() : "chosen", to_string(o), group.size()));
+            return;
+        }
+        case CollectiveAlgorithm::sharp: {
+            if (op != CollectiveOp::all_reduce) fail("SHARP runs all_reduce only");
+            if (!spans) fail("needs ranks on more than one server");
+            const auto groups = rail_groups(group, layout);
+            if (groups.empty()) fail("needs the same number of ranks on every server");
+            for (const auto& peers : groups)
+                if (network == nullptr || !network->offers(Offload::switch_aggregation, peers))
+                    fail(fmt::format("the {} network does not offer switch_aggregation over these ranks (SHARP needs "
+                                     "an InfiniBand fabric of switches with sharp: true)",
+                                     network ? network->model_name() : "chosen"));
+            return;
+        }
     }
 }
 
@@ -147,6 +161,10 @@ void build_channel(ChannelContext& ctx, CollectiveOp op, CollectiveAlgorithm a, 
     const int n = static_cast<int>(order.size());
     if (a == CollectiveAlgorithm::halving_doubling) {
         halving_doubling(ctx, order, bytes, op != CollectiveOp::all_gather, op != CollectiveOp::reduce_scatter);
+        return;
+    }
+    if (a == CollectiveAlgorithm::tree) {
+        double_binary_tree_all_reduce(ctx, order, bytes);
         return;
     }
     switch (op) {
@@ -168,10 +186,13 @@ void build_channel(ChannelContext& ctx, CollectiveOp op, CollectiveAlgorithm a, 
 }  // namespace
 
 CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
-                              const RankLayout& layout, const Network* /*network*/) {
+                              const RankLayout& layout, const Network* network) {
     const std::vector<RankId> group = group_of(spec, layout);
-    const Choice choice = choose(spec, group);
-    check_supported(spec.op, choice.algorithm, group.size());
+    check_supported(spec.op, spec.algorithm, group, layout, network);
+    // auto chooses for the first size of a sweep; each size of a sweep is planned alike.
+    TunerChoice choice{spec.algorithm, ""};
+    if (spec.algorithm == CollectiveAlgorithm::automatic)
+        choice = choose_algorithm(spec.op, group, spec.sizes.front(), layout, network);
 
     CollectivePlan plan;
     plan.op = spec.op;
@@ -179,6 +200,10 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
     plan.choice = choice.reason;
     plan.ranks = static_cast<int>(group.size());
     plan.channels = spec.channels > 0 ? spec.channels : default_channels(group, layout);
+    if (choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::sharp)
+        plan.channels = spec.channels > 0 ? spec.channels : 1;
+    if (choice.algorithm == CollectiveAlgorithm::hierarchical)  // per ring: NCCL's two per NIC
+        plan.channels = spec.channels > 0 ? spec.channels : 2;
     if (spec.op == CollectiveOp::broadcast && std::find(group.begin(), group.end(), spec.root) == group.end())
         throw ModelError(fmt::format("broadcast root {} is not one of the collective's ranks", spec.root.value()));
 
@@ -190,14 +215,27 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
             run.size = size;
             run.iteration = it;
             run.first_op = static_cast<std::uint32_t>(graph.ops().size());
-            SendChain chain(graph, entry, barrier, kWindow);
-            for (int c = 0; c < plan.channels; ++c) {
-                ChannelContext ctx{chain, layout, c, choice.algorithm == CollectiveAlgorithm::ring};
-                const Bytes bytes = share(size, plan.channels, c);
-                const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
-                                                      ? group
-                                                      : ring_order(group, layout, c);
-                build_channel(ctx, spec.op, choice.algorithm, order, bytes, spec.root);
+            RunContext whole{graph, entry, barrier, layout};
+            switch (choice.algorithm) {
+                case CollectiveAlgorithm::nvls: nvls_collective(whole, spec.op, group, size); break;
+                case CollectiveAlgorithm::hierarchical:
+                case CollectiveAlgorithm::sharp:
+                    hierarchical_all_reduce(whole, group, size, plan.channels,
+                                            choice.algorithm == CollectiveAlgorithm::sharp, network);
+                    break;
+                default: {
+                    SendChain chain(graph, entry, barrier, kWindow);
+                    for (int c = 0; c < plan.channels; ++c) {
+                        const bool rail_aligned =
+                            choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
+                        ChannelContext ctx{chain, layout, c, rail_aligned};
+                        const Bytes bytes = share(size, plan.channels, c);
+                        const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
+                                                              ? group
+                                                              : ring_order(group, layout, c);
+                        build_channel(ctx, spec.op, choice.algorithm, order, bytes, spec.root);
+                    }
+                }
             }
             run.end_op = static_cast<std::uint32_t>(graph.ops().size());
             plan.runs.push_back(run);

@@ -3,6 +3,7 @@
 // Internal to src/workloads/: collective.cpp chooses and calls them.
 #pragma once
 
+#include "scenario/collective_spec.hpp"
 #include "workloads/rank_layout.hpp"
 #include "workloads/send_chain.hpp"
 
@@ -41,5 +42,32 @@ void pairwise_all_to_all(ChannelContext& ctx, const std::vector<RankId>& order, 
 
 // nccl-tests' sendrecv: every rank sends its whole buffer to the next rank in `order`.
 void shift_send_recv(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
+
+// NCCL's double binary tree all-reduce (tree.cpp): two trees over the servers (ranks, inside
+// one server), each carrying half the bytes, with a chain inside each server. `order` lists
+// each server's ranks together, the chain head (the rank on the channel's rail) first.
+void double_binary_tree_all_reduce(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
+// Hops from the deepest rank to the root, the larger of the two trees.
+int tree_depth(const std::vector<RankId>& order, const RankLayout& layout);
+
+// Algorithms planned for a whole run rather than per channel. Their ops wait for `barrier`
+// (the previous run) when it is valid.
+struct RunContext {
+    OpGraph& graph;
+    std::uint32_t entry;
+    OpId barrier;
+    const RankLayout& layout;
+};
+
+// Hierarchical all-reduce (hierarchical.cpp): reduce-scatter inside each server, an
+// all-reduce of S/g across servers among the ranks with the same local index (rings on their
+// own NIC, or with `sharp` one switch-aggregation group per index), all-gather inside; the
+// inside phases by NVLS when `network` offers it, by `channels` rings otherwise. Pipelined in
+// pieces of g·kMessageBytes. Every server holds the same number g of the group's ranks.
+void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, Bytes size, int channels, bool sharp,
+                             const Network* network);
+
+// NVLS (in_network.cpp): the whole collective as one NVSwitch group operation.
+void nvls_collective(RunContext& run, scenario::CollectiveOp op, const std::vector<RankId>& group, Bytes size);
 
 }  // namespace fabricsim::workloads

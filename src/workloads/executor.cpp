@@ -64,6 +64,12 @@ void Executor::issue(Simulator& sim, OpId id) {
         sim.after(op.duration, *this, encode(id, kComputeDone));
         return;
     }
+    if (op.kind == OpKind::group) {
+        const GroupOp& g = graph_.groups()[op.group];
+        network_.start_group(sim, GroupOperation{MessageId{id.value()}, g.offload, g.ranks, op.size, g.egress, g.ingress, op.rail},
+                             *this);
+        return;
+    }
     Message m;
     m.id = MessageId{id.value()};
     m.src = op.src;

@@ -48,6 +48,19 @@ OpId OpGraph::add_compute(std::uint32_t entry, RankId rank, Time duration, Time 
     return add(op);
 }
 
+OpId OpGraph::add_group(std::uint32_t entry, GroupOp group, Bytes size, std::int16_t rail) {
+    if (group.ranks.empty()) throw InternalError("OpGraph: a group operation without ranks");
+    Op op;
+    op.kind = OpKind::group;
+    op.entry = entry;
+    op.src = group.ranks.front();
+    op.size = size;
+    op.rail = rail;
+    op.group = static_cast<std::uint32_t>(groups_.size());
+    groups_.push_back(std::move(group));
+    return add(op);
+}
+
 void OpGraph::add_dependency(OpId earlier, OpId later) {
     // Ops are only ever added after what they wait for, so ids give a topological order
     // and the graph cannot hold a cycle.

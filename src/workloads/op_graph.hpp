@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/ids.hpp"
+#include "core/network.hpp"
 #include "core/units.hpp"
 
 #include <cstdint>
@@ -14,19 +15,28 @@
 
 namespace fabricsim::workloads {
 
-enum class OpKind { send, compute };
+enum class OpKind { send, compute, group };
 
 struct Op {
     OpKind kind = OpKind::send;
     std::uint32_t entry = 0;         // index into OpGraph::entries()
-    RankId src;                      // send: source; compute: the rank that computes
+    RankId src;                      // send: source; compute: the rank that computes; group: first rank
     RankId dst;                      // send only
     Bytes size;                      // send only
     Time duration;                   // compute only
     Time not_before = Time::zero();
     std::uint8_t priority = 0;
     std::uint32_t flow_hint = 0;
-    std::int16_t rail = -1;          // send only: see Message::rail
+    std::int16_t rail = -1;          // send and group: see Message::rail
+    std::uint32_t group = 0;         // group only: index into OpGraph::groups()
+};
+
+// An in-network collective (NVLS, SHARP) over a group of ranks: see core GroupOperation.
+struct GroupOp {
+    Offload offload = Offload::switch_aggregation;
+    std::vector<RankId> ranks;
+    Bytes egress;                    // per rank
+    Bytes ingress;                   // per rank
 };
 
 struct Entry {
@@ -42,12 +52,15 @@ public:
 
     OpId add_send(std::uint32_t entry, RankId src, RankId dst, Bytes size, Time not_before = Time::zero());
     OpId add_compute(std::uint32_t entry, RankId rank, Time duration, Time not_before = Time::zero());
+    // A group operation of `size` (the collective's S) through the network's offload.
+    OpId add_group(std::uint32_t entry, GroupOp group, Bytes size, std::int16_t rail = -1);
     // `later` may start only after `earlier` has finished.
     void add_dependency(OpId earlier, OpId later);
 
     const std::vector<Op>& ops() const { return ops_; }
     Op& op(OpId id) { return ops_[id.value()]; }
     const std::vector<Entry>& entries() const { return entries_; }
+    const std::vector<GroupOp>& groups() const { return groups_; }
     const std::vector<OpId>& successors(OpId id) const { return successors_[id.value()]; }
     std::uint32_t predecessor_count(OpId id) const { return predecessors_[id.value()]; }
 
@@ -55,6 +68,7 @@ private:
     OpId add(Op op);
     std::vector<Op> ops_;
     std::vector<Entry> entries_;
+    std::vector<GroupOp> groups_;
     std::vector<std::vector<OpId>> successors_;
     std::vector<std::uint32_t> predecessors_;
 };

@@ -7,6 +7,10 @@ SendChain::SendChain(OpGraph& graph, std::uint32_t entry, OpId barrier, int wind
 
 OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail,
                      std::initializer_list<OpId> after) {
+    return send(src, dst, size, channel, rail, std::span<const OpId>(after.begin(), after.size()));
+}
+
+OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::span<const OpId> after) {
     const OpId id = graph_.add_send(entry_, src, dst, size);
     Op& op = graph_.op(id);
     op.flow_hint = static_cast<std::uint32_t>(channel);

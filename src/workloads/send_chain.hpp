@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -22,6 +23,7 @@ public:
     // A send of `size` from src to dst on `channel`, after every op in `after` (invalid ids
     // are skipped) and after the (window)-th previous send on its connection.
     OpId send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::initializer_list<OpId> after);
+    OpId send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::span<const OpId> after);
 
     OpGraph& graph() { return graph_; }
 

@@ -314,6 +314,7 @@ cluster:
       port_speed: 400Gbps
       latency: 600ns
       buffer: 62500KiB
+      sharp: false
     oversubscription: 1:1
     cable_length: 5m
     uplink_cable_length: 30m

@@ -114,7 +114,7 @@ TEST_CASE("op dependencies: a send after a compute starts when the compute ends"
     CHECK(ex.op_timings()[1].finish == 13_us + 20_ns);  // 1000 B at 400 Gb/s = 20 ns
 }
 
-TEST_CASE("the ideal network offers no in-network operation and says so", "[ideal]") {
+TEST_CASE("the ideal network refuses an in-network operation its servers and switches lack and says so", "[ideal]") {
     Simulator sim(1);
     fabric::IdealNetwork net(two_hosts(), latency(1_us));
     const RankId ranks[] = {RankId{0}, RankId{1}};
@@ -122,7 +122,7 @@ TEST_CASE("the ideal network offers no in-network operation and says so", "[idea
     struct Sink final : DeliveryListener {
         void on_delivered(Simulator&, MessageId) override {}
     } sink;
-    GroupOperation op{MessageId{0}, Offload::switch_aggregation, ranks, 1_MB};
+    GroupOperation op{MessageId{0}, Offload::switch_aggregation, ranks, 1_MB, 1_MB, 1_MB, -1};
     try {
         net.start_group(sim, op, sink);
         FAIL("start_group should throw");

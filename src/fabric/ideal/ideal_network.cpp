@@ -26,7 +26,10 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
       nic_bandwidth_(cluster.server.nic.line_rate),
       intra_bandwidth_(gpu_port_bandwidth(cluster.server, cluster.server.nic.line_rate * cluster.server.nics /
                                                                   cluster.server.ranks())),
-      latency_(spec.latency) {
+      latency_(spec.latency),
+      nvls_(cluster.server.gpus >= 2 && cluster.server.nvlink.switches > 0 && cluster.server.nvlink.links_per_gpu > 0 &&
+            nvlink_generation_number(cluster.server.nvlink.generation) >= 4),
+      sharp_(cluster.fabric.technology == scenario::Technology::infiniband && cluster.fabric.switch_spec.sharp) {
     if (nic_bandwidth_ <= Bandwidth::zero() || intra_bandwidth_ <= Bandwidth::zero() || nics_ < 1)
         throw ModelError("ideal network: every NIC needs a positive line rate");
     const auto size = [](int n) { return static_cast<std::size_t>(n); };

@@ -76,8 +76,6 @@ private:
     Port rank_port(RankId rank, RankId peer, std::int16_t rail) const;  // towards another server
     std::uint32_t park(MessageId id, DeliveryListener& listener);  // an in_flight_ slot
 
-    bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
-    bool sharp_ = false;  // the fabric's switches aggregate
 
     int ranks_;
     int ranks_per_server_;
@@ -85,6 +83,8 @@ private:
     Bandwidth nic_bandwidth_;
     Bandwidth intra_bandwidth_;
     Time latency_;
+    bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
+    bool sharp_ = false;  // the fabric's switches aggregate
     // Endpoints beyond the ranks and their ports (docs/models/traffic.md).
     int servers_ = 0;
     bool storage_fabric_ = false;

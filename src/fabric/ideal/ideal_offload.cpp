@@ -1,11 +1,78 @@
+// In-network collectives on the ideal network (docs/models/ideal.md).
+//
+// NVLS: offered when every rank of the group is a GPU of one server whose NVSwitches do
+// NVLink SHARP — NVLink4 (Hopper) and later; A100's NVSwitch does not (NCCL 2.17 release
+// notes: NVLS needs H100 and third-generation NVSwitch). SHARP: offered across servers, one
+// rank per server, when the fabric is InfiniBand built of switches with `sharp: true`.
+//
+// A group operation occupies every member's port — the GPU's NVLink for NVLS, the NIC on
+// the operation's rail for SHARP — for its egress and ingress bytes at that port's rate, all
+// members together, and completes one latency after the slowest port:
+//
+//   start = max(now, egress_free of every member)
+//   done  = max(start + max(egress, ingress)/B + latency, ingress_free of every member + ingress/B)
+//
+// The switch itself has infinite reduction throughput here; the packet model gives NVSwitch
+// and the InfiniBand switches their own.
 #include "fabric/ideal/ideal_network.hpp"
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
 
 namespace fabricsim::fabric {
 
-bool IdealNetwork::offers(Offload /*offload*/, std::span<const RankId> /*ranks*/) const { return false; }
+bool IdealNetwork::offers(Offload offload, std::span<const RankId> ranks) const {
+    if (ranks.size() < 2) return false;
+    for (RankId r : ranks)
+        if (r.value() >= static_cast<std::uint32_t>(ranks_)) return false;
+    const auto server = [&](RankId r) { return static_cast<int>(r.value()) / ranks_per_server_; };
+    switch (offload) {
+        case Offload::nvswitch_multicast:
+        case Offload::nvswitch_reduce:
+            return nvls_ && std::all_of(ranks.begin(), ranks.end(), [&](RankId r) { return server(r) == server(ranks[0]); });
+        case Offload::switch_aggregation: {
+            std::set<int> servers;
+            for (RankId r : ranks) servers.insert(server(r));
+            return sharp_ && servers.size() == ranks.size();
+        }
+    }
+    return false;
+}
 
 void IdealNetwork::start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) {
-    Network::start_group(sim, op, listener);
+    if (!offers(op.offload, op.ranks)) Network::start_group(sim, op, listener);  // throws
+    const bool nic = op.offload == Offload::switch_aggregation;
+    const Bandwidth bandwidth = nic ? nic_bandwidth_ : intra_bandwidth_;
+    const auto port = [&](RankId r) -> std::size_t {
+        if (!nic) return r.value();
+        const int server = static_cast<int>(r.value()) / ranks_per_server_;
+        const int own = static_cast<int>(r.value()) % ranks_per_server_ * nics_ / ranks_per_server_;
+        const int index = op.rail >= 0 ? op.rail % nics_ : own;
+        return static_cast<std::size_t>(ranks_ + server * nics_ + index);
+    };
+    const Time tx_out = transmit_time(op.egress, bandwidth);
+    const Time tx_in = transmit_time(op.ingress, bandwidth);
+    Time start = sim.now(), ingress_ready = Time::zero();
+    for (RankId r : op.ranks) {
+        start = std::max(start, egress_free_[port(r)]);
+        ingress_ready = std::max(ingress_ready, ingress_free_[port(r)]);
+    }
+    const Time done = std::max(start + std::max(tx_out, tx_in) + latency_, ingress_ready + tx_in);
+    for (RankId r : op.ranks) {
+        const std::size_t p = port(r);
+        egress_free_[p] = start + tx_out;
+        ingress_free_[p] = done;
+        if (nic) {
+            nic_sent_[p - static_cast<std::size_t>(ranks_)] += op.egress;
+            nic_received_[p - static_cast<std::size_t>(ranks_)] += op.ingress;
+        }
+    }
+    sim.at(done, *this, park(op.id, listener));
 }
 
 }  // namespace fabricsim::fabric

@@ -1,0 +1,120 @@
+#include "workloads/collective_tuner.hpp"
+
+#include "core/units_format.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/collective_algorithms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace fabricsim::workloads {
+
+using scenario::CollectiveAlgorithm;
+using scenario::CollectiveOp;
+
+std::vector<std::vector<RankId>> rail_groups(const std::vector<RankId>& group, const RankLayout& layout) {
+    std::map<int, std::vector<RankId>> by_server;
+    for (RankId r : group) by_server[layout.server(r)].push_back(r);
+    const std::size_t g = by_server.begin()->second.size();
+    for (const auto& [s, members] : by_server)
+        if (members.size() != g) return {};
+    std::vector<std::vector<RankId>> out(g);
+    for (const auto& [s, members] : by_server)
+        for (std::size_t j = 0; j < g; ++j) out[j].push_back(members[j]);
+    return out;
+}
+
+namespace {
+
+// α (picoseconds) and β (picoseconds per byte) of one message between two ranks.
+struct Link {
+    double alpha = 0;
+    double beta = 0;
+};
+
+Link link_between(const Network& network, RankId a, RankId b) {
+    Message m;
+    m.src = a;
+    m.dst = b;
+    m.size = Bytes::zero();
+    const double alpha = static_cast<double>(network.unloaded_time(m).picoseconds());
+    m.size = Bytes{1 << 30};
+    const double big = static_cast<double>(network.unloaded_time(m).picoseconds());
+    return {alpha, (big - alpha) / static_cast<double>(1 << 30)};
+}
+
+struct Estimate {
+    CollectiveAlgorithm algorithm;
+    double ps;
+};
+
+}  // namespace
+
+TunerChoice choose_algorithm(CollectiveOp op, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
+                             const Network* network) {
+    if (op == CollectiveOp::all_to_all)
+        return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)"};
+    if (op == CollectiveOp::broadcast || op == CollectiveOp::send_recv || network == nullptr || group.size() < 2)
+        return {CollectiveAlgorithm::ring, "auto: ring"};
+
+    const double n = static_cast<double>(group.size());
+    const double S = static_cast<double>(size.count());
+    const auto sharp_groups = rail_groups(group, layout);
+    const double g = sharp_groups.empty() ? 1.0 : static_cast<double>(sharp_groups.size());
+    const bool spans = layout.server(group.front()) != layout.server(group.back());
+
+    // Inside a server and across servers (the first rank to the first rank of the last server).
+    Link intra{}, inter{};
+    for (RankId r : group)
+        if (r != group.front() && layout.same_server(r, group.front())) {
+            intra = link_between(*network, group.front(), r);
+            break;
+        }
+    if (spans) inter = link_between(*network, group.front(), group.back());
+    if (intra.beta == 0) intra = inter;
+    // A ring or tree across servers leaves each server through all its NICs (one per channel).
+    const double nics = std::min<double>(layout.nics_per_server(), g);
+    const Link path = spans ? Link{inter.alpha, std::max(inter.beta / nics, intra.beta)} : intra;
+
+    std::vector<Estimate> e;
+    const std::vector<RankId> order = group;
+    if (op == CollectiveOp::all_reduce) {
+        e.push_back({CollectiveAlgorithm::ring, 2 * (n - 1) * path.alpha + 2 * (n - 1) / n * S * path.beta});
+        // Each rank sends and receives the buffer twice (up and down, half per tree).
+        e.push_back({CollectiveAlgorithm::tree, 2 * tree_depth(order, layout) * path.alpha + 2 * S * path.beta});
+        if (!spans && network->offers(Offload::nvswitch_reduce, group))
+            e.push_back({CollectiveAlgorithm::nvls, intra.alpha + S * (1 + 1 / n) * intra.beta});
+        bool sharp = spans && !sharp_groups.empty();
+        for (const auto& peers : sharp_groups) sharp = sharp && network->offers(Offload::switch_aggregation, peers);
+        if (sharp) {
+            // Pipelined: the slower of NVLink (both intra phases) and the NIC (S/g up and down)
+            // sets the pace; every phase adds its latency once.
+            std::vector<RankId> first_server;
+            for (RankId r : group)
+                if (layout.same_server(r, group.front())) first_server.push_back(r);
+            const bool nvls = g > 1 && network->offers(Offload::nvswitch_reduce, first_server) &&
+                              network->offers(Offload::nvswitch_multicast, first_server);
+            const double intra_ps = g < 2 ? 0 : nvls ? 2 * intra.alpha + S * (1 + 1 / g) * intra.beta
+                                                    : 2 * (g - 1) * intra.alpha + 2 * (g - 1) / g * S * intra.beta;
+            const double intra_bw = g < 2 ? 0 : nvls ? S * (1 + 1 / g) * intra.beta : 2 * (g - 1) / g * S * intra.beta;
+            const double intra_lat = intra_ps - intra_bw;
+            e.push_back({CollectiveAlgorithm::sharp, intra_lat + inter.alpha + std::max(intra_bw, S / g * inter.beta)});
+        }
+    } else {  // reduce_scatter, all_gather
+        e.push_back({CollectiveAlgorithm::ring, (n - 1) * path.alpha + (n - 1) / n * S * path.beta});
+        const Offload o = op == CollectiveOp::all_gather ? Offload::nvswitch_multicast : Offload::nvswitch_reduce;
+        if (!spans && network->offers(o, group)) e.push_back({CollectiveAlgorithm::nvls, intra.alpha + S * intra.beta});
+    }
+    std::stable_sort(e.begin(), e.end(), [](const Estimate& a, const Estimate& b) { return a.ps < b.ps; });
+    const auto time = [](double ps) { return to_string(Time::ps(static_cast<std::int64_t>(std::llround(ps)))); };
+    std::string others;
+    for (std::size_t i = 1; i < e.size(); ++i)
+        others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(e[i].algorithm), time(e[i].ps));
+    return {e.front().algorithm,
+            fmt::format("auto: {} (estimated {}{})", to_string(e.front().algorithm), time(e.front().ps), others)};
+}
+
+}  // namespace fabricsim::workloads
