@@ -34,6 +34,20 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back(time_metric(key + "_time_s", what + " time", c.time));
         m.push_back({key + "_busbw_GBps", what + " busbw", c.busbw_GBps, fmt::format("{:.2f} GB/s", c.busbw_GBps)});
     }
+    for (const auto& t : v.traffic) {
+        m.push_back(time_metric(t.name + "_fct_p99_s", t.name + " FCT p99", t.fct_p99));
+        if (t.has_load)
+            m.push_back({t.name + "_achieved_load", t.name + " load", t.achieved_load, fmt::format("{:.3f}", t.achieved_load)});
+        if (t.gpu_pool) {
+            m.push_back(time_metric(t.name + "_added_latency_s", t.name + " added latency", t.added_latency_mean));
+            m.push_back({t.name + "_calls_per_s", t.name + " calls/s", t.calls_per_s, fmt::format("{:.4g}", t.calls_per_s)});
+        }
+    }
+    for (const auto& t : v.training) {
+        m.push_back(time_metric(t.name + "_iteration_time_s", t.name + " iteration", t.iteration_time));
+        m.push_back(time_metric(t.name + "_compute_s", t.name + " compute", t.compute));
+        m.push_back(time_metric(t.name + "_exposed_comm_s", t.name + " exposed comm", t.exposed_total()));
+    }
     m.push_back(count_metric("drops", "drops", v.fabric.drops));
     m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
     m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));

@@ -186,7 +186,8 @@ void build_channel(ChannelContext& ctx, CollectiveOp op, CollectiveAlgorithm a, 
 }  // namespace
 
 CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
-                              const RankLayout& layout, const Network* network) {
+                              const RankLayout& layout, const Network* network, Bytes message_bytes) {
+    if (message_bytes <= Bytes::zero()) throw InternalError("add_collective: message_bytes must be positive");
     const std::vector<RankId> group = group_of(spec, layout);
     check_supported(spec.op, spec.algorithm, group, layout, network);
     // auto chooses for the first size of a sweep; each size of a sweep is planned alike.
@@ -228,7 +229,7 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
                     for (int c = 0; c < plan.channels; ++c) {
                         const bool rail_aligned =
                             choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
-                        ChannelContext ctx{chain, layout, c, rail_aligned};
+                        ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes};
                         const Bytes bytes = share(size, plan.channels, c);
                         const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
                                                               ? group

@@ -38,10 +38,13 @@ struct CollectivePlan {
     std::vector<CollectiveRun> runs;  // sizes in order, each `iterations` times, back to back
 };
 
-// Appends the collective's ops to `graph` under `entry`. Throws ModelError when the algorithm cannot run on these ranks (e.g. halving-doubling on a
-// non-power-of-two count) or needs an offload the network lacks.
+// Appends the collective's ops to `graph` under `entry`. Throws ModelError when the algorithm
+// cannot run on these ranks (e.g. halving-doubling on a non-power-of-two count) or needs an
+// offload the network lacks. `message_bytes` caps the message a ring or tree block is sent in;
+// a caller that wants one message per block (a training job's coarse schedule) passes S.
 CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
-                              const RankLayout& layout, const Network* network = nullptr);
+                              const RankLayout& layout, const Network* network = nullptr,
+                              Bytes message_bytes = kMessageBytes);
 
 // nccl-tests' bus-bandwidth factor: busbw = algbw × factor (shared/reference/models.md).
 double bus_factor(scenario::CollectiveOp op, int ranks);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "scenario/collective_spec.hpp"
+#include "workloads/collective.hpp"
 #include "workloads/rank_layout.hpp"
 #include "workloads/send_chain.hpp"
 
@@ -18,6 +19,7 @@ struct ChannelContext {
     // Rings enter and leave each server through the channel's NIC (NCCL: `NET/c … NET/c`);
     // point-to-point schedules (pairwise, halving-doubling) use each rank's own NIC.
     bool rail_aligned = false;
+    Bytes message_bytes = kMessageBytes;  // the largest message a block is sent in
     // The NIC index a message leaving a server uses on this channel; -1: the ranks' own.
     std::int16_t rail(RankId src, RankId dst) const;
 };
@@ -25,7 +27,7 @@ struct ChannelContext {
 // Ring: `steps` rounds in which every rank sends one block to the next rank, each block
 // forwarded (reduced or copied) from the one received in the round before. All-reduce is
 // 2(n−1) rounds (reduce-scatter then all-gather), reduce-scatter and all-gather n−1, each
-// block 1/n of the channel's bytes, sent in loops of messages of at most kMessageBytes.
+// block 1/n of the channel's bytes, sent in loops of messages of at most ctx.message_bytes.
 void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, int steps);
 
 // Pipelined ring broadcast from order[0]: every message hops n−1 times.

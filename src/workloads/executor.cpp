@@ -23,6 +23,7 @@ Executor::Executor(OpGraph graph, Network& network)
       waiting_(graph_.ops().size()),
       entry_left_(graph_.entries().size(), 0),
       gated_(graph_.entries().size()),
+      entry_open_(graph_.entries().size(), Time::zero()),
       entry_ops_(graph_.entries().size()) {
     for (std::uint32_t e = 0; e < graph_.entries().size(); ++e) {
         const auto after = graph_.entries()[e].after;
@@ -45,14 +46,16 @@ void Executor::start(Simulator& sim) {
     for (std::uint32_t e = 0; e < entry_left_.size(); ++e)
         if (entry_ops_[e].empty())
             for (std::uint32_t g : gated_[e])
-                for (OpId id : entry_ops_[g])
+                for (OpId id : entry_ops_[g])  // entry_open_[g] stays 0: it opens now
                     if (--waiting_[id.value()] == 0) release(sim, id);
 }
 
 void Executor::release(Simulator& sim, OpId id) {
     const Op& op = graph_.ops()[id.value()];
-    if (op.not_before > sim.now())
-        sim.at(op.not_before, *this, encode(id, kIssue));
+    // An entry's times count from when the entry it waits for finished (docs/SCENARIO.md).
+    const Time at = op.not_before + entry_open_[op.entry];
+    if (at > sim.now())
+        sim.at(at, *this, encode(id, kIssue));
     else
         issue(sim, id);
 }
@@ -104,9 +107,11 @@ void Executor::finish(Simulator& sim, OpId id) {
         if (--waiting_[next.value()] == 0) release(sim, next);
     const std::uint32_t entry = graph_.ops()[id.value()].entry;
     if (--entry_left_[entry] == 0)
-        for (std::uint32_t g : gated_[entry])
+        for (std::uint32_t g : gated_[entry]) {
+            entry_open_[g] = sim.now();
             for (OpId gated_op : entry_ops_[g])
                 if (--waiting_[gated_op.value()] == 0) release(sim, gated_op);
+        }
 }
 
 std::vector<EntryTiming> Executor::entry_timings() const {

@@ -50,6 +50,7 @@ private:
     std::vector<std::uint32_t> waiting_;     // per op: predecessors and entry gate not yet done
     std::vector<std::uint32_t> entry_left_;  // per entry: ops not yet finished
     std::vector<std::vector<std::uint32_t>> gated_;  // per entry: entries waiting for it
+    std::vector<Time> entry_open_;           // per entry: when its `after` entry finished (0 if none)
     std::vector<std::vector<OpId>> entry_ops_;
     std::size_t done_ = 0;
 };

@@ -2,7 +2,8 @@
 //
 // Ops are grouped by the workload entry that made them (a transfer, later a collective or a
 // training job). An op may start when (a) every op it depends on has finished, (b) the entry
-// named in its entry's `after:` has finished, and (c) the clock has reached its not_before.
+// named in its entry's `after:` has finished, and (c) the clock has reached its not_before,
+// counted from when that `after:` entry finished (from 0 for an entry without one).
 #pragma once
 
 #include "core/ids.hpp"

@@ -15,8 +15,8 @@ std::int16_t ChannelContext::rail(RankId src, RankId dst) const {
 void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, int steps) {
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
-    // A loop moves n blocks of at most kMessageBytes; the last loop's blocks are smaller.
-    const std::int64_t loop_bytes = n * kMessageBytes.count();
+    // A loop moves n blocks of at most message_bytes; the last loop's blocks are smaller.
+    const std::int64_t loop_bytes = n * ctx.message_bytes.count();
     const std::int64_t loops = (channel_bytes.count() + loop_bytes - 1) / loop_bytes;
     // sent[k][i]: rank i's round-k send of the previous loop, then of this one.
     const auto un = static_cast<std::size_t>(n);
@@ -42,7 +42,7 @@ void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes ch
 void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes) {
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
-    const std::int64_t messages = (channel_bytes.count() + kMessageBytes.count() - 1) / kMessageBytes.count();
+    const std::int64_t messages = (channel_bytes.count() + ctx.message_bytes.count() - 1) / ctx.message_bytes.count();
     for (std::int64_t m = 0; m < messages; ++m) {
         const Bytes size = share(channel_bytes, messages, m);
         OpId received = OpId::invalid();
@@ -57,7 +57,7 @@ void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes
 void shift_send_recv(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes) {
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
-    const std::int64_t messages = (channel_bytes.count() + kMessageBytes.count() - 1) / kMessageBytes.count();
+    const std::int64_t messages = (channel_bytes.count() + ctx.message_bytes.count() - 1) / ctx.message_bytes.count();
     for (std::int64_t m = 0; m < messages; ++m)
         for (std::int64_t i = 0; i < n; ++i) {
             const RankId src = order[static_cast<std::size_t>(i)];

@@ -76,7 +76,6 @@ public:
     // Returns a zero-time join of all its ops.
     OpId collective(CollectiveOp op, const std::vector<RankId>& group, const std::vector<OpId>& gates, Bytes size,
                     TrainingOpKind kind) {
-        const auto n = static_cast<std::int64_t>(group.size());
         bool one_server = true;
         for (RankId r : group) one_server = one_server && layout_.same_server(r, group.front());
         // One ring inside a server (it already fills the GPU's NVLink port); across servers
@@ -87,12 +86,10 @@ public:
         spec.algorithm = op == CollectiveOp::all_to_all ? CollectiveAlgorithm::pairwise : CollectiveAlgorithm::ring;
         spec.ranks = group;
         spec.channels = static_cast<int>(channels);
-        // Planned with one byte per block (channels · n bytes), then every send scaled to its
-        // share of `size`: the schedule of add_collective, with one message per ring step.
-        const Bytes planned{channels * n};
-        spec.sizes = {planned};
+        // One message per ring step (message_bytes = S): the op graph of a job stays small.
+        spec.sizes = {size};
         const auto first = static_cast<std::uint32_t>(g_.ops().size());
-        add_collective(g_, entry_, spec, layout_, &network_);
+        add_collective(g_, entry_, spec, layout_, &network_, std::max(size, Bytes{1}));
         const auto end = static_cast<std::uint32_t>(g_.ops().size());
         std::vector<OpId> all;
         all.reserve(end - first);
@@ -100,8 +97,6 @@ public:
             Op& o = g_.op(OpId{i});
             all.push_back(OpId{i});
             if (o.kind != OpKind::send) continue;
-            const __int128 scaled = (static_cast<__int128>(o.size.count()) * size.count() + planned.count() - 1) / planned.count();
-            o.size = Bytes{static_cast<std::int64_t>(scaled)};
             const auto it = std::find(group.begin(), group.end(), o.src);
             g_.add_dependency(gates[static_cast<std::size_t>(it - group.begin())], OpId{i});
         }

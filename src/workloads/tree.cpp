@@ -80,7 +80,7 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
                            int channel_key) {
     if (bytes <= Bytes::zero()) return;
     const std::size_t n = order.size();
-    const std::int64_t messages = (bytes.count() + kMessageBytes.count() - 1) / kMessageBytes.count();
+    const std::int64_t messages = (bytes.count() + ctx.message_bytes.count() - 1) / ctx.message_bytes.count();
     // Nodes in an order where every child comes before its parent (reduce) — deepest first.
     std::vector<int> depth(n, 0);
     for (std::size_t i = 0; i < n; ++i)

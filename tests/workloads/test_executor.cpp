@@ -96,6 +96,23 @@ TEST_CASE("an entry with after: starts when the named entry's last op finishes",
     CHECK(ex.op_timings()[2].finish == a_end + 1_us + transmit_time(4_KiB, 400_Gbps));
 }
 
+TEST_CASE("an entry's start times count from when its after: entry finished", "[executor]") {
+    Simulator sim(1);
+    fabric::IdealNetwork net(two_hosts(), latency(1_us));
+    OpGraph g;
+    const auto a = g.add_entry("a");
+    const auto b = g.add_entry("b");
+    g.set_after(b, a);
+    g.add_send(a, RankId{0}, RankId{1}, 4_KiB, 10_us);
+    g.add_send(b, RankId{0}, RankId{1}, 4_KiB, 3_us);  // 3 us after a has finished, not at 3 us
+    Executor ex(std::move(g), net);
+    ex.start(sim);
+    sim.run();
+    const Time a_end = 10_us + 1_us + transmit_time(4_KiB, 400_Gbps);
+    CHECK(ex.op_timings()[0].finish == a_end);
+    CHECK(ex.op_timings()[1].start == a_end + 3_us);
+}
+
 TEST_CASE("op dependencies: a send after a compute starts when the compute ends", "[executor]") {
     Simulator sim(1);
     fabric::IdealNetwork net(two_hosts(), latency(1_us));
