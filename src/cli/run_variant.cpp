@@ -4,6 +4,9 @@
 #include "cli/training_results.hpp"
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "fabric/packet/packet_network.hpp"
+#include "fabric/routing.hpp"
+#include "fabric/topology_builder.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/workload_graph.hpp"
 
@@ -13,10 +16,30 @@ namespace fabricsim::cli {
 
 namespace {
 
-std::unique_ptr<Network> make_network(const scenario::ScenarioSpec& spec) {
+// The chosen network model and what it is built on (the packet model reads the topology and
+// routing for as long as it runs).
+struct NetworkModel {
+    std::unique_ptr<fabric::Topology> topology;
+    std::unique_ptr<fabric::Routing> routing;
+    std::unique_ptr<Network> network;
+};
+
+NetworkModel make_network(const scenario::ScenarioSpec& spec) {
+    NetworkModel m;
     switch (spec.simulation.model) {
         case scenario::NetworkModel::ideal:
-            return std::make_unique<fabric::IdealNetwork>(spec.cluster, spec.simulation.ideal);
+            m.network = std::make_unique<fabric::IdealNetwork>(spec.cluster, spec.simulation.ideal);
+            return m;
+        case scenario::NetworkModel::packet: {
+            m.topology = std::make_unique<fabric::Topology>(fabric::build_topology(spec.cluster));
+            m.routing = std::make_unique<fabric::Routing>(*m.topology, spec.cluster.fabric.routing,
+                                                          spec.cluster.fabric.technology, spec.seed);
+            fabric::PacketModelSpec packet;
+            packet.mtu = spec.cluster.fabric.mtu;
+            packet.segment = spec.simulation.packet.segment;
+            m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);
+            return m;
+        }
     }
     throw InternalError("unknown network model");
 }
@@ -71,7 +94,8 @@ std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads
 report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress) {
     const scenario::ScenarioSpec& spec = variant.spec;
     Simulator sim(spec.seed);
-    auto network = make_network(spec);
+    NetworkModel model = make_network(spec);
+    Network* network = model.network.get();
     workloads::Workload workload = workloads::build_workload(spec, *network);
     workloads::Executor executor(std::move(workload.graph), *network);
     executor.start(sim);

@@ -16,9 +16,10 @@ Value integer(std::int64_t v) { return Value{v}; }
 Value simulation(const SimulationSpec& s) {
     Value::Map ideal{{"latency", text(to_string(s.ideal.latency))}};
     return Value{Value::Map{
-        {"model", text("ideal")},
+        {"model", text(s.model == NetworkModel::packet ? "packet" : "ideal")},
         {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
         {"ideal", Value{std::move(ideal)}},
+        {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))}}}},
     }};
 }
 

@@ -19,7 +19,7 @@
 
 namespace fabricsim::scenario {
 
-enum class NetworkModel { ideal };
+enum class NetworkModel { ideal, packet };
 
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
 // the slower endpoint NIC, with no contention (DESIGN §1).
@@ -29,10 +29,19 @@ struct IdealNetworkSpec {
     bool operator==(const IdealNetworkSpec&) const = default;
 };
 
+// simulation.packet: the packet-level model (docs/models/packet.md). The fabric MTU is
+// cluster.fabric.mtu; inside a server data moves in segments that carry the efficiency of the
+// small NVLink/PCIe wire packets, so large collectives are not billions of events (DESIGN §4).
+struct PacketSimSpec {
+    Bytes segment = Bytes{64 * 1024};
+    bool operator==(const PacketSimSpec&) const = default;
+};
+
 struct SimulationSpec {
     NetworkModel model = NetworkModel::ideal;
     Time stop_time = Time::max();  // "none" in YAML: run until idle
     IdealNetworkSpec ideal;
+    PacketSimSpec packet;
     bool operator==(const SimulationSpec&) const = default;
 };
 

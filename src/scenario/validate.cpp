@@ -12,9 +12,9 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// Models a scenario may name; the packet and flow issues move theirs to the first list.
-const std::vector<std::string> kAvailableModels{"ideal"};
-const std::vector<std::string> kPlannedModels{"packet", "flow"};
+// Models a scenario may name; the flow issue moves its own to the first list.
+const std::vector<std::string> kAvailableModels{"ideal", "packet"};
+const std::vector<std::string> kPlannedModels{"flow"};
 
 // With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
 // int (servers x gpus <= 2^30).
@@ -28,15 +28,15 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     SimulationSpec spec;
     const Node* map = read_section(node, "simulation", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "simulation", {"model", "stop_time", "ideal"}, issues);
+    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet"}, issues);
 
     if (const Node* n = map->find("model")) {
         if (n->is_scalar() && std::find(kPlannedModels.begin(), kPlannedModels.end(), n->text) != kPlannedModels.end()) {
             issues.add(n->location, "simulation.model",
                        fmt::format("the \"{}\" model is not available yet; available: {}", n->text,
                                    join(kAvailableModels)));
-        } else if (read_choice(*n, "simulation.model", "model", kAvailableModels, issues)) {
-            spec.model = NetworkModel::ideal;
+        } else if (auto m = read_choice(*n, "simulation.model", "model", kAvailableModels, issues)) {
+            spec.model = *m == "packet" ? NetworkModel::packet : NetworkModel::ideal;
         }
     }
     if (const Node* n = map->find("stop_time")) {
@@ -51,6 +51,19 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
             check_keys(*ideal, "simulation.ideal", {"latency"}, issues);
             if (const Node* l = ideal->find("latency"))
                 if (auto t = read_time(*l, "simulation.ideal.latency", Zero::allowed, issues)) spec.ideal.latency = *t;
+        }
+    }
+    if (const Node* n = map->find("packet")) {
+        if (const Node* packet = read_section(*n, "simulation.packet", issues)) {
+            check_keys(*packet, "simulation.packet", {"segment"}, issues);
+            if (const Node* s = packet->find("segment"))
+                if (auto b = read_bytes(*s, "simulation.packet.segment", Zero::rejected, issues)) {
+                    if (b->count() > (std::int64_t{1} << 30))
+                        issues.add(s->location, "simulation.packet.segment",
+                                   fmt::format("a segment of {} B is larger than the 1 GiB limit", b->count()));
+                    else
+                        spec.packet.segment = *b;
+                }
         }
     }
     return spec;

@@ -270,6 +270,8 @@ simulation:
   stop_time: 10ms
   ideal:
     latency: 1.5us
+  packet:
+    segment: 64KiB
 cluster:
   servers: 2
   server:

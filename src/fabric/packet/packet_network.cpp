@@ -1,0 +1,247 @@
+#include "fabric/packet/packet_network.hpp"
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fabricsim::fabric {
+
+PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec)
+    : topology_(topology), routing_(routing), spec_(spec), ports_(topology.directed_link_count()) {
+    if (spec_.mtu <= Bytes::zero() || spec_.segment <= Bytes::zero() || spec_.mtu.count() > UINT32_MAX ||
+        spec_.segment.count() > UINT32_MAX)
+        throw ModelError(fmt::format("packet model: MTU ({} B) and segment ({} B) must be positive and below 4 GiB",
+                                     spec_.mtu.count(), spec_.segment.count()));
+    for (std::uint32_t l = 0; l < topology.links().size(); ++l) {
+        const Link& link = topology.links()[l];
+        for (bool reverse : {false, true}) {
+            const DirectedLink d{LinkId{l}, reverse};
+            Port& p = ports_[d.index()];
+            p.rate = link.payload_bandwidth();
+            if (p.rate <= Bandwidth::zero())
+                throw ModelError(fmt::format("packet model: link {} -> {} has no bandwidth",
+                                             topology.node(topology.source(d)).name,
+                                             topology.node(topology.target(d)).name));
+            p.delay = link.propagation + topology.node(topology.target(d)).forwarding_latency;
+        }
+    }
+}
+
+NodeId PacketNetwork::endpoint(RankId r) const {
+    const auto ranks = static_cast<std::uint32_t>(topology_.ranks().size());
+    if (r.value() < ranks) return topology_.rank(r).gpu;
+    const std::uint32_t k = r.value() - ranks;
+    if (k < topology_.storage_nodes().size()) return topology_.storage_nodes()[k];
+    throw ModelError(fmt::format("packet model: endpoint {} is neither a rank (0..{}) nor a storage node", r.value(),
+                                 ranks - 1));
+}
+
+std::uint32_t PacketNetwork::new_packet() {
+    ++in_flight_;
+    if (!free_packets_.empty()) {
+        const std::uint32_t i = free_packets_.back();
+        free_packets_.pop_back();
+        return i;
+    }
+    packets_.emplace_back();
+    return static_cast<std::uint32_t>(packets_.size() - 1);
+}
+
+std::uint32_t PacketNetwork::new_message() {
+    if (!free_messages_.empty()) {
+        const std::uint32_t i = free_messages_.back();
+        free_messages_.pop_back();
+        return i;
+    }
+    messages_.emplace_back();
+    return static_cast<std::uint32_t>(messages_.size() - 1);
+}
+
+void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
+    const NodeId src = endpoint(message.src);
+    const NodeId dst = endpoint(message.dst);
+    if (src == dst) throw InternalError(fmt::format("packet model: message {} from a node to itself", message.id.value()));
+    const std::uint32_t slot = new_message();
+    MessageState& m = messages_[slot];
+    const std::uint32_t generation = m.generation + 1;
+    m = MessageState{};
+    m.generation = generation;
+    m.id = message.id;
+    m.listener = &listener;
+    m.flow = FlowKey{src, dst, message.flow_hint};
+    m.size = message.size;
+    const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
+    const bool inside = a.valid() && a == b;
+    m.unit = static_cast<std::uint32_t>((inside ? spec_.segment : spec_.mtu).count());
+    m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
+    m.start = sim.now();
+    // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
+    // NVLink links): each port pulls the next packet when it falls free.
+    const auto candidates = routing_.candidates(src, m.flow);
+    if (candidates.empty())
+        throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(src).name,
+                                     topology_.node(dst).name));
+    for (std::uint32_t port : candidates) {
+        const std::uint32_t idx = topology_.egress(src, port).index();
+        ports_[idx].injectors.push_back({slot, generation});
+        pump(sim, idx);
+    }
+}
+
+std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
+    Port& p = ports_[port];
+    while (!p.injectors.empty()) {
+        if (p.next_injector >= p.injectors.size()) p.next_injector = 0;
+        const Injector inj = p.injectors[p.next_injector];
+        MessageState& m = messages_[inj.message];
+        if (m.generation != inj.generation || m.injected == m.packets) {
+            // Done (or a finished message's slot reused): drop it from this port's list.
+            p.injectors.erase(p.injectors.begin() + p.next_injector);
+            continue;
+        }
+        ++p.next_injector;  // round robin among the messages leaving here
+        const std::uint32_t k = new_packet();
+        const std::uint32_t seq = m.injected++;
+        const std::int64_t left = m.size.count() - static_cast<std::int64_t>(seq) * m.unit;
+        packets_[k] = Packet{inj.message, seq, static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit)),
+                             port, m.start, kNone};
+        ready = m.start;
+        return k;
+    }
+    return kNone;
+}
+
+void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
+    Port& p = ports_[port];
+    packets_[packet].next = kNone;
+    if (p.tail == kNone)
+        p.head = packet;
+    else
+        packets_[p.tail].next = packet;
+    p.tail = packet;
+    p.queued += Bytes{packets_[packet].bytes};
+    p.max_queued = std::max(p.max_queued, p.queued);
+}
+
+void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
+    const Time now = sim.now();
+    while (ports_[port].free_at <= now) {
+        Port& p = ports_[port];
+        std::uint32_t k = p.head;
+        Time ready;
+        if (k != kNone) {
+            p.head = packets_[k].next;
+            if (p.head == kNone) p.tail = kNone;
+            p.queued -= Bytes{packets_[k].bytes};
+            ready = packets_[k].ready;
+        } else {
+            k = next_injected(port, ready);
+            if (k == kNone) return;
+        }
+        // Gate: PFC pause, credits and congestion-control pacing will hold the head here.
+        commit(sim, port, k, std::max(ports_[port].free_at, ready));
+    }
+}
+
+void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
+    Port& p = ports_[port];
+    Packet& k = packets_[packet];
+    const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
+    p.free_at = start + tx;
+    p.busy_time += tx;
+    p.bytes_sent += Bytes{k.bytes};
+    k.link = port;
+    ++hops_;
+    sim.at(start + tx + p.delay, *this, packet);
+}
+
+void PacketNetwork::on_event(Simulator& sim, std::uint64_t packet) { arrive(sim, static_cast<std::uint32_t>(packet)); }
+
+void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
+    const std::uint32_t from = packets_[packet].link;
+    pump(sim, from);  // the port it left has been free since it finished sending it
+    const NodeId at = topology_.target(DirectedLink::from_index(from));
+    const std::uint32_t slot = packets_[packet].message;
+    MessageState& m = messages_[slot];
+    if (at == m.flow.dst) {
+        free_packets_.push_back(packet);
+        --in_flight_;
+        if (++m.arrived < m.packets) return;
+        const MessageId id = m.id;
+        DeliveryListener* listener = m.listener;
+        free_messages_.push_back(slot);
+        listener->on_delivered(sim, id);  // may send: slots are free to reuse
+        return;
+    }
+    const std::uint32_t idx = egress_port(sim, at, m.flow, packets_[packet].seq);
+    packets_[packet].ready = sim.now();
+    enqueue(idx, packet);
+    pump(sim, idx);
+}
+
+std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const {
+    if (is_fabric_switch(topology_.node(at).kind))
+        return topology_.egress(at, routing_.next_port(at, flow, seq)).index();
+    // Inside a server a segment takes the equal-cost link that can start it first, as
+    // credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
+    // ties rotate with the sequence number.
+    const auto candidates = routing_.candidates(at, flow);
+    const std::size_t k = candidates.size();
+    if (k == 0)
+        throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(at).name,
+                                     topology_.node(flow.dst).name));
+    std::uint32_t best = 0;
+    Time best_start = Time::max();
+    for (std::size_t i = 0; i < k; ++i) {
+        const std::uint32_t idx = topology_.egress(at, candidates[(seq + i) % k]).index();
+        const Port& p = ports_[idx];
+        const Time start = std::max(p.free_at, sim.now()) + transmit_time(p.queued, p.rate);
+        if (start < best_start) {
+            best_start = start;
+            best = idx;
+        }
+    }
+    return best;
+}
+
+Time PacketNetwork::unloaded_time(const Message& message) const {
+    const NodeId src = endpoint(message.src), dst = endpoint(message.dst);
+    const FlowKey flow{src, dst, message.flow_hint};
+    const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
+    const std::int64_t unit = (a.valid() && a == b ? spec_.segment : spec_.mtu).count();
+    const std::int64_t packets = std::max<std::int64_t>(1, (message.size.count() + unit - 1) / unit);
+    // Striped over k source ports, the message is k parallel trains of packets.
+    const auto k = static_cast<std::int64_t>(std::max<std::size_t>(1, routing_.candidates(src, flow).size()));
+    const std::int64_t train = (packets + k - 1) / k;
+    const Bytes last{std::max<std::int64_t>(0, message.size.count() - (packets - 1) * unit)};
+    // Store and forward of `train` packets: packet i leaves hop h at A_h + i·max_{j≤h} t_j
+    // for equal packets (A_h: the first packet's departure); the last, smaller, packet then
+    // follows hop by hop.
+    Time a_h = Time::zero(), slowest = Time::zero(), last_done = Time::zero(), delay = Time::zero();
+    bool first = true;
+    for (const DirectedLink d : routing_.path(flow)) {
+        const Port& p = ports_[d.index()];
+        const Time t = transmit_time(Bytes{unit}, p.rate);
+        const Time t_last = transmit_time(last, p.rate);
+        a_h = (first ? Time::zero() : a_h + delay) + t;
+        slowest = std::max(slowest, t);
+        const Time before_last = a_h + slowest * (train - 2);  // departure of the train's second-to-last
+        last_done = train == 1 ? (first ? Time::zero() : last_done + delay) + t_last
+                               : std::max(first ? Time::zero() : last_done + delay, before_last) + t_last;
+        delay = p.delay;
+        first = false;
+    }
+    return last_done + delay;
+}
+
+FabricCounters PacketNetwork::counters() const {
+    FabricCounters c;
+    for (const Port& p : ports_) c.max_queue = std::max(c.max_queue, p.max_queued);
+    c.packet_hops = hops_;
+    return c;
+}
+
+}  // namespace fabricsim::fabric
