@@ -2,6 +2,7 @@
 
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
+#include "scenario/describe_roce.hpp"
 #include "scenario/field_readers.hpp"
 
 #include <limits>
@@ -122,6 +123,7 @@ Value cluster(const ClusterSpec& c) {
         {"servers", integer(c.servers)},
         {"server", server(c.server)},
         {"fabric", Value{fabric(c.fabric)}},
+        {"roce", describe_roce(c.roce)},
     };
     // Absent: storage traffic shares the compute fabric.
     if (c.storage_fabric.enabled) {

@@ -9,6 +9,7 @@
 #include "core/ids.hpp"
 #include "core/units.hpp"
 #include "scenario/collective_spec.hpp"
+#include "scenario/roce_spec.hpp"
 #include "scenario/traffic_spec.hpp"
 #include "scenario/training_spec.hpp"
 
@@ -164,6 +165,7 @@ struct ClusterSpec {
     StorageFabricSpec storage_fabric;
     StorageSpec storage;           // only without storage_fabric
     ClientsSpec clients;
+    RoceSpec roce;                 // cluster.roce: PFC, ECN, DCQCN, MMU; ignored by InfiniBand
     int ranks() const { return servers * server.ranks(); }
     // Endpoints after the GPU ranks: storage nodes ranks() .. ranks()+storage_nodes()-1, then
     // the client hosts (docs/models/traffic.md).

@@ -3,6 +3,7 @@
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/validate_clients.hpp"
+#include "scenario/validate_roce.hpp"
 
 #include <fmt/format.h>
 
@@ -132,7 +133,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     ClusterSpec spec;
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage", "clients"}, issues);
+    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -146,6 +147,11 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     spec.storage_fabric = validate_storage_fabric(map->find("storage_fabric"), server, issues);
     spec.storage = validate_storage(map->find("storage"), *map, spec.fabric, server, issues);
     spec.clients = validate_clients(map->find("clients"), issues);
+    // The compute fabric's link speed, for cluster.roce's `auto` ECN thresholds.
+    std::optional<Bandwidth> link_speed;
+    if (spec.fabric.link_speed != Bandwidth::zero()) link_speed = spec.fabric.link_speed;
+    else if (server.usable && server.nic_rate_known) link_speed = server.spec.nic.line_rate;
+    spec.roce = validate_roce(map->find("roce"), link_speed, issues);
     return {spec, ranks_known};
 }
 

@@ -323,6 +323,37 @@ cluster:
     mtu: 4KiB
     routing: auto
     planes: 1
+  roce:
+    pfc:
+      enabled: true
+      priority: 3
+      headroom: auto
+      xoff: auto
+      xon_delta: 3KiB
+      watchdog: off
+    ecn:
+      enabled: true
+      kmin: auto
+      kmax: auto
+      pmax: 0.2
+    dcqcn:
+      enabled: true
+      preset: nic
+      g: auto
+      rate_ai: auto
+      rate_hai: auto
+      alpha_update_interval: auto
+      rate_decrease_interval: auto
+      rate_increase_timer: auto
+      byte_counter: auto
+      fast_recovery_steps: auto
+      clamp_target_rate: auto
+      min_rate: auto
+      cnp_interval: auto
+    mmu:
+      alpha: 0.125
+      reserved_per_queue: 4KiB
+    lossless: true
 workload:
   - name: first
     transfer:
@@ -349,7 +380,9 @@ outputs:
     CHECK(defaults.find("latency: 2us\n") != std::string::npos);
     CHECK(defaults.find("description: \"\"\n") != std::string::npos);
     CHECK(defaults.find("dir: \"\"\n") != std::string::npos);
-    CHECK(defaults.find("preset") == std::string::npos);  // an inline server has none
+    // An inline server has no preset: the only one printed is DCQCN's parameter set.
+    CHECK(defaults.find("preset") == defaults.find("preset: nic\n"));
+    CHECK(defaults.find("preset", defaults.find("preset") + 1) == std::string::npos);
 }
 
 TEST_CASE("the resolved YAML reads back to the same spec", "[loader][resolved]") {

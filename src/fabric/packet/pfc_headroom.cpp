@@ -1,0 +1,91 @@
+#include "fabric/packet/pfc_headroom.hpp"
+
+#include "core/errors.hpp"
+
+#include <array>
+#include <cmath>
+
+namespace fabricsim::fabric {
+
+namespace {
+
+using i128 = __int128;
+
+// IEEE 802.3 worst cases in bit times, as restated (with the Cisco Press chapter on lossless
+// Ethernet) in shared/reference/models.md and docs/models/pfc.md. The 400G interface delay has
+// no published figure we could check: it keeps 100G's 122880 bit times as a time (1.2288 us),
+// i.e. 491520 bit times at 400G (estimate).
+struct Published {
+    std::int64_t gbps;
+    std::int64_t interface_bits;
+    std::int64_t response_bits;
+};
+constexpr std::array<Published, 5> kPublished{{
+    {10, 8'192, 30'720},
+    {25, 6'144, 40'960},
+    {40, 24'576, 60'416},
+    {100, 122'880, 201'728},
+    {400, 491'520, 463'360},
+}};
+
+// `bits` bit times at `rate`, rounded up to the picosecond.
+Time bit_times(std::int64_t bits, Bandwidth rate) {
+    const i128 num = static_cast<i128>(bits) * 1'000'000'000'000;
+    const i128 bps = rate.bits_per_second();
+    return Time::ps(static_cast<std::int64_t>((num + bps - 1) / bps));
+}
+
+}  // namespace
+
+PortDelays ieee8023_delays(Bandwidth speed) {
+    if (speed <= Bandwidth::zero()) throw InternalError("ieee8023_delays: link speed must be positive");
+    const Published* at = &kPublished.front();
+    for (const auto& p : kPublished)
+        if (Bandwidth::Gbps(p.gbps) <= speed) at = &p;
+    if (speed < Bandwidth::Gbps(at->gbps))  // below 10G: the 10G bit times at this speed
+        return PortDelays{bit_times(at->interface_bits, speed), bit_times(at->response_bits, speed)};
+    const Bandwidth published = Bandwidth::Gbps(at->gbps);
+    return PortDelays{bit_times(at->interface_bits, published), bit_times(at->response_bits, published)};
+}
+
+Bytes bytes_during(Time duration, Bandwidth rate) {
+    if (duration <= Time::zero()) return Bytes::zero();
+    const i128 bits_times_1e12 = static_cast<i128>(duration.picoseconds()) * rate.bits_per_second();
+    constexpr i128 kPerByte = static_cast<i128>(8) * 1'000'000'000'000;
+    return Bytes{static_cast<std::int64_t>((bits_times_1e12 + kPerByte - 1) / kPerByte)};
+}
+
+HeadroomBreakdown pfc_headroom(const HeadroomInputs& in) {
+    if (in.link_speed <= Bandwidth::zero()) throw InternalError("pfc_headroom: link speed must be positive");
+    HeadroomBreakdown h;
+    h.frame_in_flight = in.max_frame;
+    h.pause_frame = kPauseFrameOnWire;
+    h.interfaces = bytes_during(in.interface_delay, in.link_speed) * 2;
+    h.cable = bytes_during(propagation_delay(in.cable_length), in.link_speed) * 2;
+    h.response = bytes_during(in.response_time, in.link_speed);
+    h.peer_frame = in.peer_max_frame;
+    return h;
+}
+
+HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu) {
+    const PortDelays d = ieee8023_delays(link_speed);
+    HeadroomInputs in;
+    in.link_speed = link_speed;
+    in.cable_length = cable_length;
+    in.max_frame = roce_frame_on_wire(payload_mtu);
+    in.peer_max_frame = roce_frame_on_wire(payload_mtu);
+    in.interface_delay = d.interface;
+    in.response_time = d.response;
+    return in;
+}
+
+Bytes xoff_threshold(Bytes free_buffer, double alpha) {
+    if (free_buffer <= Bytes::zero() || !(alpha > 0)) return Bytes::zero();
+    return Bytes{static_cast<std::int64_t>(std::floor(static_cast<double>(free_buffer.count()) * alpha))};
+}
+
+Bytes xon_threshold(Bytes xoff, Bytes delta) {
+    return xoff > delta ? xoff - delta : Bytes::zero();
+}
+
+}  // namespace fabricsim::fabric

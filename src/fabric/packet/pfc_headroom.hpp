@@ -1,0 +1,77 @@
+// PFC buffer sizing as pure functions (docs/models/pfc.md): the headroom one port and priority
+// needs to stay lossless, and the XOFF/XON thresholds of the shared buffer.
+//
+// Headroom absorbs everything that can still arrive after the receiver decides to pause,
+// the IEEE 802.1Qbb worst case (restated in shared/reference/models.md, "PFC"):
+//
+//   headroom = frame_in_flight   a max frame this port has just started; the pause waits for it
+//            + pause_frame       the 64-byte PFC frame itself (84 bytes on the wire)
+//            + 2 x interface     PHY/MAC delay at both ends (IEEE 802.3 delay constraints)
+//            + 2 x cable         the pause travels to the peer, the last data travels back (5 ns/m)
+//            + response          the peer's MAC acting on the pause (IEEE 802.3 Annex 31B)
+//            + peer_frame        a max frame the peer may have started; it is not cut short
+//
+// Every delay is turned into the bytes the link carries in it at its line rate, rounded up.
+// The thresholds follow the dynamic-threshold MMU of the HPCC ns-3 model: a queue pauses its
+// peer when its ingress bytes reach XOFF = alpha x free shared buffer, and resumes it at
+// XON = XOFF - delta.
+#pragma once
+
+#include "core/units.hpp"
+
+namespace fabricsim::fabric {
+
+// Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble/SFD + inter-frame gap around a RoCEv2
+// payload (docs/models/links.md): a payload MTU of M is M + 82 bytes on the wire.
+inline constexpr Bytes kRoceFrameOverhead{82};
+// A PFC frame is a 64-byte MAC control frame, plus 8 bytes of preamble/SFD and a 12-byte gap.
+inline constexpr Bytes kPauseFrameOnWire{64 + 8 + 12};
+
+constexpr Bytes roce_frame_on_wire(Bytes payload_mtu) { return payload_mtu + kRoceFrameOverhead; }
+
+// Worst-case delays of an Ethernet port at `speed` (docs/models/pfc.md has the table and its
+// sources). interface: the sum of one end's transmit and receive PHY/MAC delays; response:
+// the longest a MAC may take to stop after a pause arrives. Published for 10, 25, 40, 100 and
+// 400 Gb/s (the 400G interface delay is an estimate); another speed takes the delays, as
+// times, of the fastest published speed below it (10G's bit times below 10G).
+struct PortDelays {
+    Time interface;
+    Time response;
+};
+PortDelays ieee8023_delays(Bandwidth speed);
+
+struct HeadroomInputs {
+    Bandwidth link_speed;
+    Length cable_length;
+    Bytes max_frame;          // largest frame on the wire this port may be sending (any priority)
+    Bytes peer_max_frame;     // largest frame of the paused priority the peer may be sending
+    Time interface_delay;     // one end's PHY/MAC delay, transmit + receive
+    Time response_time;       // the peer's pause response time
+};
+
+// Each term in bytes, in the order of the formula above.
+struct HeadroomBreakdown {
+    Bytes frame_in_flight;
+    Bytes pause_frame;
+    Bytes interfaces;         // both ends
+    Bytes cable;              // both ways
+    Bytes response;
+    Bytes peer_frame;
+    Bytes total() const { return frame_in_flight + pause_frame + interfaces + cable + response + peer_frame; }
+};
+
+HeadroomBreakdown pfc_headroom(const HeadroomInputs& in);
+
+// The inputs `headroom: auto` uses for a RoCE link: frames of mtu + 82 bytes both ways and
+// the IEEE 802.3 delays of the link speed.
+HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu);
+
+// Bytes that `rate` carries in `duration`, rounded up (a partial byte still needs room).
+Bytes bytes_during(Time duration, Bandwidth rate);
+
+// Dynamic XOFF threshold: floor(alpha x free), zero when nothing is free.
+Bytes xoff_threshold(Bytes free_buffer, double alpha);
+// XON = XOFF - delta, never below zero.
+Bytes xon_threshold(Bytes xoff, Bytes delta);
+
+}  // namespace fabricsim::fabric

@@ -1,0 +1,71 @@
+#include "scenario/describe_roce.hpp"
+
+#include "core/units_format.hpp"
+
+namespace fabricsim::scenario {
+
+namespace {
+
+Value text(std::string s) { return Value{std::move(s)}; }
+
+// `keyword` for an unset value, else the value in its exact human form.
+template <class T>
+Value or_keyword(const std::optional<T>& v, const char* keyword) {
+    return v ? text(to_string(*v)) : text(keyword);
+}
+
+Value pfc(const PfcSpec& p) {
+    return Value{Value::Map{
+        {"enabled", Value{p.enabled}},
+        {"priority", Value{std::int64_t{p.priority}}},
+        {"headroom", or_keyword(p.headroom, "auto")},
+        {"xoff", or_keyword(p.xoff, "auto")},
+        {"xon_delta", text(to_string(p.xon_delta))},
+        {"watchdog", or_keyword(p.watchdog, "off")},
+    }};
+}
+
+Value ecn(const EcnSpec& e) {
+    return Value{Value::Map{
+        {"enabled", Value{e.enabled}},
+        {"kmin", or_keyword(e.kmin, "auto")},
+        {"kmax", or_keyword(e.kmax, "auto")},
+        {"pmax", Value{e.pmax}},
+    }};
+}
+
+Value dcqcn(const DcqcnSpec& d) {
+    return Value{Value::Map{
+        {"enabled", Value{d.enabled}},
+        {"preset", text(d.preset == DcqcnPreset::paper ? "paper" : "nic")},
+        {"g", d.g ? Value{*d.g} : text("auto")},
+        {"rate_ai", or_keyword(d.rate_ai, "auto")},
+        {"rate_hai", or_keyword(d.rate_hai, "auto")},
+        {"alpha_update_interval", or_keyword(d.alpha_update_interval, "auto")},
+        {"rate_decrease_interval", or_keyword(d.rate_decrease_interval, "auto")},
+        {"rate_increase_timer", or_keyword(d.rate_increase_timer, "auto")},
+        {"byte_counter", or_keyword(d.byte_counter, "auto")},
+        {"fast_recovery_steps",
+         d.fast_recovery_steps ? Value{std::int64_t{*d.fast_recovery_steps}} : text("auto")},
+        {"clamp_target_rate", d.clamp_target_rate ? Value{*d.clamp_target_rate} : text("auto")},
+        {"min_rate", or_keyword(d.min_rate, "auto")},
+        {"cnp_interval", or_keyword(d.cnp_interval, "auto")},
+    }};
+}
+
+}  // namespace
+
+Value describe_roce(const RoceSpec& r) {
+    return Value{Value::Map{
+        {"pfc", pfc(r.pfc)},
+        {"ecn", ecn(r.ecn)},
+        {"dcqcn", dcqcn(r.dcqcn)},
+        {"mmu", Value{Value::Map{
+                    {"alpha", Value{r.mmu.alpha}},
+                    {"reserved_per_queue", text(to_string(r.mmu.reserved_per_queue))},
+                }}},
+        {"lossless", Value{r.lossless}},
+    }};
+}
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,91 @@
+// cluster.roce: how a RoCEv2 fabric keeps its lossless class (PFC), marks congestion (ECN,
+// RED at the egress queue), reacts to it (DCQCN at the sender NIC) and shares the switch
+// buffer (the MMU's dynamic threshold). Plain structs; every default is in a member
+// initialiser with its source. The packet model reads them; an InfiniBand fabric ignores the
+// section (DESIGN §5).
+//
+// `auto` values are std::nullopt here and are worked out later from the link they apply to:
+// PFC headroom and XOFF by src/fabric/packet/pfc_headroom.hpp (docs/models/pfc.md), ECN
+// Kmin/Kmax by ecn_kmin_auto()/ecn_kmax_auto() below. DCQCN overrides left unset take the
+// preset's value, which the congestion-control code owns (DESIGN §4).
+#pragma once
+
+#include "core/units.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace fabricsim::scenario {
+
+// cluster.roce.pfc: IEEE 802.1Qbb priority flow control on one priority.
+struct PfcSpec {
+    bool enabled = true;
+    int priority = 3;                     // DESIGN §5 "RoCE runs PFC on priority 3" (the usual
+                                          // RoCE lossless priority in NVIDIA's and Microsoft's guides)
+    std::optional<Bytes> headroom;        // per port and priority; nullopt = auto: the 802.1Qbb
+                                          // worst case from link speed, cable, MTU (docs/models/pfc.md)
+    std::optional<Bytes> xoff;            // static XOFF threshold; nullopt = auto: the MMU's dynamic
+                                          // threshold, mmu.alpha x free buffer
+    Bytes xon_delta = Bytes{3 * 1024};    // XON = XOFF - xon_delta; HPCC ns-3 model, switch-mmu.cc
+                                          // resume_offset = 3 * 1024 (shared/reference/models.md)
+    std::optional<Time> watchdog;         // nullopt = off; else the time a queue may stay paused
+                                          // before the watchdog drops its traffic (Guo et al., SIGCOMM'16)
+    bool operator==(const PfcSpec&) const = default;
+};
+
+// cluster.roce.ecn: RED marking at the egress queue, p = 0 below Kmin, rising linearly to
+// pmax at Kmax, 1 above (shared/reference/models.md, "ECN marking").
+struct EcnSpec {
+    bool enabled = true;
+    std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (link / 25 Gb/s)
+    std::optional<Bytes> kmax;            // nullopt = auto: 400 KB x (link / 25 Gb/s)
+    double pmax = 0.2;                    // NIC-style DCQCN setting, HPCC ns-3 run.py (models.md)
+    bool operator==(const EcnSpec&) const = default;
+};
+
+// The NIC-style scaling of the HPCC ns-3 model (run.py, after Mellanox CX-4+; models.md):
+// 100 KB and 400 KB at 25 Gb/s, proportional to the link speed (KB = 1000 bytes).
+constexpr Bytes ecn_kmin_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 250'000}; }
+constexpr Bytes ecn_kmax_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 62'500}; }
+
+enum class DcqcnPreset { nic, paper };
+
+// cluster.roce.dcqcn: the reaction point at the sender NIC (Zhu et al., SIGCOMM'15). Names
+// follow the literature and the ns-3 RDMA configs (DESIGN §4); every override is optional and
+// an unset one takes the preset's value (docs/models/dcqcn.md, shared/reference/models.md).
+struct DcqcnSpec {
+    bool enabled = true;
+    DcqcnPreset preset = DcqcnPreset::nic;           // DESIGN §5 "DCQCN nic preset"
+    std::optional<double> g;                          // alpha gain, in (0, 1]
+    std::optional<Bandwidth> rate_ai;                 // additive increase R_AI
+    std::optional<Bandwidth> rate_hai;                // hyper increase R_HAI
+    std::optional<Time> alpha_update_interval;        // alpha period
+    std::optional<Time> rate_decrease_interval;       // rate-decrease check period
+    std::optional<Time> rate_increase_timer;          // T
+    std::optional<Bytes> byte_counter;                // B; zero = off (timer only)
+    std::optional<int> fast_recovery_steps;           // F
+    std::optional<bool> clamp_target_rate;
+    std::optional<Bandwidth> min_rate;
+    std::optional<Time> cnp_interval;                 // at the receiver; zero = a CNP per marked packet
+    bool operator==(const DcqcnSpec&) const = default;
+};
+
+// cluster.roce.mmu: the switch's shared buffer.
+struct MmuSpec {
+    double alpha = 0.125;                 // dynamic threshold alpha = 1/8 (DESIGN §5; HPCC ns-3
+                                          // model: XOFF = free buffer >> 3, models.md)
+    Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
+    bool operator==(const MmuSpec&) const = default;
+};
+
+struct RoceSpec {
+    PfcSpec pfc;
+    EcnSpec ecn;
+    DcqcnSpec dcqcn;
+    MmuSpec mmu;
+    bool lossless = true;                 // false: lossy mode, drops and go-back-N (DESIGN §4);
+                                          // PFC is then off whatever pfc.enabled says
+    bool operator==(const RoceSpec&) const = default;
+};
+
+}  // namespace fabricsim::scenario

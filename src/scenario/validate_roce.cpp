@@ -1,0 +1,337 @@
+// cluster.roce, read key by key (roce_spec.hpp has the meaning and source of each default).
+#include "scenario/validate_roce.hpp"
+
+#include "core/units_format.hpp"
+#include "scenario/field_readers.hpp"
+#include "scenario/units_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+const std::string kPath = "cluster.roce";
+const std::vector<std::string> kRoceKeys{"pfc", "ecn", "dcqcn", "mmu", "lossless"};
+const std::vector<std::string> kPfcKeys{"enabled", "priority", "headroom", "xoff", "xon_delta", "watchdog"};
+const std::vector<std::string> kEcnKeys{"enabled", "kmin", "kmax", "pmax"};
+const std::vector<std::string> kDcqcnKeys{"enabled",
+                                          "preset",
+                                          "g",
+                                          "rate_ai",
+                                          "rate_hai",
+                                          "alpha_update_interval",
+                                          "rate_decrease_interval",
+                                          "rate_increase_timer",
+                                          "byte_counter",
+                                          "fast_recovery_steps",
+                                          "clamp_target_rate",
+                                          "min_rate",
+                                          "cnp_interval"};
+const std::vector<std::string> kMmuKeys{"alpha", "reserved_per_queue"};
+const std::vector<std::string> kPresets{"nic", "paper"};
+
+constexpr std::int64_t kMaxPriority = 7;            // 802.1Qbb: eight priorities
+constexpr std::int64_t kMaxFastRecoverySteps = 1'000;
+constexpr double kMaxAlpha = 64;                    // dynamic-threshold alphas in use run 1/128 .. 8
+
+bool is_auto(const Node& n) { return n.is_scalar() && n.text == "auto"; }
+
+// True when `text` looks like a word rather than a number, so that a misspelt keyword gets
+// "expected ... or auto" rather than a unit message.
+bool is_word(const Node& n) {
+    if (!n.is_scalar() || n.text.empty()) return false;
+    const char c = n.text[0];
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// A size, or `keyword` for nullopt. False after an issue (then `out` is left as it was).
+bool read_bytes_or(const Node& n, const std::string& path, const char* keyword, Zero zero, std::optional<Bytes>& out,
+                   Issues& issues) {
+    if (n.is_scalar() && n.text == keyword) {
+        out.reset();
+        return true;
+    }
+    if (!n.is_scalar() || (is_word(n) && !parse_bytes(n.text).ok())) {
+        issues.add(n.location, path,
+                   fmt::format("expected a size (e.g. 4KiB, 1MB) or {}, found {}", keyword, describe_found(n)));
+        return false;
+    }
+    auto v = read_bytes(n, path, zero, issues);
+    if (!v) return false;
+    out = *v;
+    return true;
+}
+
+bool read_time_or(const Node& n, const std::string& path, const char* keyword, Zero zero, std::optional<Time>& out,
+                  Issues& issues) {
+    if (n.is_scalar() && n.text == keyword) {
+        out.reset();
+        return true;
+    }
+    if (!n.is_scalar() || (is_word(n) && !parse_time(n.text).ok())) {
+        issues.add(n.location, path,
+                   fmt::format("expected a time (e.g. 500ns, 2.5us) or {}, found {}", keyword, describe_found(n)));
+        return false;
+    }
+    auto v = read_time(n, path, zero, issues);
+    if (!v) return false;
+    out = *v;
+    return true;
+}
+
+bool read_rate_or_auto(const Node& n, const std::string& path, std::optional<Bandwidth>& out, Issues& issues) {
+    if (is_auto(n)) {
+        out.reset();
+        return true;
+    }
+    if (!n.is_scalar() || (is_word(n) && !parse_bandwidth(n.text).ok())) {
+        issues.add(n.location, path,
+                   fmt::format("expected a rate (e.g. 40Mbps) or auto, found {}", describe_found(n)));
+        return false;
+    }
+    auto v = read_bandwidth(n, path, issues);
+    if (!v) return false;
+    out = *v;
+    return true;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+    double v = 0;
+    const auto [at, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || at != text.data() + text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+// A number in (0, max]: a decimal (0.125) or a fraction of two whole numbers ("1/8").
+std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues) {
+    std::optional<double> v;
+    if (n.is_scalar()) {
+        const std::string_view text = n.text;
+        if (const auto slash = text.find('/'); slash != std::string_view::npos) {
+            std::int64_t num = 0;
+            std::int64_t den = 0;
+            const auto a = std::from_chars(text.data(), text.data() + slash, num);
+            const auto b = std::from_chars(text.data() + slash + 1, text.data() + text.size(), den);
+            if (a.ec == std::errc{} && a.ptr == text.data() + slash && slash > 0 && b.ec == std::errc{} &&
+                b.ptr == text.data() + text.size() && slash + 1 < text.size() && den > 0 && num >= 0)
+                v = static_cast<double>(num) / static_cast<double>(den);
+        } else {
+            v = parse_number(text);
+        }
+    }
+    if (!v) {
+        issues.add(n.location, path,
+                   fmt::format("expected a number (e.g. 0.125) or a fraction (e.g. 1/8), found {}", describe_found(n)));
+        return std::nullopt;
+    }
+    if (!(*v > 0 && *v <= max)) {
+        issues.add(n.location, path, fmt::format("{} is outside (0, {}]", n.text, max));
+        return std::nullopt;
+    }
+    return v;
+}
+
+// The sections, each reading its keys into `out`; the `*_known` flags say which values were
+// read without an issue, for the checks across keys.
+struct PfcRead {
+    const Node* enabled = nullptr;
+    const Node* xoff = nullptr;
+    const Node* xon_delta = nullptr;
+    bool xoff_known = true;
+    bool xon_delta_known = true;
+};
+
+PfcRead read_pfc(const Node& node, PfcSpec& out, Issues& issues) {
+    PfcRead r;
+    const std::string path = key_path(kPath, "pfc");
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return r;
+    check_keys(*map, path, kPfcKeys, issues);
+    if (const Node* n = map->find("enabled")) {
+        r.enabled = n;
+        if (auto v = read_bool(*n, key_path(path, "enabled"), issues)) out.enabled = *v;
+    }
+    if (const Node* n = map->find("priority"))
+        if (auto v = read_int(*n, key_path(path, "priority"), 0, kMaxPriority, issues)) out.priority = static_cast<int>(*v);
+    if (const Node* n = map->find("headroom")) read_bytes_or(*n, key_path(path, "headroom"), "auto", Zero::rejected, out.headroom, issues);
+    if (const Node* n = map->find("xoff")) {
+        r.xoff = n;
+        r.xoff_known = read_bytes_or(*n, key_path(path, "xoff"), "auto", Zero::rejected, out.xoff, issues);
+    }
+    if (const Node* n = map->find("xon_delta")) {
+        r.xon_delta = n;
+        auto v = read_bytes(*n, key_path(path, "xon_delta"), Zero::allowed, issues);
+        r.xon_delta_known = v.has_value();
+        if (v) out.xon_delta = *v;
+    }
+    if (const Node* n = map->find("watchdog")) read_time_or(*n, key_path(path, "watchdog"), "off", Zero::rejected, out.watchdog, issues);
+    return r;
+}
+
+struct EcnRead {
+    const Node* kmin = nullptr;
+    const Node* kmax = nullptr;
+    bool kmin_known = true;
+    bool kmax_known = true;
+};
+
+EcnRead read_ecn(const Node& node, EcnSpec& out, Issues& issues) {
+    EcnRead r;
+    const std::string path = key_path(kPath, "ecn");
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return r;
+    check_keys(*map, path, kEcnKeys, issues);
+    if (const Node* n = map->find("enabled"))
+        if (auto v = read_bool(*n, key_path(path, "enabled"), issues)) out.enabled = *v;
+    if (const Node* n = map->find("kmin")) {
+        r.kmin = n;
+        r.kmin_known = read_bytes_or(*n, key_path(path, "kmin"), "auto", Zero::allowed, out.kmin, issues);
+    }
+    if (const Node* n = map->find("kmax")) {
+        r.kmax = n;
+        r.kmax_known = read_bytes_or(*n, key_path(path, "kmax"), "auto", Zero::rejected, out.kmax, issues);
+    }
+    if (const Node* n = map->find("pmax"))
+        if (auto v = read_fraction(*n, key_path(path, "pmax"), 1, issues)) out.pmax = *v;
+    return r;
+}
+
+void read_dcqcn(const Node& node, DcqcnSpec& out, Issues& issues) {
+    const std::string path = key_path(kPath, "dcqcn");
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return;
+    check_keys(*map, path, kDcqcnKeys, issues);
+    const auto at = [&](const char* key) { return map->find(key); };
+    const auto sub = [&](const char* key) { return key_path(path, key); };
+    if (const Node* n = at("enabled"))
+        if (auto v = read_bool(*n, sub("enabled"), issues)) out.enabled = *v;
+    if (const Node* n = at("preset"))
+        if (auto v = read_choice(*n, sub("preset"), "DCQCN preset", kPresets, issues))
+            out.preset = *v == "paper" ? DcqcnPreset::paper : DcqcnPreset::nic;
+    if (const Node* n = at("g")) {
+        if (is_auto(*n)) {
+            out.g.reset();
+        } else if (auto v = read_fraction(*n, sub("g"), 1, issues)) {
+            out.g = *v;
+        }
+    }
+    if (const Node* n = at("rate_ai")) read_rate_or_auto(*n, sub("rate_ai"), out.rate_ai, issues);
+    if (const Node* n = at("rate_hai")) read_rate_or_auto(*n, sub("rate_hai"), out.rate_hai, issues);
+    if (const Node* n = at("alpha_update_interval"))
+        read_time_or(*n, sub("alpha_update_interval"), "auto", Zero::rejected, out.alpha_update_interval, issues);
+    if (const Node* n = at("rate_decrease_interval"))
+        read_time_or(*n, sub("rate_decrease_interval"), "auto", Zero::rejected, out.rate_decrease_interval, issues);
+    if (const Node* n = at("rate_increase_timer"))
+        read_time_or(*n, sub("rate_increase_timer"), "auto", Zero::rejected, out.rate_increase_timer, issues);
+    if (const Node* n = at("byte_counter"))
+        read_bytes_or(*n, sub("byte_counter"), "auto", Zero::allowed, out.byte_counter, issues);
+    if (const Node* n = at("fast_recovery_steps")) {
+        if (is_auto(*n)) {
+            out.fast_recovery_steps.reset();
+        } else if (auto v = read_int(*n, sub("fast_recovery_steps"), 0, kMaxFastRecoverySteps, issues)) {
+            out.fast_recovery_steps = static_cast<int>(*v);
+        }
+    }
+    if (const Node* n = at("clamp_target_rate")) {
+        if (is_auto(*n)) {
+            out.clamp_target_rate.reset();
+        } else if (!n->is_scalar() || (n->text != "true" && n->text != "false")) {
+            issues.add(n->location, sub("clamp_target_rate"),
+                       fmt::format("expected true, false or auto, found {}", describe_found(*n)));
+        } else if (auto v = read_bool(*n, sub("clamp_target_rate"), issues)) {
+            out.clamp_target_rate = *v;
+        }
+    }
+    if (const Node* n = at("min_rate")) read_rate_or_auto(*n, sub("min_rate"), out.min_rate, issues);
+    if (const Node* n = at("cnp_interval"))
+        read_time_or(*n, sub("cnp_interval"), "auto", Zero::allowed, out.cnp_interval, issues);
+}
+
+void read_mmu(const Node& node, MmuSpec& out, Issues& issues) {
+    const std::string path = key_path(kPath, "mmu");
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return;
+    check_keys(*map, path, kMmuKeys, issues);
+    if (const Node* n = map->find("alpha"))
+        if (auto v = read_fraction(*n, key_path(path, "alpha"), kMaxAlpha, issues)) out.alpha = *v;
+    if (const Node* n = map->find("reserved_per_queue"))
+        if (auto v = read_bytes(*n, key_path(path, "reserved_per_queue"), Zero::allowed, issues))
+            out.reserved_per_queue = *v;
+}
+
+// A size as the ECN literature writes it: whole kilobytes as KB (6400KB rather than 6250KiB).
+std::string in_kb(Bytes b) { return b.count() % 1000 == 0 ? fmt::format("{}KB", b.count() / 1000) : to_string(b); }
+
+// kmin <= kmax, each `auto` one at the link speed when that is known.
+void check_ecn_order(const EcnSpec& ecn, const EcnRead& r, std::optional<Bandwidth> link, SourceLocation where,
+                     Issues& issues) {
+    if (!r.kmin_known || !r.kmax_known) return;
+    if ((!ecn.kmin || !ecn.kmax) && !link) return;
+    const Bytes kmin = ecn.kmin ? *ecn.kmin : ecn_kmin_auto(*link);
+    const Bytes kmax = ecn.kmax ? *ecn.kmax : ecn_kmax_auto(*link);
+    if (kmin <= kmax) return;
+    const auto shown = [&](const Node* given, Bytes value, const char* rule) {
+        return given != nullptr && !is_auto(*given)
+                   ? given->text
+                   : fmt::format("auto ({} x link / 25Gbps = {} at {})", rule, in_kb(value), *link);
+    };
+    issues.add(r.kmin != nullptr ? r.kmin->location : (r.kmax != nullptr ? r.kmax->location : where),
+               key_path(kPath, "ecn.kmin"),
+               fmt::format("kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
+                           shown(r.kmin, kmin, "100KB"), shown(r.kmax, kmax, "400KB")));
+}
+
+}  // namespace
+
+RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Issues& issues) {
+    RoceSpec out;
+    if (node == nullptr) return out;
+    const Node* map = read_section(*node, kPath, issues);
+    if (map == nullptr) return out;
+    check_keys(*map, kPath, kRoceKeys, issues);
+
+    PfcRead pfc;
+    EcnRead ecn;
+    if (const Node* n = map->find("pfc")) pfc = read_pfc(*n, out.pfc, issues);
+    if (const Node* n = map->find("ecn")) ecn = read_ecn(*n, out.ecn, issues);
+    if (const Node* n = map->find("dcqcn")) read_dcqcn(*n, out.dcqcn, issues);
+    if (const Node* n = map->find("mmu")) read_mmu(*n, out.mmu, issues);
+    const Node* lossless = map->find("lossless");
+    bool lossless_known = true;
+    if (lossless != nullptr) {
+        auto v = read_bool(*lossless, key_path(kPath, "lossless"), issues);
+        lossless_known = v.has_value();
+        if (v) out.lossless = *v;
+    }
+
+    check_ecn_order(out.ecn, ecn, link_speed, map->location, issues);
+
+    // ECN must mark before PFC pauses (DCQCN paper §5), checked when both are given.
+    if (out.lossless && out.pfc.enabled && out.ecn.enabled && ecn.kmax_known && pfc.xoff_known && out.ecn.kmax &&
+        out.pfc.xoff && !(*out.ecn.kmax < *out.pfc.xoff)) {
+        issues.add(ecn.kmax->location, key_path(kPath, "ecn.kmax"),
+                   fmt::format("kmax {} is not below pfc.xoff {}; ECN must mark before PFC pauses (DCQCN paper "
+                               "\u00a75), so expected kmax < xoff: lower kmax or raise pfc.xoff",
+                               ecn.kmax->text, pfc.xoff->text));
+    }
+    if (pfc.xoff_known && pfc.xon_delta_known && out.pfc.xoff && !(out.pfc.xon_delta < *out.pfc.xoff)) {
+        const Node* at = pfc.xon_delta != nullptr ? pfc.xon_delta : pfc.xoff;
+        issues.add(at->location, key_path(kPath, "pfc.xon_delta"),
+                   fmt::format("xon_delta {} is not below pfc.xoff {}; XON = XOFF - xon_delta must stay above 0",
+                               pfc.xon_delta != nullptr ? pfc.xon_delta->text : to_string(out.pfc.xon_delta),
+                               pfc.xoff->text));
+    }
+    if (lossless_known && out.lossless && !out.pfc.enabled && pfc.enabled != nullptr) {
+        issues.add(pfc.enabled->location, key_path(kPath, "pfc.enabled"),
+                   "PFC is off but lossless is true; a lossless fabric needs pfc.enabled: true (set lossless: false "
+                   "for lossy mode with drops and go-back-N)");
+    }
+    return out;
+}
+
+}  // namespace fabricsim::scenario
