@@ -46,11 +46,20 @@ scenario::ClusterSpec hgx(int servers) {
     return c;
 }
 
+// No ECN marking and no DCQCN: this file checks forwarding alone (PFC stays on; nothing here
+// comes near its thresholds except the shared bottleneck, which it keeps lossless).
+scenario::RoceSpec forwarding_only() {
+    scenario::RoceSpec roce;
+    roce.ecn.enabled = false;
+    roce.dcqcn.enabled = false;
+    return roce;
+}
+
 struct Model {
     explicit Model(const scenario::ClusterSpec& c)
         : topology(fabric::build_topology(c)),
           routing(topology, c.fabric.routing, c.fabric.technology, 1),
-          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB}) {}
+          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, forwarding_only()}) {}
     fabric::Topology topology;
     fabric::Routing routing;
     fabric::PacketNetwork network;

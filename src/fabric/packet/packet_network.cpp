@@ -28,6 +28,14 @@ PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, P
             p.delay = link.propagation + topology.node(topology.target(d)).forwarding_latency;
         }
     }
+    port_base_.reserve(topology.nodes().size() + 1);
+    for (const Node& n : topology.nodes()) {
+        port_base_.push_back(static_cast<std::uint32_t>(egress_.size()));
+        for (std::uint32_t p = 0; p < n.ports.size(); ++p)
+            egress_.push_back(topology.egress(NodeId{static_cast<std::uint32_t>(port_base_.size() - 1)}, p).index());
+    }
+    setup_pfc();
+    setup_roce();
 }
 
 NodeId PacketNetwork::endpoint(RankId r) const {
@@ -85,7 +93,7 @@ void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListene
         throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(src).name,
                                      topology_.node(dst).name));
     for (std::uint32_t port : candidates) {
-        const std::uint32_t idx = topology_.egress(src, port).index();
+        const std::uint32_t idx = egress_of(src, port);
         ports_[idx].injectors.push_back({slot, generation});
         pump(sim, idx);
     }
@@ -107,7 +115,7 @@ std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
         const std::uint32_t seq = m.injected++;
         const std::int64_t left = m.size.count() - static_cast<std::int64_t>(seq) * m.unit;
         packets_[k] = Packet{inj.message, seq, static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit)),
-                             port, m.start, kNone};
+                             port, m.start, kNone, false};
         ready = m.start;
         return k;
     }
@@ -127,11 +135,17 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
 }
 
 void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
+    if (ports_[port].paced) {
+        pump_paced(sim, port);
+        return;
+    }
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
         std::uint32_t k = p.head;
         Time ready;
+        // Gate: a PFC pause holds every packet that would start after it arrived.
+        if (p.paused && std::max(p.free_at, k != kNone ? packets_[k].ready : now) >= p.paused_since) return;
         if (k != kNone) {
             p.head = packets_[k].next;
             if (p.head == kNone) p.tail = kNone;
@@ -141,7 +155,7 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
             k = next_injected(port, ready);
             if (k == kNone) return;
         }
-        // Gate: PFC pause, credits and congestion-control pacing will hold the head here.
+        // Gate: credits and congestion-control pacing will hold the head here.
         commit(sim, port, k, std::max(ports_[port].free_at, ready));
     }
 }
@@ -149,16 +163,47 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
 void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
     Port& p = ports_[port];
     Packet& k = packets_[packet];
+    if (!ingress_.empty()) {
+        const NodeId at = topology_.source(DirectedLink::from_index(port));
+        if (buffers_[at.value()].pfc) release(sim, k.link, at, Bytes{k.bytes});
+    }
+    if (!markers_.empty() && is_fabric_switch(topology_.node(topology_.source(DirectedLink::from_index(port))).kind))
+        mark_ecn(sim, port, k);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
     p.free_at = start + tx;
     p.busy_time += tx;
     p.bytes_sent += Bytes{k.bytes};
     k.link = port;
     ++hops_;
-    sim.at(start + tx + p.delay, *this, packet);
+    sim.at(start + tx + p.delay, *this, event(packet, kArrival));
 }
 
-void PacketNetwork::on_event(Simulator& sim, std::uint64_t packet) { arrive(sim, static_cast<std::uint32_t>(packet)); }
+void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
+    const auto index = static_cast<std::uint32_t>(arg >> 3);
+    switch (static_cast<EventKind>(arg & 7)) {
+        case kArrival: arrive(sim, index); return;
+        case kPause: on_pause(sim, index, true); return;
+        case kResume: on_pause(sim, index, false); return;
+        case kRefresh:
+            if (ingress_[index].pausing && ingress_[index].refresh_at == sim.now()) send_pause(sim, index, true);
+            return;
+        case kExpiry: on_expiry(sim, index); return;
+        case kWake:
+            if (ports_[index].wake_at == sim.now()) {
+                ports_[index].wake_at = Time::max();
+                pump_paced(sim, index);
+            }
+            return;
+        case kCcTimer:
+            if (qps_[index].timer_at == sim.now()) {
+                qps_[index].timer_at = Time::max();
+                cc_call(sim, index, kCcTimer);
+            }
+            return;
+        case kCnp: cc_call(sim, index, kCnp); return;
+    }
+    throw InternalError("packet model: unknown event");
+}
 
 void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     const std::uint32_t from = packets_[packet].link;
@@ -166,6 +211,11 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     const NodeId at = topology_.target(DirectedLink::from_index(from));
     const std::uint32_t slot = packets_[packet].message;
     MessageState& m = messages_[slot];
+    // The receiving NIC: a packet that crossed the fabric marked turns into a CNP.
+    if (packets_[packet].marked && topology_.node(at).kind == NodeKind::nic) {
+        packets_[packet].marked = false;
+        on_marked_arrival(sim, m);
+    }
     if (at == m.flow.dst) {
         free_packets_.push_back(packet);
         --in_flight_;
@@ -176,15 +226,24 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         listener->on_delivered(sim, id);  // may send: slots are free to reuse
         return;
     }
+    if (!ingress_.empty() && buffers_[at.value()].pfc && !admit(sim, from, at, Bytes{packets_[packet].bytes})) {
+        free_packets_.push_back(packet);  // a lossless drop: the message will not complete
+        --in_flight_;
+        return;
+    }
     const std::uint32_t idx = egress_port(sim, at, m.flow, packets_[packet].seq);
     packets_[packet].ready = sim.now();
+    if (ports_[idx].paced) {
+        enqueue_qp(sim, qp_of(slot, idx), packet);
+        return;
+    }
     enqueue(idx, packet);
     pump(sim, idx);
 }
 
 std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const {
     if (is_fabric_switch(topology_.node(at).kind))
-        return topology_.egress(at, routing_.next_port(at, flow, seq)).index();
+        return egress_of(at, routing_.next_port(at, flow, seq));
     // Inside a server a segment takes the equal-cost link that can start it first, as
     // credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
     // ties rotate with the sequence number.
@@ -196,7 +255,7 @@ std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const 
     std::uint32_t best = 0;
     Time best_start = Time::max();
     for (std::size_t i = 0; i < k; ++i) {
-        const std::uint32_t idx = topology_.egress(at, candidates[(seq + i) % k]).index();
+        const std::uint32_t idx = egress_of(at, candidates[(seq + i) % k]);
         const Port& p = ports_[idx];
         const Time start = std::max(p.free_at, sim.now()) + transmit_time(p.queued, p.rate);
         if (start < best_start) {
@@ -241,6 +300,12 @@ FabricCounters PacketNetwork::counters() const {
     FabricCounters c;
     for (const Port& p : ports_) c.max_queue = std::max(c.max_queue, p.max_queued);
     c.packet_hops = hops_;
+    c.pfc_pauses_sent = pauses_sent_;
+    c.ecn_marks = ecn_marks_;
+    c.cnps = cnps_;
+    c.lossless_drops = lossless_drops_;
+    c.drops = lossless_drops_;
+    for (const Port& p : ports_) c.paused_time += p.paused_total;
     return c;
 }
 

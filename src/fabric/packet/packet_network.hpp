@@ -14,16 +14,32 @@
 // the port fell free — exact for FIFO ports, since nothing else can claim the port in between
 // (docs/models/packet.md). Packets are pool indices; the per-packet path allocates nothing.
 //
-// This stage is lossless with unbounded queues and no flow or congestion control: PFC, ECN,
-// DCQCN and credit flow control plug in at the gates marked below.
+// RoCE fabric switches run PFC on the lossless class (pfc.cpp, docs/models/pfc.md): ingress
+// bytes per port against a dynamic XOFF threshold of the shared buffer, pause frames of
+// 0xFFFF quanta on the wire, refreshed while congested, XON on drain, headroom above XOFF;
+// a packet beyond it is a lossless drop. Every data packet is in the lossless class.
+//
+// RoCE congestion control (roce_nic.cpp): switches mark ECN at egress with RED; the NIC on
+// the receiving side turns marks into CNPs (at most one per QP per cnp_interval) that reach the
+// sender after the path's latency; the sending NIC paces each QP at its DCQCN rate, one
+// congestion-control object per QP (src/congestion/). Credit flow control inside servers
+// plugs in at the gate marked below.
 #pragma once
 
+#include "congestion/cnp_pacer.hpp"
+#include "congestion/congestion_control.hpp"
+#include "congestion/red_marker.hpp"
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
+#include "core/rng.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
+#include "scenario/spec.hpp"
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
 #include <vector>
 
 namespace fabricsim::fabric {
@@ -31,6 +47,8 @@ namespace fabricsim::fabric {
 struct PacketModelSpec {
     Bytes mtu = Bytes{4096};              // payload per packet on fabric links
     Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (DESIGN §4)
+    scenario::Technology technology = scenario::Technology::roce;
+    scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
 };
 
 class PacketNetwork final : public Network, private EventTarget {
@@ -46,7 +64,13 @@ public:
     // Per directed link: payload bytes put on the wire, and when it was last busy.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
     Time busy_time(DirectedLink link) const { return ports_[link.index()].busy_time; }
+    Bytes max_queued(DirectedLink link) const { return ports_[link.index()].max_queued; }
     std::int64_t packets_in_flight() const { return in_flight_; }
+    // PFC at a switch ingress (the directed link into it): the most bytes it held, its XOFF
+    // headroom, and the time its upstream port spent paused.
+    Bytes max_ingress(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].max_bytes; }
+    Bytes headroom(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].headroom; }
+    Time paused_time(DirectedLink link) const { return ports_[link.index()].paused_total; }
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -58,6 +82,7 @@ private:
         std::uint32_t link = 0;     // directed link it is on / arrived by
         Time ready;                 // when it reached the node it waits in
         std::uint32_t next = kNone; // FIFO successor
+        bool marked = false;        // ECN congestion experienced
     };
 
     struct MessageState {
@@ -71,6 +96,20 @@ private:
         std::uint32_t injected = 0;
         std::uint32_t arrived = 0;
         Time start;
+        std::uint32_t qp = kNone;        // its QP at the sending NIC, once it has reached it
+    };
+
+    // A queue pair at a sending NIC: the packets it holds and its congestion control.
+    struct Qp {
+        std::unique_ptr<congestion::CongestionControl> cc;
+        congestion::CnpPacer pacer;      // the receiving NIC's CNP spacing for this QP
+        std::uint32_t port = 0;          // the NIC's uplink
+        std::uint32_t head = kNone, tail = kNone;
+        Time next_send = Time::zero();   // pacing: the earliest start of its next packet
+        Time timer_at = Time::max();     // the pending congestion-control timer
+        Time last_call = Time::zero();   // the CC object's clock never goes back
+        Time cnp_delay;                  // receiving NIC to sending NIC
+        bool listed = false;             // in its port's active list
     };
 
     struct Injector {
@@ -90,10 +129,59 @@ private:
         Bytes bytes_sent = Bytes::zero();
         Time busy_time = Time::zero();
         Bytes max_queued = Bytes::zero();
+        // PFC received: no packet may start in [paused_since, paused_until) unless resumed.
+        bool paused = false;
+        Time paused_since, paused_until;
+        Time paused_total = Time::zero();
+        Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
+        // A NIC uplink under DCQCN: per-QP queues instead of the FIFO, paced.
+        bool paced = false;
+        std::vector<std::uint32_t> active;  // QPs with packets
+        std::uint32_t round_robin = 0;
+        Time wake_at = Time::max();
+        Bandwidth wire;                  // line rate, for pacing in wire bytes
     };
 
-    void on_event(Simulator& sim, std::uint64_t packet) override;
+    // PFC sent: one per directed link into a RoCE switch.
+    struct Ingress {
+        Bytes bytes = Bytes::zero();
+        Bytes max_bytes = Bytes::zero();
+        Bytes headroom = Bytes::zero();
+        bool pausing = false;            // the upstream port is held by our pause frames
+        Bytes limit = Bytes::zero();     // XOFF at the pause + headroom: beyond it, a drop
+        Time refresh_at;                 // the pending refresh of our pause
+    };
+    struct SwitchBuffer {
+        bool pfc = false;
+        Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
+        Bytes used = Bytes::zero();
+        Bytes total = Bytes::zero();
+    };
+
+    enum EventKind : std::uint64_t {
+        kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7
+    };
+    static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 3) | kind; }
+
+    void on_event(Simulator& sim, std::uint64_t arg) override;
     void arrive(Simulator& sim, std::uint32_t packet);
+    void setup_pfc();
+    // PFC: account a packet into / out of a switch; false when it had to be dropped.
+    bool admit(Simulator& sim, std::uint32_t link, NodeId at, Bytes size);
+    void release(Simulator& sim, std::uint32_t link, NodeId at, Bytes size);
+    Bytes xoff(NodeId at) const;
+    void send_pause(Simulator& sim, std::uint32_t link, bool pause);
+    void on_pause(Simulator& sim, std::uint32_t port, bool pause);
+    void on_expiry(Simulator& sim, std::uint32_t port);
+    // RoCE NIC and ECN (roce_nic.cpp).
+    void setup_roce();
+    std::uint32_t qp_of(std::uint32_t message, std::uint32_t port);
+    void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
+    void pump_paced(Simulator& sim, std::uint32_t port);
+    void arm_timer(Simulator& sim, std::uint32_t qp);
+    void cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Bytes size = Bytes::zero());
+    void mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet);
+    void on_marked_arrival(Simulator& sim, const MessageState& m);
     // Commits what the port can send by `now` (back-dated to when it fell free).
     void pump(Simulator& sim, std::uint32_t port);
     void commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start);
@@ -103,17 +191,34 @@ private:
     void enqueue(std::uint32_t port, std::uint32_t packet);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const;
     NodeId endpoint(RankId rank) const;
+    // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
+    // as this is asked at every hop.
+    std::uint32_t egress_of(NodeId node, std::uint32_t port) const { return egress_[port_base_[node.value()] + port]; }
 
     const Topology& topology_;
     const Routing& routing_;
     PacketModelSpec spec_;
     std::vector<Port> ports_;
+    std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
+    std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_packets_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
     std::int64_t hops_ = 0;
+    std::vector<Ingress> ingress_;        // by directed link; empty without PFC
+    std::vector<SwitchBuffer> buffers_;   // by node
+    std::int64_t pauses_sent_ = 0;
+    std::int64_t lossless_drops_ = 0;
+    // RoCE congestion control.
+    bool dcqcn_ = false;
+    std::vector<congestion::RedMarker> markers_;  // by directed link; empty without ECN
+    Rng* ecn_rng_ = nullptr;
+    std::vector<Qp> qps_;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_index_;
+    std::int64_t ecn_marks_ = 0;
+    std::int64_t cnps_ = 0;
 };
 
 }  // namespace fabricsim::fabric

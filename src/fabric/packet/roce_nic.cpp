@@ -1,0 +1,210 @@
+// RoCEv2 congestion control in the packet model (docs/models/packet.md, docs/models/dcqcn.md).
+//
+// Reaction point: each NIC uplink (NIC -> fabric switch) keeps one queue per QP — a QP is the
+// (source, destination, NCCL channel) of a message — and serves them round robin, each QP no
+// faster than its congestion-control rate: after a packet of wire size w starts at t, the QP's
+// next may start at t + w / R_C. The rate comes from one object per QP (src/congestion/).
+//
+// Congestion point: a RoCE switch marks a packet ECN-CE at egress dequeue with RED on the
+// bytes still queued at that port (Kmin/Kmax/Pmax of cluster.roce.ecn; `auto` scales with the
+// port's speed).
+//
+// Notification point: the receiving NIC (the first NIC the packet reaches from the fabric)
+// turns a marked packet into a CNP, at most one per QP per cnp_interval; the CNP reaches the
+// sending NIC one path latency later (propagation and forwarding of every hop and a 64-byte
+// frame's serialisation). It travels outside the data queues, as CNPs ride a strict-priority
+// class; their queueing behind other control traffic is not modelled.
+#include "fabric/packet/packet_network.hpp"
+
+#include "congestion/dcqcn.hpp"
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fabricsim::fabric {
+
+namespace {
+
+congestion::DcqcnParams dcqcn_params(const scenario::DcqcnSpec& s, Bandwidth line_rate) {
+    congestion::DcqcnParams p =
+        s.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper() : congestion::DcqcnParams::nic(line_rate);
+    if (s.g) p.g = *s.g;
+    if (s.rate_ai) p.rate_ai = *s.rate_ai;
+    if (s.rate_hai) p.rate_hai = *s.rate_hai;
+    if (s.alpha_update_interval) p.alpha_update_interval = *s.alpha_update_interval;
+    if (s.rate_decrease_interval) p.rate_decrease_interval = *s.rate_decrease_interval;
+    if (s.rate_increase_timer) p.rate_increase_timer = *s.rate_increase_timer;
+    if (s.byte_counter) p.byte_counter = *s.byte_counter;
+    if (s.fast_recovery_steps) p.fast_recovery_steps = *s.fast_recovery_steps;
+    if (s.clamp_target_rate) p.clamp_target_rate = *s.clamp_target_rate;
+    if (s.min_rate) p.min_rate = *s.min_rate;
+    if (s.cnp_interval) p.cnp_interval = *s.cnp_interval;
+    return p;
+}
+
+}  // namespace
+
+void PacketNetwork::setup_roce() {
+    if (spec_.technology != scenario::Technology::roce) return;
+    const auto& roce = spec_.roce;
+    if (roce.ecn.enabled) {
+        markers_.reserve(ports_.size());
+        for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+            const Link& link = topology_.link(DirectedLink::from_index(i).link);
+            congestion::RedParams red;
+            red.kmin = roce.ecn.kmin ? *roce.ecn.kmin : scenario::ecn_kmin_auto(link.bandwidth);
+            red.kmax = roce.ecn.kmax ? *roce.ecn.kmax : scenario::ecn_kmax_auto(link.bandwidth);
+            red.pmax = roce.ecn.pmax;
+            markers_.emplace_back(red);
+        }
+    }
+    dcqcn_ = roce.dcqcn.enabled;
+    if (!dcqcn_) return;
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+        const DirectedLink d = DirectedLink::from_index(i);
+        if (topology_.node(topology_.source(d)).kind != NodeKind::nic || !is_fabric_switch(topology_.node(topology_.target(d)).kind))
+            continue;
+        ports_[i].paced = true;
+        ports_[i].wire = topology_.link(d.link).bandwidth;
+    }
+}
+
+std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port) {
+    MessageState& m = messages_[message];
+    if (m.qp != kNone) return m.qp;
+    const auto key = std::make_tuple(port, m.flow.src.value(), m.flow.dst.value(), m.flow.qp);
+    const auto [it, inserted] = qp_index_.emplace(key, static_cast<std::uint32_t>(qps_.size()));
+    if (inserted) {
+        const Bandwidth line = ports_[port].wire;
+        const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
+        Time delay = Time::zero();
+        for (const DirectedLink d : routing_.path(m.flow)) {
+            const Link& l = topology_.link(d.link);
+            delay += l.propagation + topology_.node(topology_.target(d)).forwarding_latency +
+                     transmit_time(Bytes{64}, l.bandwidth);
+        }
+        qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line), congestion::CnpPacer(params.cnp_interval),
+                          port, kNone, kNone, Time::zero(), Time::max(), Time::zero(), delay, false});
+    }
+    m.qp = it->second;
+    return m.qp;
+}
+
+void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet) {
+    Qp& q = qps_[qp];
+    // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
+    // congestion control first catches up on the timer events it missed, in order, as the
+    // CongestionControl contract allows.
+    if (q.head == kNone && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, kCcTimer);
+    packets_[packet].next = kNone;
+    if (q.tail == kNone)
+        q.head = packet;
+    else
+        packets_[q.tail].next = packet;
+    q.tail = packet;
+    if (!q.listed) {
+        q.listed = true;
+        ports_[q.port].active.push_back(qp);
+    }
+    pump_paced(sim, q.port);
+}
+
+// Like pump(), for a NIC uplink: of the QPs with a packet, the one that may start first
+// goes (round robin among equals); a QP held back by its rate wakes the port when it may go.
+void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
+    const Time now = sim.now();
+    while (ports_[port].free_at <= now) {
+        Port& p = ports_[port];
+        std::uint32_t best = kNone;
+        std::size_t best_pos = 0;
+        Time best_start = Time::max();
+        const std::size_t n = p.active.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t pos = (p.round_robin + i) % n;
+            const Qp& q = qps_[p.active[pos]];
+            const Time start = std::max({p.free_at, packets_[q.head].ready, q.next_send});
+            if (start < best_start) {
+                best_start = start;
+                best = p.active[pos];
+                best_pos = pos;
+            }
+        }
+        if (best == kNone) return;
+        if (p.paused && best_start >= p.paused_since) return;  // PFC holds it
+        if (best_start > now) {
+            if (p.wake_at != best_start) {
+                p.wake_at = best_start;
+                sim.at(best_start, *this, event(port, kWake));
+            }
+            return;
+        }
+        Qp& q = qps_[best];
+        const std::uint32_t k = q.head;
+        q.head = packets_[k].next;
+        if (q.head == kNone) {
+            q.tail = kNone;
+            q.listed = false;
+            p.active.erase(p.active.begin() + static_cast<std::ptrdiff_t>(best_pos));
+            p.round_robin = p.active.empty() ? 0 : static_cast<std::uint32_t>(best_pos % p.active.size());
+        } else {
+            p.round_robin = static_cast<std::uint32_t>((best_pos + 1) % p.active.size());
+        }
+        const Bytes size{packets_[k].bytes};
+        commit(sim, port, k, best_start);
+        // Pace in wire bytes: the payload at the link's efficiency.
+        const Link& link = topology_.link(DirectedLink::from_index(port).link);
+        const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
+            static_cast<__int128>(q.cc->rate().bits_per_second()) * p.rate.bits_per_second() / link.bandwidth.bits_per_second()));
+        q.next_send = best_start + transmit_time(size, std::max(payload_rate, Bandwidth::bps(1)));
+        cc_call(sim, best, kArrival, size);
+    }
+}
+
+// Feeds the QP's congestion control (kArrival: bytes sent; kCnp; kCcTimer) and re-arms its
+// timer. The object's clock never goes back, though a send may be back-dated.
+void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Bytes size) {
+    Qp& q = qps_[qp];
+    const Time t = std::max(q.last_call, sim.now());
+    q.last_call = t;
+    switch (why) {
+        case kArrival: q.cc->on_sent(t, size); break;
+        case kCnp: q.cc->on_cnp(t); break;
+        case kCcTimer: q.cc->on_timer(t); break;
+        default: throw InternalError("packet model: bad congestion-control call");
+    }
+    arm_timer(sim, qp);
+}
+
+void PacketNetwork::arm_timer(Simulator& sim, std::uint32_t qp) {
+    Qp& q = qps_[qp];
+    const Time next = q.cc->next_timer();
+    if (next == Time::max() || q.head == kNone) return;  // idle QPs catch up when data returns
+    const Time at = std::max(next, sim.now());
+    if (q.timer_at <= at && q.timer_at >= sim.now()) return;  // an earlier or equal one is pending
+    q.timer_at = at;
+    sim.at(at, *this, event(qp, kCcTimer));
+}
+
+void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet) {
+    const Bytes queued = ports_[port].queued;
+    const congestion::RedMarker& red = markers_[port];
+    if (queued <= red.params().kmin) return;  // the common case draws no random number
+    if (ecn_rng_ == nullptr) ecn_rng_ = &sim.rng("packet/ecn");
+    if (queued > red.params().kmax || red.should_mark(queued, ecn_rng_->uniform01())) {
+        packet.marked = true;
+        ++ecn_marks_;
+    }
+}
+
+void PacketNetwork::on_marked_arrival(Simulator& sim, const MessageState& m) {
+    if (m.qp == kNone) return;  // its NIC does not run DCQCN
+    Qp& q = qps_[m.qp];
+    if (!q.pacer.on_marked_packet(sim.now())) return;
+    ++cnps_;
+    sim.at(sim.now() + q.cnp_delay, *this, event(m.qp, kCnp));
+}
+
+}  // namespace fabricsim::fabric
