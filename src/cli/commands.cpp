@@ -92,7 +92,7 @@ int run_command(const RunArgs& args) {
     for (const auto& variant : loaded.variants) {
         ProgressBar bar(variant.name, show_progress);
         auto progress = [&bar](Time t, std::size_t done, std::size_t total) { bar.update(t, done, total); };
-        result.variants.push_back(run_variant(variant, show_progress ? ProgressFn(progress) : ProgressFn{}));
+        result.variants.push_back(run_variant(variant, show_progress ? ProgressFn(progress) : ProgressFn{}, args.check));
     }
 
     const fs::path dir = output_dir(args, first);

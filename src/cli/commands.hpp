@@ -28,6 +28,7 @@ struct RunArgs {
     ScenarioArgs scenario;
     std::string out_dir;  // "" → outputs.dir → results/<name>
     bool quiet = false;
+    bool check = false;   // --check: the network's invariants after each variant
 };
 
 int run_command(const RunArgs& args);

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
     add_scenario_options(*run_cmd, run.scenario);
     run_cmd->add_option("--out", run.out_dir, "Output folder (default: outputs.dir, else results/<name>)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "Print nothing on success");
+    run_cmd->add_flag("--check", run.check,
+                      "Check the network model's invariants after the run (no lossless drop, no link above "
+                      "capacity, bytes conserved); always on in debug builds");
 
     ScenarioArgs validate;
     bool print = false;

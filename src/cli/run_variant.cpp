@@ -93,7 +93,7 @@ std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads
 
 }  // namespace
 
-report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress) {
+report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress, bool check) {
     const scenario::ScenarioSpec& spec = variant.spec;
     Simulator sim(spec.seed);
     NetworkModel model = make_network(spec);
@@ -103,6 +103,10 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     executor.start(sim);
     ProgressRelay relay(progress, executor);
     sim.run(spec.simulation.stop_time, progress ? &relay : nullptr);
+#ifndef NDEBUG
+    check = true;
+#endif
+    if (check) network->check_invariants(sim.now());
 
     report::VariantResult r;
     r.name = variant.name;

@@ -13,6 +13,7 @@ namespace fabricsim::cli {
 // Receives (simulated time, ops done, ops total) every few thousand events.
 using ProgressFn = std::function<void(Time, std::size_t, std::size_t)>;
 
-report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress = {});
+// `check`: verify the network's invariants after the run (always on in debug builds).
+report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress = {}, bool check = false);
 
 }  // namespace fabricsim::cli

@@ -93,6 +93,11 @@ public:
     virtual void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
 
     virtual FabricCounters counters() const { return {}; }
+
+    // Checks the model's invariants at the end of a run (DESIGN §7; `fabricsim run --check`,
+    // always in debug builds) and throws ModelError naming the first one broken: no drop on a
+    // lossless class, no link above capacity, every byte sent delivered, dropped or in flight.
+    virtual void check_invariants(Time /*now*/) const {}
 };
 
 }  // namespace fabricsim

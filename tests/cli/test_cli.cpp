@@ -163,3 +163,16 @@ TEST_CASE("fabricsim topo prints the fabric of the README example", "[cli]") {
     CHECK(j["gpus"] == 256);  // 32 HGX H100 servers x 8 GPUs
     CHECK(j["nics"].get<int>() >= 256);
 }
+
+TEST_CASE("run --check stops with exit 3 when the lossless class dropped packets", "[cli][packet]") {
+    TempDir out("check");
+    // 1 KiB of PFC headroom cannot hold what is on the cable when the pause goes out.
+    const auto bad = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --set "
+                                         "cluster.roce.pfc.headroom=1KiB --out " + out.path().string());
+    CHECK(bad.exit_code == 3);
+    CHECK(bad.output.find("invariant broken: ") != std::string::npos);
+    CHECK(bad.output.find("dropped on the lossless class (PFC headroom or switch buffer too small)") != std::string::npos);
+    // With the headroom PFC computes, every invariant holds.
+    const auto good = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --out " + out.path().string());
+    CHECK(good.exit_code == 0);
+}

@@ -108,6 +108,7 @@ TEST_CASE("PFC 32-to-1 incast loses nothing and holds every port within XOFF plu
     REQUIRE(sink.at.size() == 32);
     for (Time t : sink.at) CHECK(t != Time::max());
     CHECK(m.network.packets_in_flight() == 0);
+    CHECK_NOTHROW(m.network.check_invariants(sim.now()));  // no lossless drop, bytes conserved
 }
 
 TEST_CASE("PFC with headroom below the worst case drops packets and counts them", "[packet][pfc]") {
@@ -121,6 +122,8 @@ TEST_CASE("PFC with headroom below the worst case drops packets and counts them"
     const auto c = m.network.counters();
     CHECK(c.lossless_drops > 0);
     CHECK(c.drops == c.lossless_drops);
+    CHECK_THROWS_WITH(m.network.check_invariants(sim.now()),
+                      Catch::Contains("dropped on the lossless class (PFC headroom or switch buffer too small)"));
 }
 
 TEST_CASE("PFC off: the same incast queues without bound and nothing pauses", "[packet][pfc]") {

@@ -114,6 +114,7 @@ std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
         const std::uint32_t k = new_packet();
         const std::uint32_t seq = m.injected++;
         const std::int64_t left = m.size.count() - static_cast<std::int64_t>(seq) * m.unit;
+        injected_ += Bytes{std::clamp<std::int64_t>(left, 0, m.unit)};
         packets_[k] = Packet{inj.message, seq, static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit)),
                              port, m.start, kNone, false};
         ready = m.start;
@@ -217,6 +218,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         on_marked_arrival(sim, m);
     }
     if (at == m.flow.dst) {
+        delivered_ += Bytes{packets_[packet].bytes};
         free_packets_.push_back(packet);
         --in_flight_;
         if (++m.arrived < m.packets) return;
@@ -227,6 +229,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         return;
     }
     if (!ingress_.empty() && buffers_[at.value()].pfc && !admit(sim, from, at, Bytes{packets_[packet].bytes})) {
+        dropped_ += Bytes{packets_[packet].bytes};
         free_packets_.push_back(packet);  // a lossless drop: the message will not complete
         --in_flight_;
         return;
@@ -294,6 +297,26 @@ Time PacketNetwork::unloaded_time(const Message& message) const {
         first = false;
     }
     return last_done + delay;
+}
+
+void PacketNetwork::check_invariants(Time now) const {
+    if (lossless_drops_ > 0)
+        throw ModelError(fmt::format("invariant broken: {} packets ({} B) dropped on the lossless class (PFC headroom "
+                                     "or switch buffer too small)",
+                                     lossless_drops_, dropped_.count()));
+    for (std::uint32_t i = 0; i < ports_.size(); ++i)
+        if (ports_[i].busy_time > std::max(now, ports_[i].free_at)) {
+            const DirectedLink d = DirectedLink::from_index(i);
+            throw ModelError(fmt::format("invariant broken: link {} -> {} was busy {} in {} of simulated time",
+                                         topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
+                                         ports_[i].busy_time.picoseconds(), now.picoseconds()));
+        }
+    Bytes queued = Bytes::zero();
+    for (std::uint32_t i = 0; i < packets_.size(); ++i) queued += Bytes{packets_[i].bytes};
+    for (std::uint32_t i : free_packets_) queued -= Bytes{packets_[i].bytes};
+    if (injected_ != delivered_ + dropped_ + queued)
+        throw ModelError(fmt::format("invariant broken: {} B sent but {} B delivered, {} B dropped and {} B in flight",
+                                     injected_.count(), delivered_.count(), dropped_.count(), queued.count()));
 }
 
 FabricCounters PacketNetwork::counters() const {

@@ -60,6 +60,7 @@ public:
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
     Time unloaded_time(const Message& message) const override;
     FabricCounters counters() const override;
+    void check_invariants(Time now) const override;
 
     // Per directed link: payload bytes put on the wire, and when it was last busy.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
@@ -207,6 +208,7 @@ private:
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
     std::int64_t hops_ = 0;
+    Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
     std::vector<Ingress> ingress_;        // by directed link; empty without PFC
     std::vector<SwitchBuffer> buffers_;   // by node
     std::int64_t pauses_sent_ = 0;
