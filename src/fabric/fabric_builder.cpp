@@ -1,5 +1,6 @@
-// The compute fabric (every plane) and the storage fabric: switches from the plans of
-// fabric_plan.hpp, NIC-leaf and switch-switch cables. See topology_builder.hpp.
+// The compute fabric (every plane, with the storage nodes and client hosts it carries) and the
+// storage fabric: switches from the plans of fabric_plan.hpp, NIC-leaf and switch-switch
+// cables. See topology_builder.hpp.
 #include "fabric/link_classes.hpp"
 #include "fabric/topology_builder.hpp"
 
@@ -106,6 +107,11 @@ void add_upper_tiers(Topology& t, FabricBuild& f) {
 
 }  // namespace
 
+int client_nics_on_plane(const scenario::ClientsSpec& clients, int plane, int planes) {
+    if (clients.nodes <= 0 || planes <= 0) return 0;
+    return (clients.nics_per_node - plane + planes - 1) / planes;  // NICs i with i mod planes == plane
+}
+
 Bandwidth fabric_link_rate(const scenario::ClusterSpec& cluster) {
     return cluster.fabric.link_speed != Bandwidth::zero() ? cluster.fabric.link_speed : cluster.server.nic.line_rate;
 }
@@ -121,6 +127,8 @@ std::vector<FabricPlan> plan_compute_fabric(const scenario::ClusterSpec& cluster
     const int nics = cluster.server.nics;
     if (nics <= 0 && cluster.storage.nodes > 0)
         bad("cluster.storage", "storage nodes on the compute fabric need servers with NICs (cluster.server.nics is 0)");
+    if (nics <= 0 && cluster.clients.nodes > 0)
+        bad("cluster.clients", "client hosts on the compute fabric need servers with NICs (cluster.server.nics is 0)");
     if (nics <= 0) return plans;
     const int planes = cluster.fabric.planes;
     if (planes < 1 || planes > nics)
@@ -136,12 +144,20 @@ std::vector<FabricPlan> plan_compute_fabric(const scenario::ClusterSpec& cluster
             fmt::format("{} does not split evenly over the compute fabric's {} planes; every plane needs the same "
                         "number of NICs per storage node",
                         st.nics_per_node, planes));
+    // Routing takes an endpoint on several planes to be on all of them (routing_fabric_tables.cpp).
+    const scenario::ClientsSpec& cl = cluster.clients;
+    if (cl.nodes > 0 && cl.nics_per_node > 1 && cl.nics_per_node < planes)
+        bad("cluster.clients.nics_per_node",
+            fmt::format("{} NICs per client on the compute fabric's {} planes would put a client on some planes but "
+                        "not all; give each client 1 NIC or at least {} (NIC k on plane k mod {})",
+                        cl.nics_per_node, planes, planes, planes));
     const int radix = ports_at_link_rate(cluster.fabric.switch_spec, fabric_link_rate(cluster), "cluster.fabric");
     for (int p = 0; p < planes; ++p) {
         const int per_server = (nics - p + planes - 1) / planes;  // NICs i < nics with i mod planes == p
         const int storage_ports = st.nodes * (st.nics_per_node / planes);
+        const int client_ports = cl.nodes * client_nics_on_plane(cl, p, planes);
         plans.push_back(plan_fabric(cluster.fabric.topology, radix, cluster.fabric.oversubscription,
-                                    PlaneDemand{cluster.servers, per_server, planes, storage_ports}));
+                                    PlaneDemand{cluster.servers, per_server, planes, storage_ports, client_ports}));
     }
     return plans;
 }
@@ -200,6 +216,21 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
             t.storage_nodes().push_back(storage_nodes.back());
         }
     }
+    // Client hosts (cluster.clients): NIC k of a client on plane k mod planes, after the storage nodes.
+    const scenario::ClientsSpec& cl = cluster.clients;
+    const Link client_down = cable(fabric_class(spec.technology, std::min(rate, cl.nic.line_rate), spec.mtu),
+                                   spec.technology, spec.cable_length, 1);
+    std::vector<NodeId> clients;
+    if (planes > 0) {
+        for (int i = 0; i < cl.nodes; ++i) {
+            Node n;
+            n.kind = NodeKind::client;
+            n.name = fmt::format("client{}", i);
+            n.local_index = static_cast<std::uint32_t>(i);
+            clients.push_back(t.add_node(std::move(n)));
+            t.clients().push_back(clients.back());
+        }
+    }
     for (int p = 0; p < planes; ++p) {
         const FabricPlan& plan = plans[static_cast<std::size_t>(p)];
         FabricBuild f{plan, spec, uplink, planes > 1 ? fmt::format("pl{}.", p) : std::string(),
@@ -219,6 +250,12 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
                 t.add_link(storage_nodes[static_cast<std::size_t>(i)],
                            f.leaves[static_cast<std::size_t>(plan.storage_leaf_of(i * storage_per_node + j))],
                            storage_down);
+        const int client_per_node = client_nics_on_plane(cl, p, planes);
+        for (int i = 0; i < cl.nodes; ++i)
+            for (int j = 0; j < client_per_node; ++j)
+                t.add_link(clients[static_cast<std::size_t>(i)],
+                           f.leaves[static_cast<std::size_t>(plan.client_leaf_of(i * client_per_node + j))],
+                           client_down);
         add_upper_tiers(t, f);
     }
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -103,7 +104,12 @@ int FabricPlan::leaf_of(int server, int rail, int per_server) const {
 
 int FabricPlan::storage_leaf_of(int k) const {
     if (kind == TopologyKind::single_switch) return 0;
-    return (endpoints - storage_ports + k) / leaf.down;  // after the servers' ports, as leaf_of
+    return (endpoints - client_ports - storage_ports + k) / leaf.down;  // after the servers' ports, as leaf_of
+}
+
+int FabricPlan::client_leaf_of(int k) const {
+    if (kind == TopologyKind::single_switch) return 0;
+    return (endpoints - client_ports + k) / leaf.down;  // after the storage nodes' ports
 }
 
 FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio, PlaneDemand demand,
@@ -112,19 +118,23 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
     plan.radix = radix;
     plan.endpoints = demand.endpoints();
     plan.storage_ports = demand.storage_ports;
+    plan.client_ports = demand.client_ports;
     if (demand.storage_ports > 0 && requested == TopologyKind::rail_optimized)
         bad("cluster.storage", "storage nodes cannot join a rail-optimized compute fabric (they have no rail); use "
                                "leaf-spine or fat-tree, or put them on cluster.storage_fabric");
+    if (demand.client_ports > 0 && requested == TopologyKind::rail_optimized)
+        bad("cluster.clients", "client hosts cannot join a rail-optimized compute fabric (they have no rail); use "
+                               "leaf-spine or fat-tree");
     plan.rails = requested == TopologyKind::rail_optimized ? demand.per_server : 1;
     const LeafSplit split = requested == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, ratio);
 
     const Capacity cap = capacity(requested, radix, split, demand.per_server);
     plan.max_endpoints = cap.endpoints;
-    // With storage ports on the plane, the servers get what the storage nodes leave.
-    plan.max_servers = demand.storage_ports > 0
-                           ? std::min(cap.servers, std::max(cap.endpoints - demand.storage_ports, 0) /
-                                                       std::max(demand.per_server, 1))
-                           : cap.servers;
+    // With storage or client ports on the plane, the servers get what those leave.
+    const int others = demand.storage_ports + demand.client_ports;
+    plan.max_servers = others > 0 ? std::min(cap.servers, std::max(cap.endpoints - others, 0) /
+                                                              std::max(demand.per_server, 1))
+                                  : cap.servers;
 
     const int e = plan.endpoints;
     if (e > cap.endpoints || demand.servers > cap.servers) {
@@ -133,16 +143,29 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
             requested == TopologyKind::single_switch
                 ? fmt::format("a single switch of {} ports", radix)
                 : fmt::format("a {} fabric of {}-port switches at {}:{}", topology_name(requested), radix, ratio.down, ratio.up);
+        // " and 12 storage node NICs", ", 12 storage node NICs and 4 client NICs"; and whom the
+        // servers share the fabric with.
+        std::vector<std::string> extra, beside;
+        if (demand.storage_ports > 0) {
+            extra.push_back(plural(demand.storage_ports, "storage node NIC"));
+            beside.emplace_back("storage nodes");
+        }
+        if (demand.client_ports > 0) {
+            extra.push_back(plural(demand.client_ports, "client NIC"));
+            beside.emplace_back("client hosts");
+        }
+        const std::string extras = extra.empty()       ? std::string()
+                                   : extra.size() == 1 ? " and " + extra[0]
+                                                       : fmt::format(", {} and {}", extra[0], extra[1]);
         bad(servers_key,
-            fmt::format("{} with {} each{}{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({})",
+            fmt::format("{} with {} each{}{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({}{})",
                         plural(demand.servers, "server"), plural(demand.per_server, "NIC"),
-                        planes ? fmt::format(" in each of {} planes", demand.planes) : "",
-                        demand.storage_ports > 0 ? fmt::format(" and {}", plural(demand.storage_ports, "storage node NIC"))
-                                                 : "",
-                        demand.servers == 1 && demand.storage_ports == 0 ? "s" : "", e,
-                        planes ? " per plane" : "", shape, cap.endpoints, planes ? " per plane" : "",
-                        plural(plan.max_servers, "server") +
-                            (demand.storage_ports > 0 ? " beside the storage nodes" : "")));
+                        planes ? fmt::format(" in each of {} planes", demand.planes) : "", extras,
+                        demand.servers == 1 && extra.empty() ? "s" : "", e, planes ? " per plane" : "", shape,
+                        cap.endpoints, planes ? " per plane" : "", plural(plan.max_servers, "server"),
+                        beside.empty()        ? ""
+                        : beside.size() == 1 ? " beside the " + beside[0]
+                                             : fmt::format(" beside the {} and {}", beside[0], beside[1])));
     }
 
     // Everything on one switch.

@@ -23,6 +23,10 @@
 //                   fat tree (R = k, 1:1) has k³/4 hosts and 5k²/4 switches at full size.
 //                   When all leaves fit one pod (L <= R/2) it is built as a leaf-spine.
 //
+// Storage nodes (cluster.storage) and client hosts (cluster.clients) on the compute fabric are
+// more endpoints of leaf-spine and fat-tree planes, after the servers' ports: the storage
+// nodes' ports, then the clients'. Rail-optimized planes refuse them (they have no rail).
+//
 // planes: N parallel fabrics, NIC i of every server on plane i mod N; each plane is sized on
 // its own. A fabric that does not fit is a ConfigError at `cluster.servers` that states the
 // largest buildable size.
@@ -60,13 +64,15 @@ int ports_at_link_rate(const scenario::SwitchSpec& sw, Bandwidth link, const std
 
 // What one plane must connect: `servers` endpoint owners with `per_server` NIC ports each
 // (the rails of a rail-optimized plane), then `storage_ports` NIC ports of storage nodes on
-// this fabric (cluster.storage; never on rails). `planes` only shapes the error message.
+// this fabric (cluster.storage), then `client_ports` NIC ports of client hosts
+// (cluster.clients); neither on rails. `planes` only shapes the error message.
 struct PlaneDemand {
     int servers = 0;
     int per_server = 1;
     int planes = 1;
     int storage_ports = 0;
-    int endpoints() const { return servers * per_server + storage_ports; }
+    int client_ports = 0;
+    int endpoints() const { return servers * per_server + storage_ports + client_ports; }
 };
 
 struct FabricPlan {
@@ -90,11 +96,14 @@ struct FabricPlan {
     int max_endpoints = 0;          // the largest this kind, radix and split can connect
     int max_servers = 0;
     int storage_ports = 0;          // storage node ports, after the servers' (PlaneDemand)
+    int client_ports = 0;           // client host ports, after the storage nodes'
 
     // The leaf that endpoint `e` (server-major: server · per_server + rail) attaches to.
     int leaf_of(int server, int rail, int per_server) const;
     // The leaf that storage port `k` of this plane (node-major) attaches to.
     int storage_leaf_of(int k) const;
+    // The leaf that client port `k` of this plane (client-major) attaches to.
+    int client_leaf_of(int k) const;
 };
 
 // The largest size `kind` can connect with these switches, per plane, for servers with

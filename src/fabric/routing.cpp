@@ -32,8 +32,9 @@ struct Gateways {
     NodeId egress, ingress;
 };
 
-// An endpoint's connected fabric; every_fabric for one attached to several (a storage node
-// on every plane of the compute fabric, routing_fabric_tables.cpp), which shares all of them.
+// An endpoint's connected fabric; every_fabric for one attached to several (a storage node or
+// client host on every plane of the compute fabric, routing_fabric_tables.cpp), which shares
+// all of them.
 constexpr std::uint32_t every_fabric = none - 1;
 
 std::uint32_t component(const RoutingTables& t, NodeId endpoint) {
@@ -296,7 +297,7 @@ std::vector<DirectedLink> Routing::path(const FlowKey& flow) const {
 
 std::vector<DirectedLink> Routing::path(RankId from, RankId to, std::uint32_t qp) const {
     const Topology& topo = *tables_->topology;
-    return path(FlowKey{topo.rank(from).gpu, topo.rank(to).gpu, qp});
+    return path(FlowKey{topo.endpoint_node(from), topo.endpoint_node(to), qp});
 }
 
 std::vector<LinkShare> Routing::spread(const FlowKey& flow) const {

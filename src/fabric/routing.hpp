@@ -67,7 +67,7 @@ struct LinkShare {
 
 class Routing {
 public:
-    // Builds the tables for every endpoint (GPUs, hosts, NICs, storage nodes).
+    // Builds the tables for every endpoint (GPUs, hosts, NICs, storage nodes, client hosts).
     // `policy` automatic resolves by fabric.technology (RoCE: ecmp, IB: static).
     Routing(const Topology& topology, scenario::RoutingKind policy, scenario::Technology technology,
             std::uint64_t seed);
@@ -95,7 +95,8 @@ public:
     // spray give their ecmp path: the flow model spreads such traffic by rate instead, see
     // spread()). Packet 0's path: inside a server, the QP's stripe.
     std::vector<DirectedLink> path(const FlowKey& flow) const;
-    // The path between two ranks' GPUs (host for a GPU-less server).
+    // The path between two endpoints by id: ranks' GPUs (host for a GPU-less server), storage
+    // nodes and client hosts after them (Topology::endpoint_node).
     std::vector<DirectedLink> path(RankId from, RankId to, std::uint32_t qp = 0) const;
 
     // The long-run share of a flow's bytes on each directed link it may cross, hop by hop

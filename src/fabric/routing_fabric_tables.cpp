@@ -99,8 +99,8 @@ void build_fabric_tables(RoutingTables& t) {
 
     // Connected fabrics (planes, a storage fabric), numbered in node order: the switches joined
     // by switch-switch links, and each endpoint on its switches' fabric. An endpoint never joins
-    // two fabrics: one attached to several (a storage node on every plane of the compute
-    // fabric) is on all of them, `every_fabric`, and numbered for D-mod-K on its first.
+    // two fabrics: one attached to several (a storage node or client host on every plane of the
+    // compute fabric) is on all of them, `every_fabric`, and numbered for D-mod-K on its first.
     UnionFind uf(node_count);
     for (const Link& l : topo.links()) {
         if (is_fabric_link(l.type) && t.nodes[l.a.value()].sw != none && t.nodes[l.b.value()].sw != none)

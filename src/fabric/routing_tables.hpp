@@ -4,10 +4,10 @@
 // Level 1, inside a server: for every (local node, local destination) the equal-cost egress
 // ports, over NVLink between GPUs that NVLink joins, over PCIe otherwise; computed once per
 // server layout (servers whose nodes and links are wired alike share one table).
-// Level 2, across a fabric: fabric endpoints (NICs, storage nodes: nodes with a fabric link)
-// are grouped by the set of switches they attach to (normally one leaf); a BFS over the
-// fabric switches per group gives every switch its equal-cost ports towards the group; the
-// attachment switch then takes its port(s) to the endpoint itself.
+// Level 2, across a fabric: fabric endpoints (NICs, storage nodes, client hosts: nodes with a
+// fabric link) are grouped by the set of switches they attach to (normally one leaf); a BFS
+// over the fabric switches per group gives every switch its equal-cost ports towards the
+// group; the attachment switch then takes its port(s) to the endpoint itself.
 #pragma once
 
 #include "fabric/dmodk.hpp"

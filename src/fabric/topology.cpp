@@ -20,6 +20,7 @@ std::string_view to_string(NodeKind kind) {
         case NodeKind::spine: return "spine";
         case NodeKind::core: return "core";
         case NodeKind::storage_node: return "storage_node";
+        case NodeKind::client: return "client";
     }
     return "unknown";
 }
@@ -83,6 +84,17 @@ NodeId Topology::target(DirectedLink d) const {
 DirectedLink Topology::egress(NodeId node, std::uint32_t port) const {
     const Port& p = nodes_[node.value()].ports.at(port);
     return DirectedLink{p.link, link(p.link).a != node};
+}
+
+NodeId Topology::endpoint_node(RankId e) const {
+    std::size_t i = e.value();
+    if (i < ranks_.size()) return ranks_[i].gpu;
+    i -= ranks_.size();
+    if (i < storage_nodes_.size()) return storage_nodes_[i];
+    i -= storage_nodes_.size();
+    if (i < clients_.size()) return clients_[i];
+    throw ModelError(fmt::format("endpoint {} is past the topology's {} ranks, {} storage nodes and {} clients", e.value(),
+                                 ranks_.size(), storage_nodes_.size(), clients_.size()));
 }
 
 std::size_t Topology::count(NodeKind kind) const {

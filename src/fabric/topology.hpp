@@ -1,13 +1,15 @@
 // Topology: the cluster's structure, shared by the packet and the flow models (DESIGN §2).
 //
 // A graph of nodes (GPUs, NVSwitches, PCIe switches, host CPUs, NICs, fabric switches,
-// storage nodes) joined by full-duplex links. Every link has a bandwidth per direction, a
-// propagation delay and a protocol efficiency (payload / wire bytes) of its link class
-// (docs/models/links.md). A node's ports are numbered 0.. in the order its links were added;
-// a directed link is (link, direction) so per-direction state can live in flat arrays.
+// storage nodes, client hosts) joined by full-duplex links. Every link has a bandwidth per
+// direction, a propagation delay and a protocol efficiency (payload / wire bytes) of its link
+// class (docs/models/links.md). A node's ports are numbered 0.. in the order its links were
+// added; a directed link is (link, direction) so per-direction state can live in flat arrays.
 //
 // Ranks: every GPU is a rank (a server without GPUs is one rank, on its host CPU); rank r is
 // GPU r mod G of server r div G, and knows the compute NIC that serves it (its rail).
+// Endpoint ids (ClusterSpec::storage_endpoint, client_endpoint) continue after the ranks: the
+// storage nodes, then the client hosts; endpoint_node() maps one to its node.
 //
 // Plain data: built once by build_topology() (topology_builder.hpp), then read-only.
 #pragma once
@@ -37,6 +39,7 @@ enum class NodeKind : std::uint8_t {
     spine,         // fabric tier 2 (aggregation in a 3-tier fat tree)
     core,          // fabric tier 3
     storage_node,
+    client,        // a CPU-only client host on the compute fabric (cluster.clients)
 };
 std::string_view to_string(NodeKind kind);
 bool is_fabric_switch(NodeKind kind);  // leaf, spine, core
@@ -57,7 +60,7 @@ struct Port {
 struct Node {
     NodeKind kind = NodeKind::host;
     std::string name;                 // unique: "s3.gpu5", "s3.nic5", "leaf12", "p1.spine4"
-    ServerId server;                  // invalid for fabric switches and storage nodes
+    ServerId server;                  // invalid for fabric switches, storage nodes and clients
     std::uint32_t local_index = 0;    // index among its kind in its server / tier
     std::uint32_t plane = 0;          // fabric plane (switches and NICs)
     std::uint32_t pod = 0;            // fat-tree pod (leaf and spine tiers)
@@ -128,6 +131,11 @@ public:
     const std::vector<ServerInfo>& servers() const { return servers_; }
     std::vector<NodeId>& storage_nodes() { return storage_nodes_; }
     const std::vector<NodeId>& storage_nodes() const { return storage_nodes_; }
+    std::vector<NodeId>& clients() { return clients_; }
+    const std::vector<NodeId>& clients() const { return clients_; }
+    // The node of endpoint id `e`: rank e's GPU (host for a GPU-less server), then storage
+    // node e - ranks, then client e - ranks - storage nodes. Throws ModelError past the last.
+    NodeId endpoint_node(RankId e) const;
 
     std::size_t count(NodeKind kind) const;
 
@@ -137,6 +145,7 @@ private:
     std::vector<RankInfo> ranks_;
     std::vector<ServerInfo> servers_;
     std::vector<NodeId> storage_nodes_;
+    std::vector<NodeId> clients_;
 };
 
 }  // namespace fabricsim::fabric

@@ -12,8 +12,12 @@
 // The fabrics (fabric_builder.cpp): each plane sized by plan_fabric (fabric_plan.hpp), leaf,
 // spine and core switches with SwitchSpec's latency and buffer, NIC-leaf cables of
 // cable_length and switch-switch cables of uplink_cable_length (5 ns/m), copper up to the
-// passive-copper reach of the rate, optical beyond (link_classes.hpp). The storage fabric
-// likewise, with the servers' storage NICs and the storage nodes as its endpoints.
+// passive-copper reach of the rate, optical beyond (link_classes.hpp). Storage nodes
+// (cluster.storage, `stor<i>`) and client hosts (cluster.clients, `client<i>`) on the compute
+// fabric: one node each, cabled straight to the leaves after the servers' NICs (NIC k on plane
+// k mod planes; clients may leave a plane without NICs when they have fewer NICs than planes).
+// The storage fabric likewise, with the servers' storage NICs and the storage nodes as its
+// endpoints.
 #pragma once
 
 #include "fabric/fabric_plan.hpp"
@@ -27,6 +31,10 @@ namespace fabricsim::fabric {
 
 // Throws ConfigError for a cluster that cannot be built (key paths under `cluster.`).
 Topology build_topology(const scenario::ClusterSpec& cluster);
+
+// How many NICs of each client host sit on plane `plane` of `planes`: NICs k with
+// k mod planes == plane (0 without clients).
+int client_nics_on_plane(const scenario::ClientsSpec& clients, int plane, int planes);
 
 // The fabric link rate: fabric.link_speed, or the NIC line rate when it is zero.
 Bandwidth fabric_link_rate(const scenario::ClusterSpec& cluster);

@@ -195,6 +195,8 @@ TopologySummary summarize(const Topology& t, const scenario::ClusterSpec& cluste
     s.nics = static_cast<int>(t.count(NodeKind::nic));
     s.storage_nics = static_cast<int>(t.count(NodeKind::storage_nic));
     s.storage_nodes = static_cast<int>(t.count(NodeKind::storage_node));
+    s.clients = static_cast<int>(t.clients().size());
+    for (NodeId c : t.clients()) s.client_nics += static_cast<int>(t.node(c).ports.size());
     s.nvswitches = static_cast<int>(t.count(NodeKind::nvswitch));
     s.pcie_switches = static_cast<int>(t.count(NodeKind::pcie_switch));
     s.link_speed = fabric_link_rate(cluster);
@@ -276,6 +278,9 @@ std::string to_text(const TopologySummary& s) {
                                s.link_speed));
     line("servers", fmt::format("{} ({} ranks, {} GPUs)", s.servers, s.ranks, s.gpus));
     line("NICs", fmt::format("{} compute, {} storage; {} storage nodes", s.nics, s.storage_nics, s.storage_nodes));
+    if (s.clients > 0)
+        line("clients", fmt::format("{} client host{} ({} NIC{} on the compute fabric)", s.clients, s.clients == 1 ? "" : "s",
+                                    s.client_nics, s.client_nics == 1 ? "" : "s"));
     line("switches", fmt::format("leaf {}, spine {}, core {} ({} ports each: leaf {} down / {} up / {} spare); "
                                  "NVSwitch {}, PCIe {}",
                                  s.switches.leaf, s.switches.spine, s.switches.core, s.radix, s.leaf_down, s.leaf_up,
@@ -320,6 +325,8 @@ std::string to_json(const TopologySummary& s, int indent) {
     field("nics", std::to_string(s.nics));
     field("storage_nics", std::to_string(s.storage_nics));
     field("storage_nodes", std::to_string(s.storage_nodes));
+    field("clients", std::to_string(s.clients));
+    field("client_nics", std::to_string(s.client_nics));
     field("switches", fmt::format(R"({{"leaf": {}, "spine": {}, "core": {}, "nvswitch": {}, "pcie": {}}})", s.switches.leaf,
                                   s.switches.spine, s.switches.core, s.nvswitches, s.pcie_switches));
     field("storage_switches", fmt::format(R"({{"leaf": {}, "spine": {}, "core": {}}})", s.storage_switches.leaf,

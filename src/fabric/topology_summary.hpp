@@ -51,6 +51,7 @@ struct TopologySummary {
     int planes = 1;
     int servers = 0, ranks = 0;
     int gpus = 0, nics = 0, storage_nics = 0, storage_nodes = 0;
+    int clients = 0, client_nics = 0; // client hosts on the compute fabric and their fabric links
     int nvswitches = 0, pcie_switches = 0;
     SwitchCounts switches;            // compute fabric, all planes
     SwitchCounts storage_switches;
