@@ -20,7 +20,8 @@ Value simulation(const SimulationSpec& s) {
         {"model", text(s.model == NetworkModel::packet ? "packet" : "ideal")},
         {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
         {"ideal", Value{std::move(ideal)}},
-        {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))}}}},
+        {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))},
+                                    {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))}}}},
     }};
 }
 

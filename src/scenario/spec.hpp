@@ -35,6 +35,9 @@ struct IdealNetworkSpec {
 // small NVLink/PCIe wire packets, so large collectives are not billions of events (DESIGN §4).
 struct PacketSimSpec {
     Bytes segment = Bytes{64 * 1024};
+    // No packet moving for this long while some wait is a deadlock: the run stops with the
+    // cycle of paused ports (exit 3). 10 ms is 30 pause quanta at 100G: far beyond any pause.
+    Time deadlock_timeout = Time::ms(10);
     bool operator==(const PacketSimSpec&) const = default;
 };
 

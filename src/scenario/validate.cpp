@@ -56,7 +56,10 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     }
     if (const Node* n = map->find("packet")) {
         if (const Node* packet = read_section(*n, "simulation.packet", issues)) {
-            check_keys(*packet, "simulation.packet", {"segment"}, issues);
+            check_keys(*packet, "simulation.packet", {"segment", "deadlock_timeout"}, issues);
+            if (const Node* t = packet->find("deadlock_timeout"))
+                if (auto v = read_time(*t, "simulation.packet.deadlock_timeout", Zero::rejected, issues))
+                    spec.packet.deadlock_timeout = *v;
             if (const Node* s = packet->find("segment"))
                 if (auto b = read_bytes(*s, "simulation.packet.segment", Zero::rejected, issues)) {
                     if (b->count() > (std::int64_t{1} << 30))

@@ -272,6 +272,7 @@ simulation:
     latency: 1.5us
   packet:
     segment: 64KiB
+    deadlock_timeout: 10ms
 cluster:
   servers: 2
   server:

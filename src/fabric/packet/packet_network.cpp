@@ -10,7 +10,21 @@
 namespace fabricsim::fabric {
 
 PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec)
-    : topology_(topology), routing_(routing), spec_(spec), ports_(topology.directed_link_count()) {
+    : topology_(topology),
+      owned_router_(std::make_unique<RoutingRouter>(routing)),
+      routing_(*owned_router_),
+      spec_(spec),
+      ports_(topology.directed_link_count()) {
+    init();
+}
+
+PacketNetwork::PacketNetwork(const Topology& topology, const Router& router, PacketModelSpec spec)
+    : topology_(topology), routing_(router), spec_(spec), ports_(topology.directed_link_count()) {
+    init();
+}
+
+void PacketNetwork::init() {
+    const Topology& topology = topology_;
     if (spec_.mtu <= Bytes::zero() || spec_.segment <= Bytes::zero() || spec_.mtu.count() > UINT32_MAX ||
         spec_.segment.count() > UINT32_MAX)
         throw ModelError(fmt::format("packet model: MTU ({} B) and segment ({} B) must be positive and below 4 GiB",
@@ -97,6 +111,7 @@ void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListene
         ports_[idx].injectors.push_back({slot, generation});
         pump(sim, idx);
     }
+    arm_watchdog(sim);
 }
 
 std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
@@ -180,8 +195,8 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
 }
 
 void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
-    const auto index = static_cast<std::uint32_t>(arg >> 3);
-    switch (static_cast<EventKind>(arg & 7)) {
+    const auto index = static_cast<std::uint32_t>(arg >> 4);
+    switch (static_cast<EventKind>(arg & 15)) {
         case kArrival: arrive(sim, index); return;
         case kPause: on_pause(sim, index, true); return;
         case kResume: on_pause(sim, index, false); return;
@@ -202,11 +217,13 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
             }
             return;
         case kCnp: cc_call(sim, index, kCnp); return;
+        case kWatchdog: on_watchdog(sim); return;
     }
     throw InternalError("packet model: unknown event");
 }
 
 void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
+    last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
     pump(sim, from);  // the port it left has been free since it finished sending it
     const NodeId at = topology_.target(DirectedLink::from_index(from));

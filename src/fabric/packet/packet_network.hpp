@@ -32,6 +32,7 @@
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
 #include "core/rng.hpp"
+#include "fabric/packet/router.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/spec.hpp"
@@ -49,12 +50,14 @@ struct PacketModelSpec {
     Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (DESIGN §4)
     scenario::Technology technology = scenario::Technology::roce;
     scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
+    Time deadlock_timeout = Time::ms(10); // no packet moving this long while some wait: a deadlock
 };
 
 class PacketNetwork final : public Network, private EventTarget {
 public:
     // `topology` and `routing` must outlive the network.
     PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec);
+    PacketNetwork(const Topology& topology, const Router& router, PacketModelSpec spec);
 
     std::string_view model_name() const override { return "packet"; }
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
@@ -160,10 +163,12 @@ private:
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7
+        kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7,
+        kWatchdog = 8
     };
-    static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 3) | kind; }
+    static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
+    void init();
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void arrive(Simulator& sim, std::uint32_t packet);
     void setup_pfc();
@@ -174,6 +179,10 @@ private:
     void send_pause(Simulator& sim, std::uint32_t link, bool pause);
     void on_pause(Simulator& sim, std::uint32_t port, bool pause);
     void on_expiry(Simulator& sim, std::uint32_t port);
+    // Deadlock detection (deadlock.cpp).
+    void arm_watchdog(Simulator& sim);
+    void on_watchdog(Simulator& sim);
+    std::string paused_cycle() const;
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
     std::uint32_t qp_of(std::uint32_t message, std::uint32_t port);
@@ -197,7 +206,8 @@ private:
     std::uint32_t egress_of(NodeId node, std::uint32_t port) const { return egress_[port_base_[node.value()] + port]; }
 
     const Topology& topology_;
-    const Routing& routing_;
+    std::unique_ptr<Router> owned_router_;
+    const Router& routing_;
     PacketModelSpec spec_;
     std::vector<Port> ports_;
     std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
@@ -208,6 +218,8 @@ private:
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
     std::int64_t hops_ = 0;
+    Time last_move_ = Time::zero();       // the latest packet arrival anywhere
+    bool watchdog_armed_ = false;
     Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
     std::vector<Ingress> ingress_;        // by directed link; empty without PFC
     std::vector<SwitchBuffer> buffers_;   // by node
