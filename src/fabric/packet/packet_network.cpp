@@ -53,12 +53,7 @@ void PacketNetwork::init() {
 }
 
 NodeId PacketNetwork::endpoint(RankId r) const {
-    const auto ranks = static_cast<std::uint32_t>(topology_.ranks().size());
-    if (r.value() < ranks) return topology_.rank(r).gpu;
-    const std::uint32_t k = r.value() - ranks;
-    if (k < topology_.storage_nodes().size()) return topology_.storage_nodes()[k];
-    throw ModelError(fmt::format("packet model: endpoint {} is neither a rank (0..{}) nor a storage node", r.value(),
-                                 ranks - 1));
+    return topology_.endpoint_node(r);  // ranks, then storage nodes, then client hosts
 }
 
 std::uint32_t PacketNetwork::new_packet() {
