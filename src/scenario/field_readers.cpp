@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <numeric>
+#include <set>
 
 namespace fabricsim::scenario {
 
@@ -240,6 +241,48 @@ std::string available_choices(std::string_view word, const std::vector<std::stri
     const auto near = nearest(word, choices);
     if (near) return fmt::format("; did you mean \"{}\"? available: {}", *near, join(choices));
     return fmt::format("; available: {}", join(choices));
+}
+
+std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::string& path, std::optional<int> ranks,
+                                                 std::int64_t skip, Issues& issues) {
+    if (node.is_scalar() && node.text == "all") return std::vector<RankId>{};
+    if (node.is_scalar()) {
+        const int available = ranks ? *ranks - (skip >= 0 ? 1 : 0) : (1 << 30);
+        auto n = read_int(node, path, 1, std::max(available, 1), issues);
+        if (!n) return std::nullopt;
+        std::vector<RankId> out;
+        for (std::int64_t r = 0; static_cast<std::int64_t>(out.size()) < *n; ++r)
+            if (skip != r) out.emplace_back(static_cast<RankId::rep>(r));
+        return out;
+    }
+    if (!node.is_sequence() || node.items.empty()) {
+        issues.add(node.location, path,
+                   fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
+        return std::nullopt;
+    }
+    std::vector<RankId> out;
+    std::set<std::int64_t> seen;
+    bool ok = true;
+    for (std::size_t i = 0; i < node.items.size(); ++i) {
+        const std::string item_path = index_path(path, i);
+        auto r = read_int(node.items[i], item_path, 0, (1 << 30), issues);
+        if (!r) {
+            ok = false;
+        } else if (ranks && *r >= *ranks) {
+            issues.add(node.items[i].location, item_path,
+                       fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
+            ok = false;
+        } else if (skip == *r) {
+            issues.add(node.items[i].location, item_path, fmt::format("rank {} is the receiver", *r));
+            ok = false;
+        } else if (!seen.insert(*r).second) {
+            issues.add(node.items[i].location, item_path, fmt::format("rank {} is listed twice", *r));
+            ok = false;
+        } else {
+            out.emplace_back(static_cast<RankId::rep>(*r));
+        }
+    }
+    return ok ? std::optional(out) : std::nullopt;
 }
 
 }  // namespace fabricsim::scenario

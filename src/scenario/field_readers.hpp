@@ -33,6 +33,11 @@ std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& i
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues);
 bool is_valid_name(std::string_view name);
 
+// A set of ranks: `all` (an empty list), a count (the first N ranks, rank `skip` left out;
+// -1: none) or a list of distinct ranks, each below `ranks` when the cluster is known.
+std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::string& path, std::optional<int> ranks,
+                                                 std::int64_t skip, Issues& issues);
+
 // One of `choices`, by name.
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);

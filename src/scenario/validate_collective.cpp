@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <set>
 
 namespace fabricsim::scenario {
 
@@ -100,45 +99,6 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
     return sizes;
 }
 
-std::optional<std::vector<RankId>> read_ranks(const Node& node, const std::string& path, std::optional<int> ranks,
-                                              Issues& issues) {
-    if (node.is_scalar() && node.text == "all") return std::vector<RankId>{};
-    if (node.is_scalar()) {
-        const auto n = read_int(node, path, 1, ranks.value_or(1 << 30), issues);
-        if (!n) return std::nullopt;
-        std::vector<RankId> out;
-        for (std::int64_t r = 0; r < *n; ++r) out.emplace_back(static_cast<RankId::rep>(r));
-        return out;
-    }
-    if (!node.is_sequence() || node.items.empty()) {
-        issues.add(node.location, path,
-                   fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
-        return std::nullopt;
-    }
-    std::vector<RankId> out;
-    std::set<std::int64_t> seen;
-    bool ok = true;
-    for (std::size_t i = 0; i < node.items.size(); ++i) {
-        const std::string item_path = index_path(path, i);
-        auto r = read_int(node.items[i], item_path, 0, (1 << 30), issues);
-        if (!r) {
-            ok = false;
-            continue;
-        }
-        if (ranks && *r >= *ranks) {
-            issues.add(node.items[i].location, item_path,
-                       fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
-            ok = false;
-        } else if (!seen.insert(*r).second) {
-            issues.add(node.items[i].location, item_path, fmt::format("rank {} is listed twice", *r));
-            ok = false;
-        } else {
-            out.emplace_back(static_cast<RankId::rep>(*r));
-        }
-    }
-    return ok ? std::optional(out) : std::nullopt;
-}
-
 }  // namespace
 
 const std::vector<std::string>& collective_keys() {
@@ -190,7 +150,7 @@ std::optional<CollectiveSpec> validate_collective(const Node& entry, const Node&
 
     int group_size = ranks.value_or(0);  // 0: unknown
     if (const Node* n = entry.find("ranks")) {
-        auto r = read_ranks(*n, key_path(path, "ranks"), ranks, issues);
+        auto r = read_rank_set(*n, key_path(path, "ranks"), ranks, -1, issues);
         ok = ok && r.has_value();
         if (r) {
             spec.ranks = *r;

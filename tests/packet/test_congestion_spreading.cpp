@@ -4,59 +4,31 @@
 // victim-flow problems that motivated DCQCN).
 #include <catch2/catch.hpp>
 
-#include "core/simulator.hpp"
-#include "fabric/packet/packet_network.hpp"
-#include "fabric/routing.hpp"
-#include "fabric/topology_builder.hpp"
+#include "packet_fixtures.hpp"
 
-using namespace fabricsim;
-using namespace fabricsim::literals;
+using namespace packet_test;
 
 namespace {
-
-struct Times final : DeliveryListener {
-    std::vector<Time> at = std::vector<Time>(32, Time::max());
-    void on_delivered(Simulator& sim, MessageId id) override { at[id.value()] = sim.now(); }
-};
 
 // 18 hosts at 100G on one switch with a 4 MB buffer. Hosts 1..16 each send 4 MiB to host 0;
 // host 1 also sends 16 MiB to host 17 (the victim), which shares only host 1's uplink with
 // the incast. Returns the victim's slowdown against the idle network.
 double victim_slowdown(bool dcqcn) {
-    scenario::ClusterSpec c;
-    c.servers = 18;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = 100_Gbps;
-    c.fabric.topology = scenario::TopologyKind::single_switch;
-    c.fabric.switch_spec.port_speed = 100_Gbps;
-    c.fabric.switch_spec.latency = 500_ns;
+    scenario::ClusterSpec c = hosts(18);
     c.fabric.switch_spec.buffer = 4_MB;
     scenario::RoceSpec roce;
     roce.dcqcn.enabled = dcqcn;
     roce.ecn.enabled = dcqcn;
-    const auto topology = fabric::build_topology(c);
-    const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
-    fabric::PacketNetwork net(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce});
+    Model model(c, roce);
+    fabric::PacketNetwork& net = model.network;
     Simulator sim(1);
-    Times times;
-    Message victim;
-    victim.id = MessageId{16};
-    victim.src = RankId{1};
-    victim.dst = RankId{17};
-    victim.size = 16_MiB;
-    victim.flow_hint = 1;  // its own QP
+    Sink times;
+    const Message victim = msg(16, 1, 17, 16_MiB, 1);  // its own QP
     net.send(sim, victim, times);
-    for (std::uint32_t s = 1; s <= 16; ++s) {
-        Message m;
-        m.id = MessageId{s - 1};
-        m.src = RankId{s};
-        m.dst = RankId{0};
-        m.size = 4_MiB;
-        net.send(sim, m, times);
-    }
+    for (std::uint32_t s = 1; s <= 16; ++s) net.send(sim, msg(s - 1, s, 0, 4_MiB), times);
     sim.run();
     REQUIRE(net.counters().lossless_drops == 0);
+    REQUIRE(times.at.size() == 17);
     REQUIRE(times.at[16] != Time::max());
     return times.at[16].seconds() / net.unloaded_time(victim).seconds();
 }

@@ -2,47 +2,20 @@
 // switch, CNPs from the receiving NIC, per-QP pacing at the sender.
 #include <catch2/catch.hpp>
 
-#include "core/simulator.hpp"
-#include "fabric/packet/packet_network.hpp"
-#include "fabric/routing.hpp"
-#include "fabric/topology_builder.hpp"
+#include "packet_fixtures.hpp"
 
-using namespace fabricsim;
-using namespace fabricsim::literals;
-using fabric::DirectedLink;
-
-namespace {
-
-struct Sink final : DeliveryListener {
-    void on_delivered(Simulator&, MessageId) override {}
-};
-
-}  // namespace
+using fabricsim::fabric::DirectedLink;
+using namespace packet_test;
 
 TEST_CASE("DCQCN two long flows on one 100G bottleneck share it within 10 percent with the queue between Kmin and Kmax",
           "[packet][dcqcn]") {
-    scenario::ClusterSpec c;
-    c.servers = 3;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = 100_Gbps;
-    c.fabric.topology = scenario::TopologyKind::single_switch;
-    c.fabric.switch_spec.port_speed = 100_Gbps;
-    c.fabric.switch_spec.latency = 500_ns;
-    c.fabric.cable_length = Length::m(10);
-    const auto topology = fabric::build_topology(c);
-    const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
-    fabric::PacketNetwork net(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, {}});
+    Model m(hosts(3), scenario::RoceSpec{});  // the defaults: PFC, ECN auto, DCQCN nic
+    const fabric::Topology& topology = m.topology;
+    const fabric::Routing& routing = m.routing;
+    fabric::PacketNetwork& net = m.network;
     Simulator sim(1);
     Sink sink;
-    for (std::uint32_t s : {0u, 1u}) {
-        Message m;
-        m.id = MessageId{s};
-        m.src = RankId{s};
-        m.dst = RankId{2};
-        m.size = Bytes{400'000'000};
-        net.send(sim, m, sink);
-    }
+    for (std::uint32_t s : {0u, 1u}) net.send(sim, msg(s, s, 2, Bytes{400'000'000}), sink);
     const DirectedLink up[2] = {routing.path(RankId{0}, RankId{2})[1], routing.path(RankId{1}, RankId{2})[1]};
     const DirectedLink down = routing.path(RankId{0}, RankId{2})[2];
     const double capacity = static_cast<double>(topology.link(down.link).payload_bandwidth().bits_per_second());

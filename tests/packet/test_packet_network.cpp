@@ -3,34 +3,14 @@
 // conserved and no link above capacity (docs/models/packet.md).
 #include <catch2/catch.hpp>
 
-#include "core/simulator.hpp"
-#include "fabric/packet/packet_network.hpp"
-#include "fabric/routing.hpp"
-#include "fabric/topology_builder.hpp"
+#include "packet_fixtures.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/executor.hpp"
 
-#include <memory>
-
-using namespace fabricsim;
-using namespace fabricsim::literals;
-using fabric::DirectedLink;
+using fabricsim::fabric::DirectedLink;
+using namespace packet_test;
 
 namespace {
-
-// Plain hosts (one rank each, one NIC on the CPU's root port) on one switch.
-scenario::ClusterSpec hosts(int n, Bandwidth rate = 100_Gbps) {
-    scenario::ClusterSpec c;
-    c.servers = n;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = rate;
-    c.fabric.topology = scenario::TopologyKind::single_switch;
-    c.fabric.switch_spec.port_speed = rate;
-    c.fabric.switch_spec.latency = 500_ns;
-    c.fabric.cable_length = Length::m(10);
-    return c;
-}
 
 scenario::ClusterSpec hgx(int servers) {
     scenario::ClusterSpec c;
@@ -46,45 +26,14 @@ scenario::ClusterSpec hgx(int servers) {
     return c;
 }
 
-// No ECN marking and no DCQCN: this file checks forwarding alone (PFC stays on; nothing here
-// comes near its thresholds except the shared bottleneck, which it keeps lossless).
-scenario::RoceSpec forwarding_only() {
-    scenario::RoceSpec roce;
-    roce.ecn.enabled = false;
-    roce.dcqcn.enabled = false;
-    return roce;
-}
-
-struct Model {
-    explicit Model(const scenario::ClusterSpec& c)
-        : topology(fabric::build_topology(c)),
-          routing(topology, c.fabric.routing, c.fabric.technology, 1),
-          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, forwarding_only()}) {}
-    fabric::Topology topology;
-    fabric::Routing routing;
-    fabric::PacketNetwork network;
+// This file checks forwarding: no ECN marking and no DCQCN (PFC stays on; only the shared
+// bottleneck comes near its thresholds, and it keeps it lossless).
+struct Forwarding : Model {
+    explicit Forwarding(const scenario::ClusterSpec& c) : Model(c, pfc_only()) {}
 };
-
-struct Sink final : DeliveryListener {
-    std::vector<Time> at;
-    void on_delivered(Simulator& sim, MessageId id) override {
-        if (at.size() <= id.value()) at.resize(id.value() + 1, Time::max());
-        at[id.value()] = sim.now();
-    }
-};
-
-Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes size, std::uint32_t qp = 0) {
-    Message m;
-    m.id = MessageId{id};
-    m.src = RankId{from};
-    m.dst = RankId{to};
-    m.size = size;
-    m.flow_hint = qp;
-    return m;
-}
 
 // Σ over the path of serialisation + propagation + the next node's forwarding latency.
-Time path_latency(const Model& m, RankId a, RankId b, Bytes bytes) {
+Time path_latency(const Forwarding& m, RankId a, RankId b, Bytes bytes) {
     Time t = Time::zero();
     for (DirectedLink d : m.routing.path(a, b)) {
         const auto& l = m.topology.link(d.link);
@@ -96,7 +45,7 @@ Time path_latency(const Model& m, RankId a, RankId b, Bytes bytes) {
 }  // namespace
 
 TEST_CASE("idle path: one packet takes the sum of serialisation propagation and switch latencies exactly", "[packet]") {
-    Model m(hosts(2));
+    Forwarding m(hosts(2));
     Simulator sim(1);
     Sink sink;
     m.network.send(sim, msg(0, 0, 1, 1000_B), sink);
@@ -109,7 +58,7 @@ TEST_CASE("idle path: one packet takes the sum of serialisation propagation and 
 }
 
 TEST_CASE("a message of many packets pipelines: unloaded time is exact and the bottleneck sets the pace", "[packet]") {
-    Model m(hosts(2));
+    Forwarding m(hosts(2));
     Simulator sim(1);
     Sink sink;
     const Bytes size = 4_MiB + 1000_B;  // 1025 packets, the last one short
@@ -123,7 +72,7 @@ TEST_CASE("a message of many packets pipelines: unloaded time is exact and the b
 }
 
 TEST_CASE("two senders into one receiver share its link half and half and no byte is lost", "[packet]") {
-    Model m(hosts(3));
+    Forwarding m(hosts(3));
     Simulator sim(1);
     Sink sink;
     const Bytes size = 4_MiB;
@@ -147,7 +96,7 @@ TEST_CASE("two senders into one receiver share its link half and half and no byt
 }
 
 TEST_CASE("a GPU-to-GPU copy over NVSwitch stripes over all 18 NVLink links at their payload rate", "[packet][nvlink]") {
-    Model m(hgx(1));
+    Forwarding m(hgx(1));
     Simulator sim(1);
     Sink sink;
     const Bytes size = 1_GiB;
@@ -170,7 +119,7 @@ TEST_CASE("a GPU-to-GPU copy over NVSwitch stripes over all 18 NVLink links at t
 
 TEST_CASE("a ring all-reduce runs on the packet model and delivers every byte", "[packet][collective]") {
     const auto cluster = hgx(2);
-    Model m(cluster);
+    Forwarding m(cluster);
     Simulator sim(1);
     workloads::OpGraph g;
     const auto e = g.add_entry("ar");
@@ -194,7 +143,7 @@ TEST_CASE("a ring all-reduce runs on the packet model and delivers every byte", 
 
 TEST_CASE("same seed same times: the packet model is deterministic", "[packet]") {
     auto once = [] {
-        Model m(hosts(4));
+        Forwarding m(hosts(4));
         Simulator sim(7);
         Sink sink;
         for (std::uint32_t i = 0; i < 4; ++i) m.network.send(sim, msg(i, i, (i + 1) % 4, 3_MiB, i), sink);

@@ -2,72 +2,25 @@
 // incast without loss, and loss when the headroom is set below the worst case.
 #include <catch2/catch.hpp>
 
-#include "core/simulator.hpp"
-#include "fabric/packet/packet_network.hpp"
-#include "fabric/routing.hpp"
-#include "fabric/topology_builder.hpp"
+#include "packet_fixtures.hpp"
 
-using namespace fabricsim;
-using namespace fabricsim::literals;
-using fabric::DirectedLink;
+using fabricsim::fabric::DirectedLink;
+
+using namespace packet_test;
 
 namespace {
 
-scenario::ClusterSpec hosts(int n) {
-    scenario::ClusterSpec c;
-    c.servers = n;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = 100_Gbps;
-    c.fabric.topology = scenario::TopologyKind::single_switch;
-    c.fabric.switch_spec.port_speed = 100_Gbps;
-    c.fabric.switch_spec.latency = 500_ns;
-    c.fabric.cable_length = Length::m(10);
-    c.fabric.switch_spec.buffer = 4_MB;  // XOFF = 1/8 of the free shared buffer: about 470 KB
+// 4 MB of switch buffer: XOFF = 1/8 of the free shared buffer, about 470 KB.
+scenario::ClusterSpec small_buffer_hosts(int n) {
+    scenario::ClusterSpec c = hosts(n);
+    c.fabric.switch_spec.buffer = 4_MB;
     return c;
-}
-
-// PFC alone: no ECN marking and no DCQCN, as the issue's PFC cases ask.
-scenario::RoceSpec pfc_only() {
-    scenario::RoceSpec roce;
-    roce.ecn.enabled = false;
-    roce.dcqcn.enabled = false;
-    return roce;
-}
-
-struct Model {
-    Model(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce)
-        : topology(fabric::build_topology(c)),
-          routing(topology, c.fabric.routing, c.fabric.technology, 1),
-          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce}) {}
-    fabric::Topology topology;
-    fabric::Routing routing;
-    fabric::PacketNetwork network;
-    // The NIC -> switch link of rank r: its egress is what PFC pauses.
-    DirectedLink uplink(std::uint32_t r) const { return routing.path(RankId{r}, RankId{r == 0 ? 1u : 0u})[1]; }
-};
-
-struct Sink final : DeliveryListener {
-    std::vector<Time> at;
-    void on_delivered(Simulator& sim, MessageId id) override {
-        if (at.size() <= id.value()) at.resize(id.value() + 1, Time::max());
-        at[id.value()] = sim.now();
-    }
-};
-
-Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes size) {
-    Message m;
-    m.id = MessageId{id};
-    m.src = RankId{from};
-    m.dst = RankId{to};
-    m.size = size;
-    return m;
 }
 
 }  // namespace
 
 TEST_CASE("PFC two senders into one receiver: half the rate each and each paused half the time", "[packet][pfc]") {
-    Model m(hosts(3), pfc_only());
+    Model m(small_buffer_hosts(3), pfc_only());
     Simulator sim(1);
     Sink sink;
     const Bytes size = 32_MiB;
@@ -97,7 +50,7 @@ TEST_CASE("PFC two senders into one receiver: half the rate each and each paused
 }
 
 TEST_CASE("PFC 32-to-1 incast loses nothing and holds every port within XOFF plus headroom", "[packet][pfc]") {
-    Model m(hosts(33), pfc_only());
+    Model m(small_buffer_hosts(33), pfc_only());
     Simulator sim(1);
     Sink sink;
     for (std::uint32_t s = 1; s <= 32; ++s) m.network.send(sim, msg(s - 1, s, 0, 2_MiB), sink);
@@ -114,7 +67,7 @@ TEST_CASE("PFC 32-to-1 incast loses nothing and holds every port within XOFF plu
 TEST_CASE("PFC with headroom below the worst case drops packets and counts them", "[packet][pfc]") {
     scenario::RoceSpec roce = pfc_only();
     roce.pfc.headroom = 1_KiB;  // less than one MTU frame: whatever is on the cable overflows
-    Model m(hosts(33), roce);
+    Model m(small_buffer_hosts(33), roce);
     Simulator sim(1);
     Sink sink;
     for (std::uint32_t s = 1; s <= 32; ++s) m.network.send(sim, msg(s - 1, s, 0, 2_MiB), sink);
@@ -129,7 +82,7 @@ TEST_CASE("PFC with headroom below the worst case drops packets and counts them"
 TEST_CASE("PFC off: the same incast queues without bound and nothing pauses", "[packet][pfc]") {
     scenario::RoceSpec roce = pfc_only();
     roce.pfc.enabled = false;
-    Model m(hosts(33), roce);
+    Model m(small_buffer_hosts(33), roce);
     Simulator sim(1);
     Sink sink;
     for (std::uint32_t s = 1; s <= 32; ++s) m.network.send(sim, msg(s - 1, s, 0, 2_MiB), sink);

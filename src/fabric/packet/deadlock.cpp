@@ -47,7 +47,7 @@ std::string PacketNetwork::paused_cycle() const {
         for (std::uint32_t q = 0; q < node.ports.size(); ++q) {
             const std::uint32_t out = egress_of(v, q);
             if (!ports_[out].paused) continue;
-            for (std::uint32_t k = ports_[out].head; k != kNone; k = packets_[k].next)
+            for (std::uint32_t k = ports_[out].queue.head; k != kNone; k = packets_[k].next)
                 if (packets_[k].link == p) {
                     waits_on[p].push_back(out);
                     break;

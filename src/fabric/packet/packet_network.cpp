@@ -133,14 +133,25 @@ std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
     return kNone;
 }
 
+void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) {
+    packets_[packet].next = kNone;
+    if (fifo.tail == kNone)
+        fifo.head = packet;
+    else
+        packets_[fifo.tail].next = packet;
+    fifo.tail = packet;
+}
+
+std::uint32_t PacketNetwork::pop(Fifo& fifo) {
+    const std::uint32_t k = fifo.head;
+    fifo.head = packets_[k].next;
+    if (fifo.head == kNone) fifo.tail = kNone;
+    return k;
+}
+
 void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
     Port& p = ports_[port];
-    packets_[packet].next = kNone;
-    if (p.tail == kNone)
-        p.head = packet;
-    else
-        packets_[p.tail].next = packet;
-    p.tail = packet;
+    push(p.queue, packet);
     p.queued += Bytes{packets_[packet].bytes};
     p.max_queued = std::max(p.max_queued, p.queued);
 }
@@ -153,13 +164,12 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
-        std::uint32_t k = p.head;
+        std::uint32_t k = p.queue.head;
         Time ready;
         // Gate: a PFC pause holds every packet that would start after it arrived.
         if (p.paused && std::max(p.free_at, k != kNone ? packets_[k].ready : now) >= p.paused_since) return;
         if (k != kNone) {
-            p.head = packets_[k].next;
-            if (p.head == kNone) p.tail = kNone;
+            pop(p.queue);
             p.queued -= Bytes{packets_[k].bytes};
             ready = packets_[k].ready;
         } else {

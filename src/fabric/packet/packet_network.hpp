@@ -89,6 +89,12 @@ private:
         bool marked = false;        // ECN congestion experienced
     };
 
+    // An intrusive FIFO of packets (linked through Packet::next).
+    struct Fifo {
+        std::uint32_t head = kNone, tail = kNone;
+        bool empty() const { return head == kNone; }
+    };
+
     struct MessageState {
         std::uint32_t generation = 0;    // bumped when the slot is reused
         MessageId id;
@@ -108,7 +114,7 @@ private:
         std::unique_ptr<congestion::CongestionControl> cc;
         congestion::CnpPacer pacer;      // the receiving NIC's CNP spacing for this QP
         std::uint32_t port = 0;          // the NIC's uplink
-        std::uint32_t head = kNone, tail = kNone;
+        Fifo queue;
         Time next_send = Time::zero();   // pacing: the earliest start of its next packet
         Time timer_at = Time::max();     // the pending congestion-control timer
         Time last_call = Time::zero();   // the CC object's clock never goes back
@@ -126,7 +132,7 @@ private:
         Bandwidth rate;                  // payload rate
         Time delay;                      // propagation + the next node's forwarding latency
         Time free_at = Time::zero();     // end of the last committed transmission
-        std::uint32_t head = kNone, tail = kNone;  // FIFO of waiting packets
+        Fifo queue;                      // packets waiting
         Bytes queued = Bytes::zero();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
@@ -199,6 +205,8 @@ private:
     std::uint32_t new_packet();
     std::uint32_t new_message();
     void enqueue(std::uint32_t port, std::uint32_t packet);
+    void push(Fifo& fifo, std::uint32_t packet);
+    std::uint32_t pop(Fifo& fifo);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const;
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,

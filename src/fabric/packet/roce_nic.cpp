@@ -87,7 +87,7 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port) {
                      transmit_time(Bytes{64}, l.bandwidth);
         }
         qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line), congestion::CnpPacer(params.cnp_interval),
-                          port, kNone, kNone, Time::zero(), Time::max(), Time::zero(), delay, false});
+                          port, Fifo{}, Time::zero(), Time::max(), Time::zero(), delay, false});
     }
     m.qp = it->second;
     return m.qp;
@@ -98,13 +98,8 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
     // congestion control first catches up on the timer events it missed, in order, as the
     // CongestionControl contract allows.
-    if (q.head == kNone && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, kCcTimer);
-    packets_[packet].next = kNone;
-    if (q.tail == kNone)
-        q.head = packet;
-    else
-        packets_[q.tail].next = packet;
-    q.tail = packet;
+    if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, kCcTimer);
+    push(q.queue, packet);
     if (!q.listed) {
         q.listed = true;
         ports_[q.port].active.push_back(qp);
@@ -125,7 +120,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t pos = (p.round_robin + i) % n;
             const Qp& q = qps_[p.active[pos]];
-            const Time start = std::max({p.free_at, packets_[q.head].ready, q.next_send});
+            const Time start = std::max({p.free_at, packets_[q.queue.head].ready, q.next_send});
             if (start < best_start) {
                 best_start = start;
                 best = p.active[pos];
@@ -142,10 +137,8 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             return;
         }
         Qp& q = qps_[best];
-        const std::uint32_t k = q.head;
-        q.head = packets_[k].next;
-        if (q.head == kNone) {
-            q.tail = kNone;
+        const std::uint32_t k = pop(q.queue);
+        if (q.queue.empty()) {
             q.listed = false;
             p.active.erase(p.active.begin() + static_cast<std::ptrdiff_t>(best_pos));
             p.round_robin = p.active.empty() ? 0 : static_cast<std::uint32_t>(best_pos % p.active.size());
@@ -181,7 +174,7 @@ void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Byt
 void PacketNetwork::arm_timer(Simulator& sim, std::uint32_t qp) {
     Qp& q = qps_[qp];
     const Time next = q.cc->next_timer();
-    if (next == Time::max() || q.head == kNone) return;  // idle QPs catch up when data returns
+    if (next == Time::max() || q.queue.empty()) return;  // idle QPs catch up when data returns
     const Time at = std::max(next, sim.now());
     if (q.timer_at <= at && q.timer_at >= sim.now()) return;  // an earlier or equal one is pending
     q.timer_at = at;

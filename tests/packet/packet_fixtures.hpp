@@ -1,0 +1,73 @@
+// Shared pieces of the packet-model tests: plain hosts on one switch, a model built from a
+// cluster spec, a listener that records delivery times, and messages.
+#pragma once
+
+#include "core/simulator.hpp"
+#include "fabric/packet/packet_network.hpp"
+#include "fabric/routing.hpp"
+#include "fabric/topology_builder.hpp"
+
+#include <vector>
+
+namespace packet_test {
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+
+// `n` plain hosts (one rank and one NIC each) on one switch of 500 ns port-to-port latency,
+// 10 m cables, everything at `rate`.
+inline scenario::ClusterSpec hosts(int n, Bandwidth rate = 100_Gbps) {
+    scenario::ClusterSpec c;
+    c.servers = n;
+    c.server.gpus = 0;
+    c.server.nics = 1;
+    c.server.nic.line_rate = rate;
+    c.fabric.topology = scenario::TopologyKind::single_switch;
+    c.fabric.switch_spec.port_speed = rate;
+    c.fabric.switch_spec.latency = 500_ns;
+    c.fabric.cable_length = Length::m(10);
+    return c;
+}
+
+// RoCE with PFC alone: no ECN marking and no DCQCN.
+inline scenario::RoceSpec pfc_only() {
+    scenario::RoceSpec roce;
+    roce.ecn.enabled = false;
+    roce.dcqcn.enabled = false;
+    return roce;
+}
+
+struct Model {
+    Model(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce)
+        : topology(fabric::build_topology(c)),
+          routing(topology, c.fabric.routing, c.fabric.technology, 1),
+          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce}) {}
+    fabric::Topology topology;
+    fabric::Routing routing;
+    fabric::PacketNetwork network;
+    // The NIC -> switch link of a plain host's rank r (its second hop).
+    fabric::DirectedLink uplink(std::uint32_t r) const {
+        return routing.path(RankId{r}, RankId{r == 0 ? 1u : 0u})[1];
+    }
+};
+
+// Records when each message id was delivered (Time::max() until then).
+struct Sink final : DeliveryListener {
+    std::vector<Time> at;
+    void on_delivered(Simulator& sim, MessageId id) override {
+        if (at.size() <= id.value()) at.resize(id.value() + 1, Time::max());
+        at[id.value()] = sim.now();
+    }
+};
+
+inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes size, std::uint32_t qp = 0) {
+    Message m;
+    m.id = MessageId{id};
+    m.src = RankId{from};
+    m.dst = RankId{to};
+    m.size = size;
+    m.flow_hint = qp;
+    return m;
+}
+
+}  // namespace packet_test
