@@ -3,6 +3,8 @@
 // endpoint bandwidth (NIC across servers, the GPU's NVLink inside one).
 #include <catch2/catch.hpp>
 
+#include "workload_fixtures.hpp"
+
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
@@ -11,42 +13,13 @@
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
+using namespace workload_test;
 using scenario::CollectiveAlgorithm;
 using scenario::CollectiveOp;
 using workloads::Executor;
 using workloads::OpGraph;
 
 namespace {
-
-constexpr Time kAlpha = 2_us;
-constexpr Bandwidth kB = 400_Gbps;
-
-scenario::ClusterSpec hosts(int n) {
-    scenario::ClusterSpec c;
-    c.servers = n;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = kB;
-    return c;
-}
-
-// HGX H100-like: 8 GPUs, NVLink4 18 x 25 GB/s through 4 NVSwitches, 8 NICs.
-scenario::ClusterSpec hgx(int servers, bool infiniband_sharp = false) {
-    scenario::ClusterSpec c;
-    c.servers = servers;
-    c.server.gpus = 8;
-    c.server.nics = 8;
-    c.server.nic.line_rate = kB;
-    c.server.nvlink.generation = "nvlink4";
-    c.server.nvlink.links_per_gpu = 18;
-    c.server.nvlink.link_bandwidth = 25_GBps;
-    c.server.nvlink.switches = 4;
-    if (infiniband_sharp) {
-        c.fabric.technology = scenario::Technology::infiniband;
-        c.fabric.switch_spec.sharp = true;
-    }
-    return c;
-}
 
 struct Outcome {
     workloads::CollectivePlan plan;

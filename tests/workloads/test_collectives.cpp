@@ -2,6 +2,8 @@
 // α = the network's latency, B = the endpoint bandwidth.
 #include <catch2/catch.hpp>
 
+#include "workload_fixtures.hpp"
+
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
@@ -12,35 +14,13 @@
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
+using namespace workload_test;
 using scenario::CollectiveAlgorithm;
 using scenario::CollectiveOp;
 using workloads::Executor;
 using workloads::OpGraph;
 
 namespace {
-
-constexpr Time kAlpha = 2_us;
-constexpr Bandwidth kB = 400_Gbps;
-
-scenario::ClusterSpec hosts(int n) {
-    scenario::ClusterSpec c;
-    c.servers = n;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = kB;
-    return c;
-}
-
-scenario::ClusterSpec hgx(int servers) {
-    scenario::ClusterSpec c;
-    c.servers = servers;
-    c.server.gpus = 8;
-    c.server.nics = 8;
-    c.server.nic.line_rate = kB;
-    c.server.nvlink.links_per_gpu = 18;
-    c.server.nvlink.link_bandwidth = 25_GBps;
-    return c;
-}
 
 struct Outcome {
     workloads::CollectivePlan plan;

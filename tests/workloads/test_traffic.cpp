@@ -3,6 +3,8 @@
 // target load and flow-size CDF.
 #include <catch2/catch.hpp>
 
+#include "workload_fixtures.hpp"
+
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "scenario/flow_size_cdf.hpp"
@@ -18,35 +20,13 @@
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
+using namespace workload_test;
 using scenario::TrafficPattern;
 using scenario::TrafficSpec;
 using workloads::Executor;
 using workloads::OpGraph;
 
 namespace {
-
-constexpr Time kAlpha = 2_us;
-constexpr Bandwidth kB = 400_Gbps;
-
-scenario::ClusterSpec hosts(int n) {
-    scenario::ClusterSpec c;
-    c.servers = n;
-    c.server.gpus = 0;
-    c.server.nics = 1;
-    c.server.nic.line_rate = kB;
-    return c;
-}
-
-scenario::ClusterSpec hgx(int servers) {
-    scenario::ClusterSpec c;
-    c.servers = servers;
-    c.server.gpus = 8;
-    c.server.nics = 8;
-    c.server.nic.line_rate = kB;
-    c.server.nvlink.links_per_gpu = 18;
-    c.server.nvlink.link_bandwidth = 25_GBps;
-    return c;
-}
 
 struct Run {
     OpGraph graph;  // as built (the executor keeps its own copy)
