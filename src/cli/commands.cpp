@@ -110,6 +110,9 @@ int run_command(const RunArgs& args) {
         if (format == scenario::OutputFormat::csv) {
             write_file(dir / "transfers.csv", report::transfers_csv(result));
             write_file(dir / "summary.csv", report::summary_csv(result));
+            bool any_ports = false;
+            for (const auto& v : result.variants) any_ports = any_ports || !v.ports.empty();
+            if (any_ports) write_file(dir / "ports.csv", report::ports_csv(result));
         }
     }
     if (!args.quiet) {

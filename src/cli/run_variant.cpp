@@ -121,6 +121,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     for (const auto& t : executor.op_timings())
         if (t.done()) r.makespan = std::max(r.makespan, t.finish);
     r.fabric = network->counters();
+    r.ports = network->port_reports();
     r.cost = sim.cost();
     return r;
 }

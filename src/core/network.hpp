@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabricsim {
 
@@ -75,6 +77,18 @@ struct FabricCounters {
     std::int64_t packet_hops = 0;
 };
 
+// One egress port of a network model (a direction of a link) over a run, for ports.csv.
+struct PortReport {
+    std::string from, to;           // node names
+    int priority = 0;               // the traffic class these figures are for
+    Bytes bytes;                    // payload put on the wire
+    Time busy;                      // time spent sending
+    Bytes max_queue;                // deepest its queue got
+    std::int64_t pauses_received = 0;  // PFC pause frames that reached it (refreshes included)
+    Time paused;                    // time it spent paused
+    std::int64_t ecn_marks = 0;     // packets it marked
+};
+
 class Network {
 public:
     virtual ~Network() = default;
@@ -93,6 +107,8 @@ public:
     virtual void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
 
     virtual FabricCounters counters() const { return {}; }
+    // Per-port figures, for the ports that carried traffic (models without ports: none).
+    virtual std::vector<PortReport> port_reports() const { return {}; }
 
     // Checks the model's invariants at the end of a run (DESIGN §7; `fabricsim run --check`,
     // always in debug builds) and throws ModelError naming the first one broken: no drop on a

@@ -29,6 +29,18 @@ std::string transfers_csv(const RunResult& result) {
     return out;
 }
 
+std::string ports_csv(const RunResult& result) {
+    std::string out = "variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,ecn_marks\n";
+    for (const auto& v : result.variants) {
+        const double run_s = v.makespan.seconds();
+        for (const auto& p : v.ports)
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(p.from), field(p.to), p.priority,
+                               p.bytes.count(), p.busy.seconds(), run_s > 0 ? p.busy.seconds() / run_s : 0.0,
+                               p.max_queue.count(), p.pauses_received, p.paused.seconds(), p.ecn_marks);
+    }
+    return out;
+}
+
 std::string summary_csv(const RunResult& result) {
     std::string out = "variant,metric,value\n";
     for (const auto& v : result.variants)

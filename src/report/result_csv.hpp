@@ -1,6 +1,8 @@
 // CSV outputs, one row per thing, every variant in one file (first column: variant):
 //   transfers.csv  variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown
 //   summary.csv    variant,metric,value   (the numbers of the console table, in SI units)
+//   ports.csv      variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,
+//                  pauses_received,paused_s,ecn_marks   (packet model: each port that carried traffic)
 #pragma once
 
 #include "report/run_result.hpp"
@@ -11,5 +13,6 @@ namespace fabricsim::report {
 
 std::string transfers_csv(const RunResult& result);
 std::string summary_csv(const RunResult& result);
+std::string ports_csv(const RunResult& result);
 
 }  // namespace fabricsim::report

@@ -66,6 +66,7 @@ struct VariantResult {
     Time makespan;                // when the last op of the workload finished
     std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
     FabricCounters fabric;
+    std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
     RunCost cost;
 };
 

@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+#include <vector>
+
 using fabricsim::test::read_file;
 using fabricsim::test::run_fabricsim;
 using fabricsim::test::TempDir;
@@ -175,4 +178,35 @@ TEST_CASE("run --check stops with exit 3 when the lossless class dropped packets
     // With the headroom PFC computes, every invariant holds.
     const auto good = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --out " + out.path().string());
     CHECK(good.exit_code == 0);
+}
+
+TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks per port", "[cli][packet]") {
+    TempDir out("ports");
+    const auto r = run_fabricsim("run scenarios/roce-incast.yaml --quiet --out " + out.path().string());
+    REQUIRE(r.exit_code == 0);
+    const std::string csv = read_file(out.path() / "ports.csv");
+    CHECK(csv.rfind("variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,"
+                    "ecn_marks\n",
+                    0) == 0);
+    // The switch port to the incast's receiver carries all 16 x 4 MiB, busy most of the run.
+    std::int64_t pauses = 0, to_receiver = 0;
+    double utilisation = 0;
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+        std::vector<std::string> f;
+        std::istringstream cells(line);
+        for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+        REQUIRE(f.size() == 11);
+        if (f[0] != "pfc-only") continue;
+        pauses += std::stoll(f[8]);
+        if (f[2] == "s0.nic0" && f[1] != "s0.cpu") {
+            to_receiver = std::stoll(f[4]);
+            utilisation = std::stod(f[6]);
+        }
+    }
+    CHECK(to_receiver == 16 * 4 * 1024 * 1024);
+    CHECK(utilisation > 0.9);
+    CHECK(pauses > 0);  // the senders' NICs were paused
 }

@@ -341,6 +341,19 @@ void PacketNetwork::check_invariants(Time now) const {
                                      injected_.count(), delivered_.count(), dropped_.count(), queued.count()));
 }
 
+std::vector<PortReport> PacketNetwork::port_reports() const {
+    std::vector<PortReport> out;
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+        const Port& p = ports_[i];
+        if (p.bytes_sent == Bytes::zero() && p.pause_frames == 0) continue;
+        const DirectedLink d = DirectedLink::from_index(i);
+        out.push_back(PortReport{topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
+                                 spec_.roce.pfc.priority, p.bytes_sent, p.busy_time, p.max_queued, p.pause_frames,
+                                 p.paused_total, p.marks});
+    }
+    return out;
+}
+
 FabricCounters PacketNetwork::counters() const {
     FabricCounters c;
     for (const Port& p : ports_) c.max_queue = std::max(c.max_queue, p.max_queued);

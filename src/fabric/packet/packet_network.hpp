@@ -64,6 +64,7 @@ public:
     Time unloaded_time(const Message& message) const override;
     FabricCounters counters() const override;
     void check_invariants(Time now) const override;
+    std::vector<PortReport> port_reports() const override;
 
     // Per directed link: payload bytes put on the wire, and when it was last busy.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
@@ -144,6 +145,8 @@ private:
         Time paused_since, paused_until;
         Time paused_total = Time::zero();
         Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
+        std::int64_t pause_frames = 0;   // pause frames received
+        std::int64_t marks = 0;          // ECN marks it made
         // A NIC uplink under DCQCN: per-QP queues instead of the FIFO, paced.
         bool paced = false;
         std::vector<std::uint32_t> active;  // QPs with packets

@@ -113,6 +113,7 @@ void PacketNetwork::on_pause(Simulator& sim, std::uint32_t port, bool pause) {
     Port& p = ports_[port];
     const Time now = sim.now();
     if (pause) {
+        ++p.pause_frames;
         if (!p.paused) {
             p.paused = true;
             p.paused_since = now;

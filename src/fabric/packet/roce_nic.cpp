@@ -189,6 +189,7 @@ void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet)
     if (queued > red.params().kmax || red.should_mark(queued, ecn_rng_->uniform01())) {
         packet.marked = true;
         ++ecn_marks_;
+        ++ports_[port].marks;
     }
 }
 
