@@ -152,3 +152,29 @@ TEST_CASE("same seed same times: the packet model is deterministic", "[packet]")
     };
     CHECK(once() == once());
 }
+
+TEST_CASE("two GPUs behind one PCIe switch share its link to their NIC and the NIC's port", "[packet][pcie]") {
+    // PCIe-only servers (no NVLink) with 4 GPUs and one 100G NIC on one PCIe switch.
+    scenario::ClusterSpec c = hosts(2);
+    c.server.gpus = 4;
+    c.server.pcie.switches = 1;
+    Forwarding m(c);
+    Simulator sim(1);
+    Sink sink;
+    const Bytes size = 16_MiB;
+    m.network.send(sim, msg(0, 0, 4, size), sink);  // GPU 0 and GPU 1 of server 0 to server 1
+    m.network.send(sim, msg(1, 1, 5, size), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 2);
+    // The PCIe switch -> NIC link carries both copies, the NIC's 100G port too: each copy
+    // finishes near 2S / the fabric's payload rate, as the two share it packet by packet.
+    const auto path = m.routing.path(RankId{0}, RankId{4});
+    REQUIRE(m.topology.link(path[1].link).type == fabric::LinkType::pcie);  // PCIe switch -> NIC
+    CHECK(m.network.bytes_sent(path[1]) == size * 2);
+    CHECK(m.routing.path(RankId{1}, RankId{5})[1] == path[1]);
+    const fabric::DirectedLink nic_port = path[2];
+    CHECK(m.network.bytes_sent(nic_port) == size * 2);
+    const double two_s = transmit_time(size * 2, m.topology.link(nic_port.link).payload_bandwidth()).seconds();
+    CHECK(sink.at[0].seconds() == Approx(two_s).epsilon(0.02));
+    CHECK(sink.at[1].seconds() == Approx(two_s).epsilon(0.02));
+}
