@@ -38,6 +38,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.mtu = spec.cluster.fabric.mtu;
             packet.segment = spec.simulation.packet.segment;
             packet.deadlock_timeout = spec.simulation.packet.deadlock_timeout;
+            packet.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
             m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);

@@ -178,3 +178,38 @@ TEST_CASE("two GPUs behind one PCIe switch share its link to their NIC and the N
     CHECK(sink.at[0].seconds() == Approx(two_s).epsilon(0.02));
     CHECK(sink.at[1].seconds() == Approx(two_s).epsilon(0.02));
 }
+
+TEST_CASE("QPs per connection split a message into parts that ECMP spreads over the spines", "[packet][ecmp]") {
+    // 8 hosts on two leaves of 4 hosts and 4 uplinks each (8-port switches, leaf-spine 1:1).
+    auto uplinks_used = [](int qps) {
+        scenario::ClusterSpec c = hosts(8);
+        c.fabric.topology = scenario::TopologyKind::leaf_spine;
+        c.fabric.switch_spec.radix = 8;
+        c.server.nic.qps_per_connection = qps;
+        const fabric::Topology topology = fabric::build_topology(c);
+        const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
+        fabric::PacketModelSpec spec{c.fabric.mtu, 64_KiB, c.fabric.technology, pfc_only()};
+        spec.qps_per_connection = qps;
+        fabric::PacketNetwork net(topology, routing, spec);
+        Simulator sim(1);
+        Sink sink;
+        const Bytes size = 8_MiB;
+        net.send(sim, msg(0, 0, 4, size), sink);  // leaf 0 to leaf 1
+        sim.run();
+        REQUIRE(sink.at.size() == 1);
+        int used = 0;
+        Bytes up = Bytes::zero();
+        for (std::uint32_t i = 0; i < topology.directed_link_count(); ++i) {
+            const auto d = fabric::DirectedLink::from_index(i);
+            if (topology.node(topology.source(d)).kind != fabric::NodeKind::leaf ||
+                topology.node(topology.target(d)).kind != fabric::NodeKind::spine)
+                continue;
+            up += net.bytes_sent(d);
+            used += net.bytes_sent(d) > Bytes::zero() ? 1 : 0;
+        }
+        CHECK(up == size);  // every byte went up exactly once
+        return used;
+    };
+    CHECK(uplinks_used(1) == 1);  // one QP: one 5-tuple, one path
+    CHECK(uplinks_used(4) >= 2);  // four QPs: four 5-tuples hashed over four spines
+}

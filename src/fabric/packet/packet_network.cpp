@@ -95,6 +95,7 @@ void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListene
     m.unit = static_cast<std::uint32_t>((inside ? spec_.segment : spec_.mtu).count());
     m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
     m.start = sim.now();
+    if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
     const auto candidates = routing_.candidates(src, m.flow);
@@ -237,7 +238,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     // The receiving NIC: a packet that crossed the fabric marked turns into a CNP.
     if (packets_[packet].marked && topology_.node(at).kind == NodeKind::nic) {
         packets_[packet].marked = false;
-        on_marked_arrival(sim, m);
+        on_marked_arrival(sim, m, packets_[packet].seq);
     }
     if (at == m.flow.dst) {
         delivered_ += Bytes{packets_[packet].bytes};
@@ -256,10 +257,10 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         --in_flight_;
         return;
     }
-    const std::uint32_t idx = egress_port(sim, at, m.flow, packets_[packet].seq);
+    const std::uint32_t idx = egress_port(sim, at, flow_of(m, packets_[packet].seq), packets_[packet].seq);
     packets_[packet].ready = sim.now();
     if (ports_[idx].paced) {
-        enqueue_qp(sim, qp_of(slot, idx), packet);
+        enqueue_qp(sim, qp_of(slot, idx, packets_[packet].seq), packet);
         return;
     }
     enqueue(idx, packet);

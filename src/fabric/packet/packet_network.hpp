@@ -51,6 +51,9 @@ struct PacketModelSpec {
     scenario::Technology technology = scenario::Technology::roce;
     scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
     Time deadlock_timeout = Time::ms(10); // no packet moving this long while some wait: a deadlock
+    // RC queue pairs per connection across the fabric (NicSpec; NCCL_IB_QPS_PER_CONNECTION):
+    // a message is split into this many contiguous parts, one per QP, each its own ECMP flow.
+    int qps_per_connection = 1;
 };
 
 class PacketNetwork final : public Network, private EventTarget {
@@ -107,7 +110,8 @@ private:
         std::uint32_t injected = 0;
         std::uint32_t arrived = 0;
         Time start;
-        std::uint32_t qp = kNone;        // its QP at the sending NIC, once it has reached it
+        std::uint32_t qps = 1;           // QPs it is split over (contiguous parts)
+        std::uint32_t qp = kNone;        // its first QP at the sending NIC, once it has reached it
     };
 
     // A queue pair at a sending NIC: the packets it holds and its congestion control.
@@ -194,13 +198,22 @@ private:
     std::string paused_cycle() const;
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
-    std::uint32_t qp_of(std::uint32_t message, std::uint32_t port);
+    // The flow (5-tuple) of packet `seq` of a message: its part's QP.
+    std::uint32_t part_of(const MessageState& m, std::uint32_t seq) const {
+        return m.qps == 1 ? 0 : static_cast<std::uint32_t>(std::uint64_t{seq} * m.qps / m.packets);
+    }
+    FlowKey flow_of(const MessageState& m, std::uint32_t seq) const {
+        FlowKey f = m.flow;
+        f.qp = m.flow.qp * m.qps + part_of(m, seq);
+        return f;
+    }
+    std::uint32_t qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq);
     void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
     void pump_paced(Simulator& sim, std::uint32_t port);
     void arm_timer(Simulator& sim, std::uint32_t qp);
     void cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Bytes size = Bytes::zero());
     void mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet);
-    void on_marked_arrival(Simulator& sim, const MessageState& m);
+    void on_marked_arrival(Simulator& sim, const MessageState& m, std::uint32_t seq);
     // Commits what the port can send by `now` (back-dated to when it fell free).
     void pump(Simulator& sim, std::uint32_t port);
     void commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start);

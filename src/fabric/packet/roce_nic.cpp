@@ -72,25 +72,33 @@ void PacketNetwork::setup_roce() {
     }
 }
 
-std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port) {
+// A connection's QPs are made together, in order, the first time one of them is needed;
+// part j of a message uses the connection's QP j.
+std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq) {
     MessageState& m = messages_[message];
-    if (m.qp != kNone) return m.qp;
-    const auto key = std::make_tuple(port, m.flow.src.value(), m.flow.dst.value(), m.flow.qp);
-    const auto [it, inserted] = qp_index_.emplace(key, static_cast<std::uint32_t>(qps_.size()));
-    if (inserted) {
-        const Bandwidth line = ports_[port].wire;
-        const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
-        Time delay = Time::zero();
-        for (const DirectedLink d : routing_.path(m.flow)) {
-            const Link& l = topology_.link(d.link);
-            delay += l.propagation + topology_.node(topology_.target(d)).forwarding_latency +
-                     transmit_time(Bytes{64}, l.bandwidth);
+    if (m.qp == kNone) {
+        const auto key = std::make_tuple(port, m.flow.src.value(), m.flow.dst.value(), m.flow.qp);
+        const auto [it, inserted] = qp_index_.emplace(key, static_cast<std::uint32_t>(qps_.size()));
+        if (inserted) {
+            const Bandwidth line = ports_[port].wire;
+            const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
+            for (std::uint32_t j = 0; j < m.qps; ++j) {
+                FlowKey flow = m.flow;
+                flow.qp = m.flow.qp * m.qps + j;
+                Time delay = Time::zero();
+                for (const DirectedLink d : routing_.path(flow)) {
+                    const Link& l = topology_.link(d.link);
+                    delay += l.propagation + topology_.node(topology_.target(d)).forwarding_latency +
+                             transmit_time(Bytes{64}, l.bandwidth);
+                }
+                qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line),
+                                  congestion::CnpPacer(params.cnp_interval), port, Fifo{}, Time::zero(), Time::max(),
+                                  Time::zero(), delay, false});
+            }
         }
-        qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line), congestion::CnpPacer(params.cnp_interval),
-                          port, Fifo{}, Time::zero(), Time::max(), Time::zero(), delay, false});
+        m.qp = it->second;
     }
-    m.qp = it->second;
-    return m.qp;
+    return m.qp + part_of(m, seq);
 }
 
 void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet) {
@@ -193,12 +201,13 @@ void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet)
     }
 }
 
-void PacketNetwork::on_marked_arrival(Simulator& sim, const MessageState& m) {
+void PacketNetwork::on_marked_arrival(Simulator& sim, const MessageState& m, std::uint32_t seq) {
     if (m.qp == kNone) return;  // its NIC does not run DCQCN
-    Qp& q = qps_[m.qp];
+    const std::uint32_t qp = m.qp + part_of(m, seq);
+    Qp& q = qps_[qp];
     if (!q.pacer.on_marked_packet(sim.now())) return;
     ++cnps_;
-    sim.at(sim.now() + q.cnp_delay, *this, event(m.qp, kCnp));
+    sim.at(sim.now() + q.cnp_delay, *this, event(qp, kCnp));
 }
 
 }  // namespace fabricsim::fabric
