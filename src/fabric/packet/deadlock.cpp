@@ -20,7 +20,7 @@ namespace fabricsim::fabric {
 void PacketNetwork::arm_watchdog(Simulator& sim) {
     if (watchdog_armed_ || ingress_.empty() || spec_.deadlock_timeout <= Time::zero()) return;
     watchdog_armed_ = true;
-    sim.at(sim.now() + spec_.deadlock_timeout, *this, event(0, kWatchdog));
+    watchdog_ = sim.at(sim.now() + spec_.deadlock_timeout, *this, event(0, kWatchdog));
 }
 
 void PacketNetwork::on_watchdog(Simulator& sim) {

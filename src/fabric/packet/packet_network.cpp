@@ -50,6 +50,7 @@ void PacketNetwork::init() {
     }
     setup_pfc();
     setup_roce();
+    setup_credits();
 }
 
 NodeId PacketNetwork::endpoint(RankId r) const {
@@ -169,6 +170,8 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
         Time ready;
         // Gate: a PFC pause holds every packet that would start after it arrived.
         if (p.paused && std::max(p.free_at, k != kNone ? packets_[k].ready : now) >= p.paused_since) return;
+        // Gate: credits. An injected packet is made first and waits in the FIFO if it must.
+        if (p.credited && k != kNone && !has_credit(port, Bytes{packets_[k].bytes}, now)) return;
         if (k != kNone) {
             pop(p.queue);
             p.queued -= Bytes{packets_[k].bytes};
@@ -176,6 +179,11 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
         } else {
             k = next_injected(port, ready);
             if (k == kNone) return;
+            if (p.credited && !has_credit(port, Bytes{packets_[k].bytes}, now)) {
+                packets_[k].ready = ready;
+                enqueue(port, k);
+                return;
+            }
         }
         // Gate: credits and congestion-control pacing will hold the head here.
         commit(sim, port, k, std::max(ports_[port].free_at, ready));
@@ -189,6 +197,8 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
         const NodeId at = topology_.source(DirectedLink::from_index(port));
         if (buffers_[at.value()].pfc) release(sim, k.link, at, Bytes{k.bytes});
     }
+    if (p.credited) p.credits -= Bytes{k.bytes};
+    if (k.link != port && ports_[k.link].credited) return_credit(sim, k.link, Bytes{k.bytes});  // it left this node
     if (!markers_.empty() && is_fabric_switch(topology_.node(topology_.source(DirectedLink::from_index(port))).kind))
         mark_ecn(sim, port, k);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
@@ -224,6 +234,7 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
             return;
         case kCnp: cc_call(sim, index, kCnp); return;
         case kWatchdog: on_watchdog(sim); return;
+        case kCredit: on_credit(sim, static_cast<std::uint32_t>((arg >> 4) & 0x0FFF'FFFF), Bytes{static_cast<std::int64_t>(arg >> 32)}); return;
     }
     throw InternalError("packet model: unknown event");
 }
@@ -240,10 +251,14 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         packets_[packet].marked = false;
         on_marked_arrival(sim, m, packets_[packet].seq);
     }
+    if (ports_[from].credited && (at == m.flow.dst)) return_credit(sim, from, Bytes{packets_[packet].bytes});
     if (at == m.flow.dst) {
         delivered_ += Bytes{packets_[packet].bytes};
         free_packets_.push_back(packet);
-        --in_flight_;
+        if (--in_flight_ == 0 && watchdog_armed_) {  // idle: the watchdog must not keep the clock going
+            sim.cancel(watchdog_);
+            watchdog_armed_ = false;
+        }
         if (++m.arrived < m.packets) return;
         const MessageId id = m.id;
         DeliveryListener* listener = m.listener;
@@ -260,6 +275,10 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     const std::uint32_t idx = egress_port(sim, at, flow_of(m, packets_[packet].seq), packets_[packet].seq);
     packets_[packet].ready = sim.now();
     if (ports_[idx].paced) {
+        // A NIC reads a QP's data from host or GPU memory when it schedules the QP, so its QP
+        // queues hold no PCIe credits: a rate-limited QP does not block the others' data.
+        if (ports_[from].credited) return_credit(sim, from, Bytes{packets_[packet].bytes});
+        packets_[packet].link = idx;
         enqueue_qp(sim, qp_of(slot, idx, packets_[packet].seq), packet);
         return;
     }
@@ -365,6 +384,7 @@ FabricCounters PacketNetwork::counters() const {
     c.lossless_drops = lossless_drops_;
     c.drops = lossless_drops_;
     for (const Port& p : ports_) c.paused_time += p.paused_total;
+    for (const Port& p : ports_) c.credit_stall_time += p.credit_stall;
     return c;
 }
 

@@ -19,6 +19,10 @@
 // 0xFFFF quanta on the wire, refreshed while congested, XON on drain, headroom above XOFF;
 // a packet beyond it is a lossless drop. Every data packet is in the lossless class.
 //
+// Inside a server (NVLink and PCIe links) flow control is by credits (credits.cpp): a port
+// may start a packet only while the next node has room for it, and gets the room back one
+// link delay after the packet has left that node, so a stalled NIC backs up into the GPU.
+//
 // RoCE congestion control (roce_nic.cpp): switches mark ECN at egress with RED; the NIC on
 // the receiving side turns marks into CNPs (at most one per QP per cnp_interval) that reach the
 // sender after the path's latency; the sending NIC paces each QP at its DCQCN rate, one
@@ -150,6 +154,11 @@ private:
         Time paused_total = Time::zero();
         Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
         std::int64_t pause_frames = 0;   // pause frames received
+        // Credit flow control (NVLink, PCIe): bytes the next node can still take.
+        bool credited = false;
+        Bytes credits = Bytes::zero();
+        Time credit_stall = Time::zero();
+        Time stalled_since = Time::max();
         std::int64_t marks = 0;          // ECN marks it made
         // A NIC uplink under DCQCN: per-QP queues instead of the FIFO, paced.
         bool paced = false;
@@ -177,7 +186,7 @@ private:
 
     enum EventKind : std::uint64_t {
         kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7,
-        kWatchdog = 8
+        kWatchdog = 8, kCredit = 9
     };
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
@@ -192,6 +201,11 @@ private:
     void send_pause(Simulator& sim, std::uint32_t link, bool pause);
     void on_pause(Simulator& sim, std::uint32_t port, bool pause);
     void on_expiry(Simulator& sim, std::uint32_t port);
+    // Credits (credits.cpp).
+    void setup_credits();
+    bool has_credit(std::uint32_t port, Bytes size, Time now);
+    void return_credit(Simulator& sim, std::uint32_t link, Bytes size);
+    void on_credit(Simulator& sim, std::uint32_t link, Bytes size);
     // Deadlock detection (deadlock.cpp).
     void arm_watchdog(Simulator& sim);
     void on_watchdog(Simulator& sim);
@@ -244,6 +258,7 @@ private:
     std::int64_t hops_ = 0;
     Time last_move_ = Time::zero();       // the latest packet arrival anywhere
     bool watchdog_armed_ = false;
+    EventHandle watchdog_;
     Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
     std::vector<Ingress> ingress_;        // by directed link; empty without PFC
     std::vector<SwitchBuffer> buffers_;   // by node
