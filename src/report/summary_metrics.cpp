@@ -50,7 +50,11 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
     }
     m.push_back(count_metric("drops", "drops", v.fabric.drops));
     m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
+    m.push_back(time_metric("paused_time_s", "paused time", v.fabric.paused_time));
     m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));
+    m.push_back(count_metric("cnps", "CNPs", v.fabric.cnps));
+    m.push_back({"max_queue_bytes", "max queue", static_cast<double>(v.fabric.max_queue.count()),
+                 to_string(v.fabric.max_queue)});
     m.push_back(count_metric("events", "events", static_cast<std::int64_t>(v.cost.events)));
     m.push_back({"wall_s", "wall time", v.cost.wall_s, fmt::format("{:.3f}s", v.cost.wall_s)});
     m.push_back({"events_per_s", "events/s", v.cost.events_per_s, fmt::format("{:.3g}", v.cost.events_per_s)});
