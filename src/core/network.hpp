@@ -75,6 +75,7 @@ struct FabricCounters {
     std::int64_t fecn_marks = 0;
     Bytes max_queue = Bytes::zero();
     std::int64_t packet_hops = 0;
+    std::int64_t pfc_watchdog_triggers = 0;  // ports the PFC watchdog took out of PFC
 };
 
 // One egress port of a network model (a direction of a link) over a run, for ports.csv.

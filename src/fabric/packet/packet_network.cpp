@@ -234,6 +234,7 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
             return;
         case kCnp: cc_call(sim, index, kCnp); return;
         case kWatchdog: on_watchdog(sim); return;
+        case kPfcWatchdog: on_pfc_watchdog(sim, index); return;
         case kCredit: on_credit(sim, static_cast<std::uint32_t>((arg >> 4) & 0x0FFF'FFFF), Bytes{static_cast<std::int64_t>(arg >> 32)}); return;
     }
     throw InternalError("packet model: unknown event");
@@ -283,6 +284,10 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         return;
     }
     enqueue(idx, packet);
+    if (ports_[idx].watchdog_dropping) {
+        drop_queued(sim, idx);
+        return;
+    }
     pump(sim, idx);
 }
 
@@ -382,6 +387,7 @@ FabricCounters PacketNetwork::counters() const {
     c.ecn_marks = ecn_marks_;
     c.cnps = cnps_;
     c.lossless_drops = lossless_drops_;
+    c.pfc_watchdog_triggers = watchdog_triggers_;
     c.drops = lossless_drops_;
     for (const Port& p : ports_) c.paused_time += p.paused_total;
     for (const Port& p : ports_) c.credit_stall_time += p.credit_stall;

@@ -83,6 +83,8 @@ public:
     Bytes max_ingress(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].max_bytes; }
     Bytes headroom(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].headroom; }
     Time paused_time(DirectedLink link) const { return ports_[link.index()].paused_total; }
+    // Times the PFC watchdog (roce.pfc.watchdog) took a port out of PFC.
+    std::int64_t watchdog_triggers() const { return watchdog_triggers_; }
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -153,6 +155,7 @@ private:
         Time paused_since, paused_until;
         Time paused_total = Time::zero();
         Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
+        bool watchdog_dropping = false;  // PFC watchdog: ignoring pauses, dropping its queue
         std::int64_t pause_frames = 0;   // pause frames received
         // Credit flow control (NVLink, PCIe): bytes the next node can still take.
         bool credited = false;
@@ -186,7 +189,7 @@ private:
 
     enum EventKind : std::uint64_t {
         kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7,
-        kWatchdog = 8, kCredit = 9
+        kWatchdog = 8, kCredit = 9, kPfcWatchdog = 10
     };
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
@@ -201,6 +204,8 @@ private:
     void send_pause(Simulator& sim, std::uint32_t link, bool pause);
     void on_pause(Simulator& sim, std::uint32_t port, bool pause);
     void on_expiry(Simulator& sim, std::uint32_t port);
+    void on_pfc_watchdog(Simulator& sim, std::uint32_t port);
+    void drop_queued(Simulator& sim, std::uint32_t port);
     // Credits (credits.cpp).
     void setup_credits();
     bool has_credit(std::uint32_t port, Bytes size, Time now);
@@ -264,6 +269,7 @@ private:
     std::vector<SwitchBuffer> buffers_;   // by node
     std::int64_t pauses_sent_ = 0;
     std::int64_t lossless_drops_ = 0;
+    std::int64_t watchdog_triggers_ = 0;
     // RoCE congestion control.
     bool dcqcn_ = false;
     std::vector<congestion::RedMarker> markers_;  // by directed link; empty without ECN

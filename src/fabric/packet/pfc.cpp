@@ -7,6 +7,11 @@
 // still on the way; a packet that finds the port past XOFF + headroom, or the switch buffer
 // full, is a lossless drop. A pause frame takes its own serialisation and the cable's delay to
 // reach the peer, which stops before its next packet (one in service is finished).
+//
+// PFC watchdog (pfc.watchdog; Guo et al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16
+// §4.3): a port paused without a break for longer than the watchdog time stops honouring
+// pauses and drops what it holds and what reaches it (lossless drops, counted) until the
+// peer resumes it; a pause storm or deadlock then cannot stall the fabric for good.
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
@@ -114,12 +119,18 @@ void PacketNetwork::on_pause(Simulator& sim, std::uint32_t port, bool pause) {
     const Time now = sim.now();
     if (pause) {
         ++p.pause_frames;
+        if (p.watchdog_dropping) return;  // the watchdog has taken it out of PFC
         if (!p.paused) {
             p.paused = true;
             p.paused_since = now;
+            if (spec_.roce.pfc.watchdog) sim.at(now + *spec_.roce.pfc.watchdog, *this, event(port, kPfcWatchdog));
         }
         p.paused_until = now + p.pause_quanta;
         sim.at(p.paused_until, *this, event(port, kExpiry));
+        return;
+    }
+    if (p.watchdog_dropping) {  // the peer has drained: back to lossless
+        p.watchdog_dropping = false;
         return;
     }
     if (!p.paused) return;
@@ -127,6 +138,34 @@ void PacketNetwork::on_pause(Simulator& sim, std::uint32_t port, bool pause) {
     p.paused_total += now - p.paused_since;
     p.free_at = std::max(p.free_at, now);  // nothing started while it was paused
     pump(sim, port);
+}
+
+void PacketNetwork::on_pfc_watchdog(Simulator& sim, std::uint32_t port) {
+    Port& p = ports_[port];
+    const Time now = sim.now();
+    if (!p.paused || now - p.paused_since < *spec_.roce.pfc.watchdog) return;  // resumed since
+    ++watchdog_triggers_;
+    p.paused = false;
+    p.paused_total += now - p.paused_since;
+    p.watchdog_dropping = true;
+    drop_queued(sim, port);
+}
+
+// Drops every packet waiting at the port (the watchdog's action).
+void PacketNetwork::drop_queued(Simulator& sim, std::uint32_t port) {
+    const NodeId at = topology_.source(DirectedLink::from_index(port));
+    const bool pfc_switch = !buffers_.empty() && buffers_[at.value()].pfc;
+    while (!ports_[port].queue.empty()) {
+        const std::uint32_t k = pop(ports_[port].queue);
+        const Bytes size{packets_[k].bytes};
+        ports_[port].queued -= size;
+        if (pfc_switch) release(sim, packets_[k].link, at, size);
+        if (ports_[packets_[k].link].credited) return_credit(sim, packets_[k].link, size);
+        ++lossless_drops_;
+        dropped_ += size;
+        free_packets_.push_back(k);
+        --in_flight_;
+    }
 }
 
 void PacketNetwork::on_expiry(Simulator& sim, std::uint32_t port) {
