@@ -138,34 +138,33 @@ private:
         std::uint32_t generation;
     };
 
-    // One per directed link: the egress port of its source node.
+    // One per directed link: the egress port of its source node. The fields every hop touches
+    // come first, so a hop mostly reads the struct's first cache line.
     struct Port {
+        Time free_at = Time::zero();     // end of the last committed transmission
         Bandwidth rate;                  // payload rate
         Time delay;                      // propagation + the next node's forwarding latency
-        Time free_at = Time::zero();     // end of the last committed transmission
         Fifo queue;                      // packets waiting
         Bytes queued = Bytes::zero();
-        std::vector<Injector> injectors;  // messages that may start here (source ports)
-        std::uint32_t next_injector = 0;
+        Bytes credits = Bytes::zero();   // credit flow control (NVLink, PCIe): room at the next node
+        bool paced = false;              // a NIC uplink under DCQCN: per-QP queues, paced
+        bool paused = false;             // PFC received: nothing starts in [paused_since, paused_until)
+        bool credited = false;
+        bool watchdog_dropping = false;  // PFC watchdog: ignoring pauses, dropping its queue
         Bytes bytes_sent = Bytes::zero();
+        // Second line and beyond: statistics and the rarer paths.
         Time busy_time = Time::zero();
         Bytes max_queued = Bytes::zero();
-        // PFC received: no packet may start in [paused_since, paused_until) unless resumed.
-        bool paused = false;
         Time paused_since, paused_until;
         Time paused_total = Time::zero();
         Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
-        bool watchdog_dropping = false;  // PFC watchdog: ignoring pauses, dropping its queue
         std::int64_t pause_frames = 0;   // pause frames received
-        // Credit flow control (NVLink, PCIe): bytes the next node can still take.
-        bool credited = false;
-        Bytes credits = Bytes::zero();
+        std::int64_t marks = 0;          // ECN marks it made
         Time credit_stall = Time::zero();
         Time stalled_since = Time::max();
-        std::int64_t marks = 0;          // ECN marks it made
-        // A NIC uplink under DCQCN: per-QP queues instead of the FIFO, paced.
-        bool paced = false;
-        std::vector<std::uint32_t> active;  // QPs with packets
+        std::vector<Injector> injectors;  // messages that may start here (source ports)
+        std::uint32_t next_injector = 0;
+        std::vector<std::uint32_t> active;  // paced: QPs with packets
         std::uint32_t round_robin = 0;
         Time wake_at = Time::max();
         Bandwidth wire;                  // line rate, for pacing in wire bytes
