@@ -149,7 +149,8 @@ void check_supported(CollectiveOp op, CollectiveAlgorithm a, const std::vector<R
             for (const auto& peers : groups)
                 if (network == nullptr || !network->offers(Offload::switch_aggregation, peers))
                     fail(fmt::format("the {} network does not offer switch_aggregation over these ranks (SHARP needs "
-                                     "an InfiniBand fabric of switches with sharp: true)",
+                                     "an InfiniBand fabric of switches with sharp: true, "
+                                     "and a network model that runs it: ideal today)",
                                      network ? network->model_name() : "chosen"));
             return;
         }

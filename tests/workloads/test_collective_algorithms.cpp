@@ -152,7 +152,7 @@ TEST_CASE("NVLS and SHARP need a network that offers them", "[collective][nvls][
           "needs every rank on one server whose NVSwitches multicast and reduce: NVLink4 or later)");
     CHECK(error_of(hgx(2), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 1_MiB)) ==
           "all_reduce with algorithm sharp: the ideal network does not offer switch_aggregation over these ranks (SHARP "
-          "needs an InfiniBand fabric of switches with sharp: true)");
+          "needs an InfiniBand fabric of switches with sharp: true, and a network model that runs it: ideal today)");
     CHECK(error_of(hgx(1, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 1_MiB)) ==
           "all_reduce with algorithm sharp: needs ranks on more than one server");
     CHECK(error_of(hgx(2), spec_of(CollectiveOp::all_gather, CollectiveAlgorithm::tree, 1_MiB)) ==

@@ -82,6 +82,11 @@ void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListene
     const NodeId src = endpoint(message.src);
     const NodeId dst = endpoint(message.dst);
     if (src == dst) throw InternalError(fmt::format("packet model: message {} from a node to itself", message.id.value()));
+    start_message(sim, message, listener, src, dst, false);
+}
+
+void PacketNetwork::start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src,
+                                  NodeId dst, bool direct) {
     const std::uint32_t slot = new_message();
     MessageState& m = messages_[slot];
     const std::uint32_t generation = m.generation + 1;
@@ -92,14 +97,22 @@ void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListene
     m.flow = FlowKey{src, dst, message.flow_hint};
     m.size = message.size;
     const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
-    const bool inside = a.valid() && a == b;
+    const bool inside = direct || (a.valid() && a == b);
     m.unit = static_cast<std::uint32_t>((inside ? spec_.segment : spec_.mtu).count());
     m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
     m.start = sim.now();
     if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
-    const auto candidates = routing_.candidates(src, m.flow);
+    // `direct`: one hop, over every link from src to its neighbour dst (NVLS to and from an
+    // NVSwitch, where the routing tables have no entry).
+    direct_ports_.clear();
+    if (direct) {
+        const Node& node = topology_.node(src);
+        for (std::uint32_t port = 0; port < node.ports.size(); ++port)
+            if (node.ports[port].peer == dst) direct_ports_.push_back(port);
+    }
+    const auto candidates = direct ? std::span<const std::uint32_t>(direct_ports_) : routing_.candidates(src, m.flow);
     if (candidates.empty())
         throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(src).name,
                                      topology_.node(dst).name));

@@ -68,6 +68,9 @@ public:
 
     std::string_view model_name() const override { return "packet"; }
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
+    // NVLS through the NVSwitches of one NVLink4+ server (nvls.cpp); no SHARP yet.
+    bool offers(Offload offload, std::span<const RankId> ranks) const override;
+    void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override;
     Time unloaded_time(const Message& message) const override;
     FabricCounters counters() const override;
     void check_invariants(Time now) const override;
@@ -193,6 +196,22 @@ private:
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
     void init();
+    void start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src, NodeId dst,
+                       bool direct);
+    // A group operation: its parts (one message per GPU-NVSwitch direction) report here.
+    struct Group {
+        MessageId id;
+        DeliveryListener* listener = nullptr;
+        std::uint32_t parts_left = 0;
+    };
+    class GroupParts final : public DeliveryListener {
+    public:
+        explicit GroupParts(PacketNetwork& net) : net_(net) {}
+        void on_delivered(Simulator& sim, MessageId part) override;
+
+    private:
+        PacketNetwork& net_;
+    };
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void arrive(Simulator& sim, std::uint32_t packet);
     void setup_pfc();
@@ -252,6 +271,10 @@ private:
     const Router& routing_;
     PacketModelSpec spec_;
     std::vector<Port> ports_;
+    std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
+    std::vector<Group> groups_;
+    std::vector<std::uint32_t> free_groups_;
+    GroupParts group_parts_{*this};
     std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
     std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;
