@@ -113,6 +113,9 @@ int run_command(const RunArgs& args) {
             bool any_ports = false;
             for (const auto& v : result.variants) any_ports = any_ports || !v.ports.empty();
             if (any_ports) write_file(dir / "ports.csv", report::ports_csv(result));
+            bool any_rates = false;
+            for (const auto& v : result.variants) any_rates = any_rates || !v.qp_rates.empty();
+            if (any_rates) write_file(dir / "qp_rates.csv", report::qp_rates_csv(result));
         }
     }
     if (!args.quiet) {

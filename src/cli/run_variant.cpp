@@ -39,6 +39,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.segment = spec.simulation.packet.segment;
             packet.deadlock_timeout = spec.simulation.packet.deadlock_timeout;
             packet.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
+            packet.qp_rate_interval = spec.outputs.qp_rates;
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
             m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);
@@ -123,6 +124,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
         if (t.done()) r.makespan = std::max(r.makespan, t.finish);
     r.fabric = network->counters();
     r.ports = network->port_reports();
+    r.qp_rates = network->qp_rates();
     r.cost = sim.cost();
     return r;
 }

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fabricsim {
@@ -90,6 +91,13 @@ struct PortReport {
     std::int64_t ecn_marks = 0;     // packets it marked
 };
 
+// One queue pair's congestion-control rate over a run: (time, rate) at each change, at most
+// one sample per sampling interval (for qp_rates.csv).
+struct QpRateSeries {
+    std::string name;               // "s0.nic0 -> s2.nic0 qp 0"
+    std::vector<std::pair<Time, Bandwidth>> samples;
+};
+
 class Network {
 public:
     virtual ~Network() = default;
@@ -110,6 +118,8 @@ public:
     virtual FabricCounters counters() const { return {}; }
     // Per-port figures, for the ports that carried traffic (models without ports: none).
     virtual std::vector<PortReport> port_reports() const { return {}; }
+    // Per-QP rate series, when the model has QPs and was asked to record them.
+    virtual std::vector<QpRateSeries> qp_rates() const { return {}; }
 
     // Checks the model's invariants at the end of a run (DESIGN §7; `fabricsim run --check`,
     // always in debug builds) and throws ModelError naming the first one broken: no drop on a

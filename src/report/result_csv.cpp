@@ -41,6 +41,15 @@ std::string ports_csv(const RunResult& result) {
     return out;
 }
 
+std::string qp_rates_csv(const RunResult& result) {
+    std::string out = "variant,qp,time_s,rate_bps\n";
+    for (const auto& v : result.variants)
+        for (const auto& q : v.qp_rates)
+            for (const auto& [t, rate] : q.samples)
+                out += fmt::format("{},{},{},{}\n", field(v.name), field(q.name), t.seconds(), rate.bits_per_second());
+    return out;
+}
+
 std::string summary_csv(const RunResult& result) {
     std::string out = "variant,metric,value\n";
     for (const auto& v : result.variants)

@@ -14,5 +14,7 @@ namespace fabricsim::report {
 std::string transfers_csv(const RunResult& result);
 std::string summary_csv(const RunResult& result);
 std::string ports_csv(const RunResult& result);
+// qp_rates.csv  variant,qp,time_s,rate_bps   (outputs.qp_rates: each QP's DCQCN rate over time)
+std::string qp_rates_csv(const RunResult& result);
 
 }  // namespace fabricsim::report

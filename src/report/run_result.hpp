@@ -67,6 +67,7 @@ struct VariantResult {
     std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
     FabricCounters fabric;
     std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
+    std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)
     RunCost cost;
 };
 

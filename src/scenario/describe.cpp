@@ -204,7 +204,9 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
 Value outputs(const OutputsSpec& o) {
     Value::List formats;
     for (auto f : o.formats) formats.push_back(text(f == OutputFormat::json ? "json" : "csv"));
-    return Value{Value::Map{{"dir", text(o.dir)}, {"formats", Value{std::move(formats)}}}};
+    return Value{Value::Map{{"dir", text(o.dir)},
+                            {"formats", Value{std::move(formats)}},
+                            {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}}};
 }
 
 // Value holds signed integers; a seed above INT64_MAX travels as its decimal text, which the

@@ -209,6 +209,9 @@ enum class OutputFormat { json, csv };
 struct OutputsSpec {
     std::string dir;               // "" means results/<name>
     std::vector<OutputFormat> formats{OutputFormat::json, OutputFormat::csv};
+    // Packet model: each QP's congestion-control rate, sampled at most this often, into
+    // qp_rates.csv; zero ("off") records nothing.
+    Time qp_rates = Time::zero();
     bool operator==(const OutputsSpec&) const = default;
 };
 

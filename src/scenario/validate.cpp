@@ -162,7 +162,11 @@ OutputsSpec validate_outputs(const Node& node, Issues& issues) {
     OutputsSpec spec;
     const Node* map = read_section(node, "outputs", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "outputs", {"dir", "formats"}, issues);
+    check_keys(*map, "outputs", {"dir", "formats", "qp_rates"}, issues);
+    if (const Node* n = map->find("qp_rates")) {
+        if (!(n->is_scalar() && n->text == "off"))
+            if (auto t = read_time(*n, "outputs.qp_rates", Zero::rejected, issues)) spec.qp_rates = *t;
+    }
     if (const Node* n = map->find("dir")) {
         if (auto s = read_text(*n, "outputs.dir", issues)) spec.dir = *s;
     }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -209,4 +211,31 @@ TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks
     CHECK(to_receiver == 16 * 4 * 1024 * 1024);
     CHECK(utilisation > 0.9);
     CHECK(pauses > 0);  // the senders' NICs were paused
+}
+
+TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.csv", "[cli][packet]") {
+    TempDir out("qp_rates");
+    const auto r = run_fabricsim("run scenarios/roce-incast.yaml --quiet --set outputs.qp_rates=20us --out " +
+                                 out.path().string());
+    REQUIRE(r.exit_code == 0);
+    const std::string csv = read_file(out.path() / "qp_rates.csv");
+    CHECK(csv.rfind("variant,qp,time_s,rate_bps\n", 0) == 0);
+    // The dcqcn variant's 16 senders each start at the 100G line rate and are cut below it.
+    std::map<std::string, std::vector<double>> rates;
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+        std::vector<std::string> f;
+        std::istringstream cells(line);
+        for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+        REQUIRE(f.size() == 4);
+        CHECK(f[0] == "dcqcn");  // the pfc-only variant runs no DCQCN: no QP rates
+        rates[f[1]].push_back(std::stod(f[3]));
+    }
+    CHECK(rates.size() == 16);
+    for (const auto& [qp, series] : rates) {
+        CHECK(series.front() == 100e9);
+        CHECK(*std::min_element(series.begin(), series.end()) < 50e9);
+    }
 }

@@ -373,6 +373,7 @@ outputs:
   dir: results/quickstart
   formats:
     - json
+  qp_rates: off
 )";
     CHECK(to_yaml(only_variant(loaded).resolved) == expected);
 

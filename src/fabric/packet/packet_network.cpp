@@ -392,6 +392,17 @@ std::vector<PortReport> PacketNetwork::port_reports() const {
     return out;
 }
 
+std::vector<QpRateSeries> PacketNetwork::qp_rates() const {
+    std::vector<QpRateSeries> out;
+    for (const Qp& q : qps_) {
+        if (q.rates.empty()) continue;
+        out.push_back(QpRateSeries{fmt::format("{} -> {} qp {}", topology_.node(q.src).name, topology_.node(q.dst).name,
+                                               q.number),
+                                   q.rates});
+    }
+    return out;
+}
+
 FabricCounters PacketNetwork::counters() const {
     FabricCounters c;
     for (const Port& p : ports_) c.max_queue = std::max(c.max_queue, p.max_queued);

@@ -58,6 +58,8 @@ struct PacketModelSpec {
     // RC queue pairs per connection across the fabric (NicSpec; NCCL_IB_QPS_PER_CONNECTION):
     // a message is split into this many contiguous parts, one per QP, each its own ECMP flow.
     int qps_per_connection = 1;
+    // Record each QP's rate at most this often (zero: not at all).
+    Time qp_rate_interval = Time::zero();
 };
 
 class PacketNetwork final : public Network, private EventTarget {
@@ -75,6 +77,7 @@ public:
     FabricCounters counters() const override;
     void check_invariants(Time now) const override;
     std::vector<PortReport> port_reports() const override;
+    std::vector<QpRateSeries> qp_rates() const override;
 
     // Per directed link: payload bytes put on the wire, and when it was last busy.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
@@ -134,6 +137,9 @@ private:
         Time last_call = Time::zero();   // the CC object's clock never goes back
         Time cnp_delay;                  // receiving NIC to sending NIC
         bool listed = false;             // in its port's active list
+        std::vector<std::pair<Time, Bandwidth>> rates;  // sampled (outputs.qp_rates)
+        NodeId src, dst;                 // for the series' name
+        std::uint32_t number = 0;
     };
 
     struct Injector {

@@ -93,7 +93,7 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, st
                 }
                 qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line),
                                   congestion::CnpPacer(params.cnp_interval), port, Fifo{}, Time::zero(), Time::max(),
-                                  Time::zero(), delay, false});
+                                  Time::zero(), delay, false, {}, m.flow.src, m.flow.dst, flow.qp});
             }
         }
         m.qp = it->second;
@@ -175,6 +175,11 @@ void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Byt
         case kCnp: q.cc->on_cnp(t); break;
         case kCcTimer: q.cc->on_timer(t); break;
         default: throw InternalError("packet model: bad congestion-control call");
+    }
+    if (spec_.qp_rate_interval > Time::zero()) {
+        const Bandwidth rate = q.cc->rate();
+        if (q.rates.empty() || (rate != q.rates.back().second && t >= q.rates.back().first + spec_.qp_rate_interval))
+            q.rates.emplace_back(t, rate);
     }
     arm_timer(sim, qp);
 }
