@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace fabricsim::fabric {
 
@@ -201,36 +202,31 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu);
     const LinkClass nic_link = fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu);
     const Link down = cable(nic_link, spec.technology, spec.cable_length, 1);
-    // Storage nodes on the compute fabric (cluster.storage): NIC k of a node on plane k mod planes.
+    // Endpoint hosts on the compute fabric, NIC k of each on plane k mod planes: storage nodes
+    // (cluster.storage), then client hosts (cluster.clients); their cables run at the slower of
+    // their NIC and the fabric.
+    const auto down_cable = [&](Bandwidth nic_rate) {
+        return cable(fabric_class(spec.technology, std::min(rate, nic_rate), spec.mtu), spec.technology,
+                     spec.cable_length, 1);
+    };
+    const auto add_hosts = [&](NodeKind kind, std::string_view prefix, int count, std::vector<NodeId>& registry) {
+        std::vector<NodeId> nodes;
+        for (int i = 0; planes > 0 && i < count; ++i) {
+            Node n;
+            n.kind = kind;
+            n.name = fmt::format("{}{}", prefix, i);
+            n.local_index = static_cast<std::uint32_t>(i);
+            nodes.push_back(t.add_node(std::move(n)));
+            registry.push_back(nodes.back());
+        }
+        return nodes;
+    };
     const scenario::StorageSpec& st = cluster.storage;
-    const Link storage_down = cable(fabric_class(spec.technology, std::min(rate, st.nic.line_rate), spec.mtu),
-                                    spec.technology, spec.cable_length, 1);
-    std::vector<NodeId> storage_nodes;
-    if (planes > 0) {
-        for (int i = 0; i < st.nodes; ++i) {
-            Node n;
-            n.kind = NodeKind::storage_node;
-            n.name = fmt::format("stor{}", i);
-            n.local_index = static_cast<std::uint32_t>(i);
-            storage_nodes.push_back(t.add_node(std::move(n)));
-            t.storage_nodes().push_back(storage_nodes.back());
-        }
-    }
-    // Client hosts (cluster.clients): NIC k of a client on plane k mod planes, after the storage nodes.
+    const Link storage_down = down_cable(st.nic.line_rate);
+    const std::vector<NodeId> storage_nodes = add_hosts(NodeKind::storage_node, "stor", st.nodes, t.storage_nodes());
     const scenario::ClientsSpec& cl = cluster.clients;
-    const Link client_down = cable(fabric_class(spec.technology, std::min(rate, cl.nic.line_rate), spec.mtu),
-                                   spec.technology, spec.cable_length, 1);
-    std::vector<NodeId> clients;
-    if (planes > 0) {
-        for (int i = 0; i < cl.nodes; ++i) {
-            Node n;
-            n.kind = NodeKind::client;
-            n.name = fmt::format("client{}", i);
-            n.local_index = static_cast<std::uint32_t>(i);
-            clients.push_back(t.add_node(std::move(n)));
-            t.clients().push_back(clients.back());
-        }
-    }
+    const Link client_down = down_cable(cl.nic.line_rate);
+    const std::vector<NodeId> clients = add_hosts(NodeKind::client, "client", cl.nodes, t.clients());
     for (int p = 0; p < planes; ++p) {
         const FabricPlan& plan = plans[static_cast<std::size_t>(p)];
         FabricBuild f{plan, spec, uplink, planes > 1 ? fmt::format("pl{}.", p) : std::string(),

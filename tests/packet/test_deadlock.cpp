@@ -8,6 +8,7 @@
 #include "core/simulator.hpp"
 #include "fabric/packet/packet_network.hpp"
 
+#include <optional>
 #include <string>
 
 using namespace fabricsim;
@@ -47,6 +48,7 @@ Ring ring() {
         s.kind = NodeKind::leaf;
         s.name = "sw" + std::to_string(i);
         s.forwarding_latency = 500_ns;
+        s.local_index = i;  // its ring position, for the router
         s.buffer = 2_MB;
         r.sw[i] = r.t.add_node(s);
     }
@@ -108,33 +110,43 @@ struct Sink final : DeliveryListener {
     void on_delivered(Simulator&, MessageId) override {}
 };
 
+// The ring with PFC alone (no ECN, no DCQCN), each host sending `size` to the host `hops`
+// switches on; the run has not started.
+struct RingRun {
+    explicit RingRun(std::optional<Time> watchdog = std::nullopt) : r(ring()), router(r), net(r.t, router, spec_of(watchdog)) {}
+    static PacketModelSpec spec_of(std::optional<Time> watchdog) {
+        PacketModelSpec spec;
+        spec.roce.ecn.enabled = false;
+        spec.roce.dcqcn.enabled = false;
+        spec.roce.pfc.watchdog = watchdog;
+        spec.deadlock_timeout = 1_ms;
+        return spec;
+    }
+    void send_all(std::uint32_t hops, Bytes size) {
+        for (std::uint32_t i = 0; i < 4; ++i) {
+            Message m;
+            m.id = MessageId{i};
+            m.src = RankId{i};
+            m.dst = RankId{(i + hops) % 4};
+            m.size = size;
+            net.send(sim, m, sink);
+        }
+    }
+    Ring r;
+    Clockwise router;
+    PacketNetwork net;
+    Simulator sim{1};
+    Sink sink;
+};
+
 }  // namespace
 
 TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its paused ports named", "[packet][pfc][deadlock]") {
-    Ring r = ring();
-    for (std::uint32_t i = 0; i < 4; ++i) {  // ring positions for the router
-        Node& n = const_cast<Node&>(r.t.node(r.sw[i]));
-        n.local_index = i;
-    }
-    const Clockwise router(r);
-    PacketModelSpec spec;
-    spec.roce.ecn.enabled = false;
-    spec.roce.dcqcn.enabled = false;
-    spec.deadlock_timeout = 1_ms;
-    PacketNetwork net(r.t, router, spec);
-    Simulator sim(1);
-    Sink sink;
-    for (std::uint32_t i = 0; i < 4; ++i) {
-        Message m;
-        m.id = MessageId{i};
-        m.src = RankId{i};
-        m.dst = RankId{(i + 2) % 4};
-        m.size = 64_MiB;
-        net.send(sim, m, sink);
-    }
+    RingRun run;
+    run.send_all(2, 64_MiB);
     std::string error;
     try {
-        sim.run();
+        run.sim.run();
     } catch (const ModelError& e) {
         error = e.what();
     }
@@ -147,51 +159,18 @@ TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its pau
 }
 
 TEST_CASE("the same ring with flows one switch apart drains: no dependency cycle and no report", "[packet][pfc][deadlock]") {
-    Ring r = ring();
-    for (std::uint32_t i = 0; i < 4; ++i) const_cast<Node&>(r.t.node(r.sw[i])).local_index = i;
-    const Clockwise router(r);
-    PacketModelSpec spec;
-    spec.roce.ecn.enabled = false;
-    spec.roce.dcqcn.enabled = false;
-    spec.deadlock_timeout = 1_ms;
-    PacketNetwork net(r.t, router, spec);
-    Simulator sim(1);
-    Sink sink;
-    for (std::uint32_t i = 0; i < 4; ++i) {
-        Message m;
-        m.id = MessageId{i};
-        m.src = RankId{i};
-        m.dst = RankId{(i + 1) % 4};
-        m.size = 16_MiB;
-        net.send(sim, m, sink);
-    }
-    CHECK_NOTHROW(sim.run());
-    CHECK(net.packets_in_flight() == 0);
+    RingRun run;
+    run.send_all(1, 16_MiB);
+    CHECK_NOTHROW(run.sim.run());
+    CHECK(run.net.packets_in_flight() == 0);
 }
 
 TEST_CASE("the PFC watchdog breaks the ring's deadlock by dropping and says so", "[packet][pfc][deadlock]") {
-    Ring r = ring();
-    for (std::uint32_t i = 0; i < 4; ++i) const_cast<Node&>(r.t.node(r.sw[i])).local_index = i;
-    const Clockwise router(r);
-    PacketModelSpec spec;
-    spec.roce.ecn.enabled = false;
-    spec.roce.dcqcn.enabled = false;
-    spec.roce.pfc.watchdog = 200_us;  // far below the 1 ms deadlock timeout
-    spec.deadlock_timeout = 1_ms;
-    PacketNetwork net(r.t, router, spec);
-    Simulator sim(1);
-    Sink sink;
-    for (std::uint32_t i = 0; i < 4; ++i) {
-        Message m;
-        m.id = MessageId{i};
-        m.src = RankId{i};
-        m.dst = RankId{(i + 2) % 4};
-        m.size = 64_MiB;
-        net.send(sim, m, sink);
-    }
-    CHECK_NOTHROW(sim.run());  // no deadlock report: the watchdog let traffic move
-    CHECK(net.watchdog_triggers() > 0);
-    CHECK(net.counters().lossless_drops > 0);  // what it dropped is lost (no retransmission yet)
-    CHECK(net.packets_in_flight() == 0);
-    CHECK_THROWS_WITH(net.check_invariants(sim.now()), Catch::Contains("dropped on the lossless class"));
+    RingRun run(200_us);  // far below the 1 ms deadlock timeout
+    run.send_all(2, 64_MiB);
+    CHECK_NOTHROW(run.sim.run());  // no deadlock report: the watchdog let traffic move
+    CHECK(run.net.watchdog_triggers() > 0);
+    CHECK(run.net.counters().lossless_drops > 0);  // what it dropped is lost (no retransmission yet)
+    CHECK(run.net.packets_in_flight() == 0);
+    CHECK_THROWS_WITH(run.net.check_invariants(run.sim.now()), Catch::Contains("dropped on the lossless class"));
 }

@@ -49,15 +49,6 @@ Outcome run(const scenario::ClusterSpec& cluster, scenario::CollectiveSpec spec)
     return o;
 }
 
-scenario::CollectiveSpec spec_of(CollectiveOp op, CollectiveAlgorithm a, Bytes size, int channels = 1) {
-    scenario::CollectiveSpec s;
-    s.op = op;
-    s.algorithm = a;
-    s.sizes = {size};
-    s.channels = channels;
-    return s;
-}
-
 double secs(Bytes s, Bandwidth b) { return transmit_time(s, b).seconds(); }
 
 std::string error_of(const scenario::ClusterSpec& c, const scenario::CollectiveSpec& s) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/units.hpp"
+#include "scenario/collective_spec.hpp"
 #include "scenario/spec.hpp"
 
 namespace workload_test {
@@ -39,6 +40,17 @@ inline scenario::ClusterSpec hgx(int servers, bool infiniband_sharp = false) {
         c.fabric.switch_spec.sharp = true;
     }
     return c;
+}
+
+// One collective of one size; channels 0 = as NCCL would choose.
+inline scenario::CollectiveSpec spec_of(scenario::CollectiveOp op, scenario::CollectiveAlgorithm a, Bytes size,
+                                        int channels = 1) {
+    scenario::CollectiveSpec s;
+    s.op = op;
+    s.algorithm = a;
+    s.sizes = {size};
+    s.channels = channels;
+    return s;
 }
 
 }  // namespace workload_test

@@ -40,6 +40,7 @@ void PacketNetwork::init() {
                                              topology.node(topology.source(d)).name,
                                              topology.node(topology.target(d)).name));
             p.delay = link.propagation + topology.node(topology.target(d)).forwarding_latency;
+            p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
         }
     }
     port_base_.reserve(topology.nodes().size() + 1);
@@ -206,14 +207,12 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
 void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
     Port& p = ports_[port];
     Packet& k = packets_[packet];
-    if (!ingress_.empty()) {
-        const NodeId at = topology_.source(DirectedLink::from_index(port));
-        if (buffers_[at.value()].pfc) release(sim, k.link, at, Bytes{k.bytes});
+    if (p.switch_egress) {  // the packet leaves a fabric switch: PFC accounting, ECN marking
+        if (!ingress_.empty()) release(sim, k.link, topology_.source(DirectedLink::from_index(port)), Bytes{k.bytes});
+        if (!markers_.empty()) mark_ecn(sim, port, k);
     }
     if (p.credited) p.credits -= Bytes{k.bytes};
     if (k.link != port && ports_[k.link].credited) return_credit(sim, k.link, Bytes{k.bytes});  // it left this node
-    if (!markers_.empty() && is_fabric_switch(topology_.node(topology_.source(DirectedLink::from_index(port))).kind))
-        mark_ecn(sim, port, k);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
     p.free_at = start + tx;
     p.busy_time += tx;

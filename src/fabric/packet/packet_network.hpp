@@ -160,6 +160,7 @@ private:
         bool paused = false;             // PFC received: nothing starts in [paused_since, paused_until)
         bool credited = false;
         bool watchdog_dropping = false;  // PFC watchdog: ignoring pauses, dropping its queue
+        bool switch_egress = false;      // leaves a fabric switch: PFC release, ECN marking
         Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
         Time busy_time = Time::zero();
