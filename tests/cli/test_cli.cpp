@@ -182,6 +182,22 @@ TEST_CASE("run --check stops with exit 3 when the lossless class dropped packets
     CHECK(good.exit_code == 0);
 }
 
+namespace {
+// The rows of a CSV file without quoted fields, header left out, each split at commas.
+std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+        std::istringstream cells(line);
+        rows.emplace_back();
+        for (std::string c; std::getline(cells, c, ',');) rows.back().push_back(c);
+    }
+    return rows;
+}
+}  // namespace
+
 TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks per port", "[cli][packet]") {
     TempDir out("ports");
     const auto r = run_fabricsim("run scenarios/roce-incast.yaml --quiet --out " + out.path().string());
@@ -193,13 +209,7 @@ TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks
     // The switch port to the incast's receiver carries all 16 x 4 MiB, busy most of the run.
     std::int64_t pauses = 0, to_receiver = 0;
     double utilisation = 0;
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);
-    while (std::getline(lines, line)) {
-        std::vector<std::string> f;
-        std::istringstream cells(line);
-        for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    for (const auto& f : csv_rows(csv)) {
         REQUIRE(f.size() == 11);
         if (f[0] != "pfc-only") continue;
         pauses += std::stoll(f[8]);
@@ -222,13 +232,7 @@ TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.cs
     CHECK(csv.rfind("variant,qp,time_s,rate_bps\n", 0) == 0);
     // The dcqcn variant's 16 senders each start at the 100G line rate and are cut below it.
     std::map<std::string, std::vector<double>> rates;
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);
-    while (std::getline(lines, line)) {
-        std::vector<std::string> f;
-        std::istringstream cells(line);
-        for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    for (const auto& f : csv_rows(csv)) {
         REQUIRE(f.size() == 4);
         CHECK(f[0] == "dcqcn");  // the pfc-only variant runs no DCQCN: no QP rates
         rates[f[1]].push_back(std::stod(f[3]));
