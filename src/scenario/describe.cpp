@@ -2,6 +2,7 @@
 
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
+#include "scenario/describe_infiniband.hpp"
 #include "scenario/describe_roce.hpp"
 #include "scenario/field_readers.hpp"
 
@@ -125,6 +126,7 @@ Value cluster(const ClusterSpec& c) {
         {"server", server(c.server)},
         {"fabric", Value{fabric(c.fabric)}},
         {"roce", describe_roce(c.roce)},
+        {"infiniband", describe_infiniband(c.infiniband)},
     };
     // Absent: storage traffic shares the compute fabric.
     if (c.storage_fabric.enabled) {

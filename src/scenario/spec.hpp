@@ -9,6 +9,7 @@
 #include "core/ids.hpp"
 #include "core/units.hpp"
 #include "scenario/collective_spec.hpp"
+#include "scenario/infiniband_spec.hpp"
 #include "scenario/roce_spec.hpp"
 #include "scenario/traffic_spec.hpp"
 #include "scenario/training_spec.hpp"
@@ -169,6 +170,7 @@ struct ClusterSpec {
     StorageSpec storage;           // only without storage_fabric
     ClientsSpec clients;
     RoceSpec roce;                 // cluster.roce: PFC, ECN, DCQCN, MMU; ignored by InfiniBand
+    InfinibandSpec infiniband;     // cluster.infiniband: VLs, credits, IB CC; ignored by RoCE
     int ranks() const { return servers * server.ranks(); }
     // Endpoints after the GPU ranks: storage nodes ranks() .. ranks()+storage_nodes()-1, then
     // the client hosts (docs/models/traffic.md).

@@ -3,6 +3,7 @@
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/validate_clients.hpp"
+#include "scenario/validate_infiniband.hpp"
 #include "scenario/validate_roce.hpp"
 
 #include <fmt/format.h>
@@ -136,7 +137,8 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     ClusterSpec spec;
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster", {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce"}, issues);
+    check_keys(*map, "cluster",
+               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -155,6 +157,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     if (spec.fabric.link_speed != Bandwidth::zero()) link_speed = spec.fabric.link_speed;
     else if (server.usable && server.nic_rate_known) link_speed = server.spec.nic.line_rate;
     spec.roce = validate_roce(map->find("roce"), link_speed, issues);
+    spec.infiniband = validate_infiniband(map->find("infiniband"), spec.fabric.mtu, issues);
     return {spec, ranks_known};
 }
 

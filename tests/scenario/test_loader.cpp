@@ -355,6 +355,46 @@ cluster:
       alpha: 0.125
       reserved_per_queue: 4KiB
     lossless: true
+  infiniband:
+    virtual_lanes: 2
+    vl_buffer: auto
+    credit_update_period: 0ps
+    sl_to_vl:
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+      - 0
+      - 1
+    vl_arbitration:
+      high:
+        []
+      low:
+        - vl: 0
+          weight: 4
+        - vl: 1
+          weight: 4
+      high_limit: 0
+    congestion_control:
+      enabled: true
+      threshold: 8KiB
+      marking_rate: 10
+      packet_size: 512B
+      ccti_increase: 1
+      ccti_limit: auto
+      ccti_min: 0
+      ccti_timer: 10.24us
+      table: auto
 workload:
   - name: first
     transfer:
