@@ -42,6 +42,14 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.qp_rate_interval = spec.outputs.qp_rates;
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
+            packet.cut_through = spec.simulation.packet.cut_through;
+            // Queues for the priorities the workload names (and the lossless and control ones).
+            packet.priorities = 0;
+            for (const auto& entry : spec.workload)
+                if (entry.priority && *entry.priority < 8) packet.priorities |= static_cast<std::uint8_t>(1u << *entry.priority);
+            // Spraying and adaptive routing reorder packets; the receiving NIC places them.
+            packet.ooo_placement = spec.cluster.fabric.routing == scenario::RoutingKind::spray ||
+                                   spec.cluster.fabric.routing == scenario::RoutingKind::adaptive;
             m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);
             return m;
         }

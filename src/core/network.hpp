@@ -26,7 +26,10 @@ struct Message {
     RankId src;
     RankId dst;
     Bytes size;
-    std::uint8_t priority = 0;  // traffic class; networks map it to their queues / lanes
+    // Traffic class: an 802.1p priority (RoCE) or service level (InfiniBand); kDataClass: the
+    // network's own data class (RoCE: its lossless priority).
+    std::uint8_t priority = kDataClass;
+    static constexpr std::uint8_t kDataClass = 0xFF;
     std::uint32_t flow_hint = 0;  // e.g. NCCL channel: a network may pin it to a QP / path
     // When the message leaves its server: the NIC index (rail) both servers use, as NCCL's
     // rings enter and leave a server through one NIC per channel. -1: each rank's own NIC.

@@ -22,7 +22,8 @@ Value simulation(const SimulationSpec& s) {
         {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
         {"ideal", Value{std::move(ideal)}},
         {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))},
-                                    {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))}}}},
+                                    {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))},
+                                    {"cut_through", Value{s.packet.cut_through}}}}},
     }};
 }
 
@@ -194,6 +195,7 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
     for (const auto& e : entries) {
         Value::Map m{{"name", text(e.name)}};
         if (!e.after.empty()) m.push_back({"after", text(e.after)});
+        if (e.priority) m.push_back({"priority", Value{std::int64_t{*e.priority}}});
         if (const auto* t = std::get_if<TransferSpec>(&e.kind)) m.push_back({"transfer", transfer(*t)});
         if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
         if (const auto* t = std::get_if<TrafficSpec>(&e.kind)) describe_traffic(*t, m);

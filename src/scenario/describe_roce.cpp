@@ -14,10 +14,18 @@ Value or_keyword(const std::optional<T>& v, const char* keyword) {
     return v ? text(to_string(*v)) : text(keyword);
 }
 
+// One priority as a number, several as a list (how `priority` reads them).
+Value priorities(const std::vector<int>& list) {
+    if (list.size() == 1) return Value{std::int64_t{list.front()}};
+    Value::List out;
+    for (int p : list) out.push_back(Value{std::int64_t{p}});
+    return Value{out};
+}
+
 Value pfc(const PfcSpec& p) {
     return Value{Value::Map{
         {"enabled", Value{p.enabled}},
-        {"priority", Value{std::int64_t{p.priority}}},
+        {"priority", priorities(p.priorities)},
         {"headroom", or_keyword(p.headroom, "auto")},
         {"xoff", or_keyword(p.xoff, "auto")},
         {"xon_delta", text(to_string(p.xon_delta))},
@@ -53,6 +61,13 @@ Value dcqcn(const DcqcnSpec& d) {
     }};
 }
 
+Value queues(const QueuesSpec& q) {
+    Value::List strict, weights;
+    for (int p : q.strict) strict.push_back(Value{std::int64_t{p}});
+    for (int w : q.weights) weights.push_back(Value{std::int64_t{w}});
+    return Value{Value::Map{{"strict", Value{strict}}, {"weights", Value{weights}}}};
+}
+
 }  // namespace
 
 Value describe_roce(const RoceSpec& r) {
@@ -64,6 +79,10 @@ Value describe_roce(const RoceSpec& r) {
                     {"alpha", Value{r.mmu.alpha}},
                     {"reserved_per_queue", text(to_string(r.mmu.reserved_per_queue))},
                 }}},
+        {"queues", queues(r.queues)},
+        {"control_priority", Value{std::int64_t{r.control_priority}}},
+        {"ack_every", Value{std::int64_t{r.ack_every}}},
+        {"retransmit_timeout", text(to_string(r.retransmit_timeout))},
         {"lossless", Value{r.lossless}},
     }};
 }

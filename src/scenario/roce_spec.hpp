@@ -12,16 +12,20 @@
 
 #include "core/units.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace fabricsim::scenario {
 
-// cluster.roce.pfc: IEEE 802.1Qbb priority flow control on one priority.
+// cluster.roce.pfc: IEEE 802.1Qbb priority flow control on the lossless priorities.
 struct PfcSpec {
     bool enabled = true;
-    int priority = 3;                     // DESIGN §5 "RoCE runs PFC on priority 3" (the usual
-                                          // RoCE lossless priority in NVIDIA's and Microsoft's guides)
+    // The lossless priorities (YAML `priority: 3` or `priority: [3, 4]`); the first is the data
+    // class of messages that name none. DESIGN §5 "RoCE runs PFC on priority 3" (the usual
+    // RoCE lossless priority in NVIDIA's and Microsoft's guides).
+    std::vector<int> priorities{3};
     std::optional<Bytes> headroom;        // per port and priority; nullopt = auto: the 802.1Qbb
                                           // worst case from link speed, cable, MTU (docs/models/pfc.md)
     std::optional<Bytes> xoff;            // static XOFF threshold; nullopt = auto: the MMU's dynamic
@@ -78,11 +82,31 @@ struct MmuSpec {
     bool operator==(const MmuSpec&) const = default;
 };
 
+// cluster.roce.queues: the eight egress queues of every Ethernet port (switch and NIC), one
+// per 802.1p priority (IEEE 802.1Q §8.6.8: strict priority and weighted algorithms). The
+// priorities in `strict` go first, the higher number first; the rest share by deficit weighted
+// round robin (Shreedhar & Varghese, SIGCOMM'95) in proportion to their weights.
+struct QueuesSpec {
+    std::vector<int> strict{6, 7};        // CNPs (priority 6, below) and network control (7)
+    std::array<int, 8> weights{1, 1, 1, 1, 1, 1, 1, 1};  // DWRR weights, equal by default
+    bool operator==(const QueuesSpec&) const = default;
+};
+
 struct RoceSpec {
     PfcSpec pfc;
     EcnSpec ecn;
     DcqcnSpec dcqcn;
     MmuSpec mmu;
+    QueuesSpec queues;
+    // The priority of CNPs, ACKs and NAKs: NVIDIA ConnectX's default CNP priority is 6
+    // (mlxconfig CNP_802P_PRIO; NVIDIA "RoCE congestion control" docs), in a strict queue.
+    int control_priority = 6;
+    // The receiver acknowledges every ack_every packets of a QP, and each message's last one.
+    // 1 as in the HPCC ns-3 RDMA model's configs (L2_ACK_INTERVAL 1).
+    int ack_every = 1;
+    // Go-back-N retransmission timeout (lossy mode): 4.096 us x 2^18 = 1.074 s, the IBA local
+    // ACK timeout formula (IBA Vol. 1 §9.7.6.1.3) at NCCL_IB_TIMEOUT's default of 18.
+    Time retransmit_timeout = Time::ns(4096) * (std::int64_t{1} << 18);
     bool lossless = true;                 // false: lossy mode, drops and go-back-N (DESIGN §4);
                                           // PFC is then off whatever pfc.enabled says
     bool operator==(const RoceSpec&) const = default;

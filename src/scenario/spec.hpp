@@ -39,6 +39,10 @@ struct PacketSimSpec {
     // No packet moving for this long while some wait is a deadlock: the run stops with the
     // cycle of paused ports (exit 3). 10 ms is 30 pause quanta at 100G: far beyond any pause.
     Time deadlock_timeout = Time::ms(10);
+    // Fabric switches forward store-and-forward (false) or cut-through (true): a packet goes
+    // out once its header is in, when its egress port is free (Spectrum and Quantum switch
+    // ASICs cut through; their datasheet latencies are port to port).
+    bool cut_through = false;
     bool operator==(const PacketSimSpec&) const = default;
 };
 
@@ -198,11 +202,14 @@ struct TransferSpec {
 struct WorkloadEntry {
     std::string name;              // given or generated: "<kind><index>", e.g. "transfer0"
     std::string after;             // "" when the entry starts at once
+    // The traffic class of its messages: an 802.1p priority (RoCE, 0..7) or an InfiniBand
+    // service level (0..15); nullopt: the fabric's data class (RoCE: pfc.priority; IB: SL 0).
+    std::optional<int> priority;
     SourceLocation location;       // of the entry in the file, for errors found later
     std::variant<TransferSpec, CollectiveSpec, TrafficSpec, TrainingSpec> kind;
     // Equal scenarios, wherever they were written: the location is not compared.
     bool operator==(const WorkloadEntry& o) const {
-        return name == o.name && after == o.after && kind == o.kind;
+        return name == o.name && after == o.after && priority == o.priority && kind == o.kind;
     }
 };
 

@@ -57,7 +57,9 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     }
     if (const Node* n = map->find("packet")) {
         if (const Node* packet = read_section(*n, "simulation.packet", issues)) {
-            check_keys(*packet, "simulation.packet", {"segment", "deadlock_timeout"}, issues);
+            check_keys(*packet, "simulation.packet", {"segment", "deadlock_timeout", "cut_through"}, issues);
+            if (const Node* c = packet->find("cut_through"))
+                if (auto v = read_bool(*c, "simulation.packet.cut_through", issues)) spec.packet.cut_through = *v;
             if (const Node* t = packet->find("deadlock_timeout"))
                 if (auto v = read_time(*t, "simulation.packet.deadlock_timeout", Zero::rejected, issues))
                     spec.packet.deadlock_timeout = *v;

@@ -6,7 +6,9 @@
 #include "scenario/units_parse.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -16,7 +18,9 @@ namespace fabricsim::scenario {
 namespace {
 
 const std::string kPath = "cluster.roce";
-const std::vector<std::string> kRoceKeys{"pfc", "ecn", "dcqcn", "mmu", "lossless"};
+const std::vector<std::string> kRoceKeys{"pfc",       "ecn",       "dcqcn",    "mmu", "queues", "control_priority",
+                                         "ack_every", "retransmit_timeout", "lossless"};
+const std::vector<std::string> kQueueKeys{"strict", "weights"};
 const std::vector<std::string> kPfcKeys{"enabled", "priority", "headroom", "xoff", "xon_delta", "watchdog"};
 const std::vector<std::string> kEcnKeys{"enabled", "kmin", "kmax", "pmax"};
 const std::vector<std::string> kDcqcnKeys{"enabled",
@@ -38,6 +42,8 @@ const std::vector<std::string> kPresets{"nic", "paper"};
 constexpr std::int64_t kMaxPriority = 7;            // 802.1Qbb: eight priorities
 constexpr std::int64_t kMaxFastRecoverySteps = 1'000;
 constexpr double kMaxAlpha = 64;                    // dynamic-threshold alphas in use run 1/128 .. 8
+constexpr std::int64_t kMaxWeight = 255;            // a byte, as switch DWRR weights are configured
+constexpr std::int64_t kMaxAckEvery = 1 << 20;
 
 bool is_auto(const Node& n) { return n.is_scalar() && n.text == "auto"; }
 
@@ -136,10 +142,46 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
     return v;
 }
 
+// One priority, or a list of distinct priorities (e.g. [6, 7]); an empty list only if allowed.
+std::optional<std::vector<int>> read_priority_list(const Node& n, const std::string& at, bool allow_empty, Issues& issues) {
+    if (n.is_scalar()) {
+        auto v = read_int(n, at, 0, kMaxPriority, issues);
+        if (!v) return std::nullopt;
+        return std::vector<int>{static_cast<int>(*v)};
+    }
+    if (!n.is_sequence() || (n.items.empty() && !allow_empty)) {
+        issues.add(n.location, at, fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
+        return std::nullopt;
+    }
+    std::vector<int> out;
+    bool ok = true;
+    for (std::size_t i = 0; i < n.items.size(); ++i) {
+        auto v = read_int(n.items[i], index_path(at, i), 0, kMaxPriority, issues);
+        if (!v) {
+            ok = false;
+            continue;
+        }
+        if (std::find(out.begin(), out.end(), *v) != out.end()) {
+            issues.add(n.items[i].location, index_path(at, i),
+                       fmt::format("priority {} is listed twice; expected each priority at most once", *v));
+            ok = false;
+        }
+        out.push_back(static_cast<int>(*v));
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
+std::optional<std::vector<int>> read_priorities(const Node& n, const std::string& at, Issues& issues) {
+    return read_priority_list(n, at, false, issues);
+}
+
 // The sections, each reading its keys into `out`; the `*_known` flags say which values were
 // read without an issue, for the checks across keys.
 struct PfcRead {
     const Node* enabled = nullptr;
+    const Node* priority = nullptr;
+    bool priority_known = true;
     const Node* xoff = nullptr;
     const Node* xon_delta = nullptr;
     bool xoff_known = true;
@@ -156,8 +198,12 @@ PfcRead read_pfc(const Node& node, PfcSpec& out, Issues& issues) {
         r.enabled = n;
         if (auto v = read_bool(*n, key_path(path, "enabled"), issues)) out.enabled = *v;
     }
-    if (const Node* n = map->find("priority"))
-        if (auto v = read_int(*n, key_path(path, "priority"), 0, kMaxPriority, issues)) out.priority = static_cast<int>(*v);
+    if (const Node* n = map->find("priority")) {
+        r.priority = n;
+        auto v = read_priorities(*n, key_path(path, "priority"), issues);
+        r.priority_known = v.has_value();
+        if (v) out.priorities = *v;
+    }
     if (const Node* n = map->find("headroom")) read_bytes_or(*n, key_path(path, "headroom"), "auto", Zero::rejected, out.headroom, issues);
     if (const Node* n = map->find("xoff")) {
         r.xoff = n;
@@ -264,6 +310,30 @@ void read_mmu(const Node& node, MmuSpec& out, Issues& issues) {
             out.reserved_per_queue = *v;
 }
 
+// queues.strict: a list of distinct priorities; queues.weights: eight weights, one per priority.
+void read_queues(const Node& node, QueuesSpec& out, Issues& issues) {
+    const std::string path = key_path(kPath, "queues");
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return;
+    check_keys(*map, path, kQueueKeys, issues);
+    if (const Node* n = map->find("strict")) {
+        if (auto v = read_priority_list(*n, key_path(path, "strict"), true, issues)) out.strict = *v;
+    }
+    if (const Node* n = map->find("weights")) {
+        const std::string at = key_path(path, "weights");
+        if (!n->is_sequence() || n->items.size() != out.weights.size()) {
+            issues.add(n->location, at,
+                       fmt::format("expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, 1]), "
+                                   "found {}",
+                                   n->is_sequence() ? fmt::format("a list of {}", n->items.size()) : describe_found(*n)));
+        } else {
+            for (std::size_t i = 0; i < n->items.size(); ++i)
+                if (auto v = read_int(n->items[i], index_path(at, i), 1, kMaxWeight, issues))
+                    out.weights[i] = static_cast<int>(*v);
+        }
+    }
+}
+
 // A size as the ECN literature writes it: whole kilobytes as KB (6400KB rather than 6250KiB).
 std::string in_kb(Bytes b) { return b.count() % 1000 == 0 ? fmt::format("{}KB", b.count() / 1000) : to_string(b); }
 
@@ -301,6 +371,17 @@ RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Is
     if (const Node* n = map->find("ecn")) ecn = read_ecn(*n, out.ecn, issues);
     if (const Node* n = map->find("dcqcn")) read_dcqcn(*n, out.dcqcn, issues);
     if (const Node* n = map->find("mmu")) read_mmu(*n, out.mmu, issues);
+    if (const Node* n = map->find("queues")) read_queues(*n, out.queues, issues);
+    bool control_known = true;
+    if (const Node* n = map->find("control_priority")) {
+        auto v = read_int(*n, key_path(kPath, "control_priority"), 0, kMaxPriority, issues);
+        control_known = v.has_value();
+        if (v) out.control_priority = static_cast<int>(*v);
+    }
+    if (const Node* n = map->find("ack_every"))
+        if (auto v = read_int(*n, key_path(kPath, "ack_every"), 1, kMaxAckEvery, issues)) out.ack_every = static_cast<int>(*v);
+    if (const Node* n = map->find("retransmit_timeout"))
+        if (auto v = read_time(*n, key_path(kPath, "retransmit_timeout"), Zero::rejected, issues)) out.retransmit_timeout = *v;
     const Node* lossless = map->find("lossless");
     bool lossless_known = true;
     if (lossless != nullptr) {
@@ -330,6 +411,30 @@ RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Is
         issues.add(pfc.enabled->location, key_path(kPath, "pfc.enabled"),
                    "PFC is off but lossless is true; a lossless fabric needs pfc.enabled: true (set lossless: false "
                    "for lossy mode with drops and go-back-N)");
+    }
+    // CNPs, ACKs and NAKs go on control_priority, in a queue PFC never pauses. Reported at
+    // control_priority when it was written, else at the pfc.priority that took its default.
+    if (pfc.priority_known && control_known &&
+        std::find(out.pfc.priorities.begin(), out.pfc.priorities.end(), out.control_priority) != out.pfc.priorities.end()) {
+        const auto lossless_list = [&] {
+            return out.pfc.priorities.size() == 1 ? fmt::format("{}", out.pfc.priorities.front())
+                                                  : fmt::format("[{}]", fmt::join(out.pfc.priorities, ", "));
+        };
+        if (const Node* n = map->find("control_priority")) {
+            issues.add(n->location, key_path(kPath, "control_priority"),
+                       fmt::format("{} is a lossless priority (pfc.priority: {}); CNPs, ACKs and NAKs need a queue "
+                                   "that PFC does not pause, so expected a priority not in pfc.priority",
+                                   out.control_priority, lossless_list()));
+        } else {
+            const int p = out.control_priority;
+            issues.add(pfc.priority != nullptr ? pfc.priority->location : map->location, key_path(kPath, "pfc.priority"),
+                       fmt::format("{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
+                                   "not pause, so expected lossless priorities other than {} (or a control_priority "
+                                   "set to another priority)",
+                                   out.pfc.priorities.size() == 1 ? fmt::format("{} is also", p)
+                                                                  : fmt::format("{} includes {},", lossless_list(), p),
+                                   p));
+        }
     }
     return out;
 }

@@ -104,7 +104,7 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         return out;
     }
     std::vector<std::string> allowed = kAvailableKinds;
-    allowed.insert(allowed.end(), {"name", "after"});
+    allowed.insert(allowed.end(), {"name", "after", "priority"});
     // A collective's parameters sit beside its kind key.
     if (node.find("collective") != nullptr) allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
     if (node.find("traffic") != nullptr) allowed.insert(allowed.end(), traffic_keys().begin(), traffic_keys().end());
@@ -156,6 +156,19 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         if (auto s = read_name(*n, key_path(path, "after"), issues)) {
             out.entry.after = *s;
             out.after_node = n;
+        }
+    }
+    if (const Node* n = node.find("priority")) {
+        // 802.1p has 8 priorities, InfiniBand 16 service levels.
+        const bool roce = cluster == nullptr || cluster->fabric.technology == Technology::roce;
+        if (auto v = read_int(*n, key_path(path, "priority"), 0, roce ? 7 : 15, issues)) {
+            if (roce && cluster != nullptr && *v == cluster->roce.control_priority)
+                issues.add(n->location, key_path(path, "priority"),
+                           fmt::format("{} is the control priority (cluster.roce.control_priority) that CNPs and ACKs "
+                                       "ride; expected a data priority other than {}",
+                                       *v, *v));
+            else
+                out.entry.priority = static_cast<int>(*v);
         }
     }
     return out;

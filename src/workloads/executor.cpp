@@ -78,7 +78,7 @@ void Executor::issue(Simulator& sim, OpId id) {
     m.src = op.src;
     m.dst = op.dst;
     m.size = op.size;
-    m.priority = op.priority;
+    m.priority = graph_.entries()[op.entry].priority;
     m.flow_hint = op.flow_hint;
     m.rail = op.rail;
     network_.send(sim, m, *this);

@@ -26,7 +26,6 @@ struct Op {
     Bytes size;                      // send only
     Time duration;                   // compute only
     Time not_before = Time::zero();
-    std::uint8_t priority = 0;
     std::uint32_t flow_hint = 0;
     std::int16_t rail = -1;          // send and group: see Message::rail
     std::uint32_t group = 0;         // group only: index into OpGraph::groups()
@@ -43,6 +42,7 @@ struct GroupOp {
 struct Entry {
     std::string name;
     std::uint32_t after = kNoEntry;  // entry that must finish first
+    std::uint8_t priority = Message::kDataClass;  // its messages' traffic class
     static constexpr std::uint32_t kNoEntry = UINT32_MAX;
 };
 
@@ -50,6 +50,7 @@ class OpGraph {
 public:
     std::uint32_t add_entry(std::string name);
     void set_after(std::uint32_t entry, std::uint32_t must_finish_first);
+    void set_priority(std::uint32_t entry, std::uint8_t priority) { entries_[entry].priority = priority; }
 
     OpId add_send(std::uint32_t entry, RankId src, RankId dst, Bytes size, Time not_before = Time::zero());
     OpId add_compute(std::uint32_t entry, RankId rank, Time duration, Time not_before = Time::zero());

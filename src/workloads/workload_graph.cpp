@@ -23,6 +23,7 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
                 throw InternalError(fmt::format("workload entry {} is after unknown entry {}", entry.name, entry.after));
             graph.set_after(i, j);
         }
+        if (entry.priority) graph.set_priority(i, static_cast<std::uint8_t>(*entry.priority));
         std::visit([&](const auto& kind) {
             using Kind = std::decay_t<decltype(kind)>;
             if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);

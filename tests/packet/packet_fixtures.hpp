@@ -37,11 +37,16 @@ inline scenario::RoceSpec pfc_only() {
     return roce;
 }
 
+inline fabric::PacketModelSpec model_spec(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce) {
+    return fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce};
+}
+
 struct Model {
-    Model(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce)
+    Model(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce) : Model(c, model_spec(c, roce)) {}
+    Model(const scenario::ClusterSpec& c, const fabric::PacketModelSpec& spec)
         : topology(fabric::build_topology(c)),
           routing(topology, c.fabric.routing, c.fabric.technology, 1),
-          network(topology, routing, fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce}) {}
+          network(topology, routing, spec) {}
     fabric::Topology topology;
     fabric::Routing routing;
     fabric::PacketNetwork network;
@@ -60,8 +65,10 @@ struct Sink final : DeliveryListener {
     }
 };
 
-inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes size, std::uint32_t qp = 0) {
+inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes size, std::uint32_t qp = 0,
+                   std::uint8_t priority = Message::kDataClass) {
     Message m;
+    m.priority = priority;
     m.id = MessageId{id};
     m.src = RankId{from};
     m.dst = RankId{to};

@@ -114,6 +114,68 @@ TEST_CASE("every key of the schema is read into the spec", "[loader]") {
     CHECK(s.outputs.formats == std::vector<OutputFormat>{OutputFormat::json});
 }
 
+TEST_CASE("a workload entry's priority reads back and prints beside its name", "[loader][workload]") {
+    const std::string text = "name: p\ncluster: { servers: 2 }\nworkload:\n"
+                             "  - transfer: { from: 0, to: 1, size: 1MiB }\n"
+                             "  - transfer: { from: 1, to: 0, size: 1MiB }\n    priority: 5\n";
+    const auto loaded = load_scenario_text(text, "p.yaml", {});
+    const ScenarioSpec& s = only_variant(loaded).spec;
+    CHECK_FALSE(s.workload[0].priority.has_value());  // the fabric's data class
+    CHECK(s.workload[1].priority == std::optional<int>(5));
+    const std::string yaml = to_yaml(only_variant(loaded).resolved);
+    CHECK(yaml.find("  - name: transfer0\n    transfer:\n") != std::string::npos);
+    CHECK(yaml.find("  - name: transfer1\n    priority: 5\n    transfer:\n") != std::string::npos);
+    const auto again = load_scenario_text(yaml, "again.yaml", {});
+    CHECK(only_variant(again).spec == s);
+    // The priority is part of the entry: a different one is a different scenario.
+    const auto other = load_scenario_text(replace_all(text, "priority: 5", "priority: 4"), "p.yaml", {});
+    CHECK_FALSE(only_variant(other).spec == s);
+}
+
+TEST_CASE("a workload priority is 0..7 on RoCE and a service level 0..15 on InfiniBand", "[loader][workload]") {
+    const auto entry = [](const std::string& fabric, const std::string& priority) {
+        return "name: p\ncluster:\n  servers: 2\n  fabric: " + fabric +
+               "\nworkload:\n  - transfer: { from: 0, to: 1, size: 1MiB }\n    priority: " + priority + "\n";
+    };
+    const std::string roce = "{ technology: roce }";
+    const std::string ib = "{ technology: infiniband, switch: quantum-2 }";
+    CHECK(issues_of(entry(roce, "7")).empty());
+    CHECK(issues_of(entry(roce, "6")) ==
+          std::vector<std::string>{"t.yaml:7:15: workload[0].priority: 6 is the control priority "
+                                   "(cluster.roce.control_priority) that CNPs and ACKs ride; expected a data priority "
+                                   "other than 6"});
+    CHECK(issues_of(entry(roce, "8")) ==
+          std::vector<std::string>{"t.yaml:7:15: workload[0].priority: expected an integer <= 7, found 8"});
+    CHECK(issues_of(entry(roce, "-1")) ==
+          std::vector<std::string>{"t.yaml:7:15: workload[0].priority: expected an integer >= 0, found -1"});
+    CHECK(issues_of(entry(ib, "16"), shipped_presets()) ==
+          std::vector<std::string>{"t.yaml:7:15: workload[0].priority: expected an integer <= 15, found 16"});
+
+    const auto loaded = load_scenario_text(entry(ib, "12"), "p.yaml", shipped_presets());
+    const Variant& v = only_variant(loaded);
+    CHECK(v.spec.cluster.fabric.technology == Technology::infiniband);
+    CHECK(v.spec.workload[0].priority == std::optional<int>(12));
+    const std::string yaml = to_yaml(v.resolved);
+    CHECK(yaml.find("  - name: transfer0\n    priority: 12\n    transfer:\n") != std::string::npos);
+    CHECK(only_variant(load_scenario_text(yaml, "again.yaml", shipped_presets())).spec == v.spec);
+}
+
+TEST_CASE("simulation.packet.cut_through is off unless set to true", "[loader]") {
+    const auto packet_of = [](const std::string& packet) {
+        const std::string text = "name: c\nsimulation:\n  packet: " + packet +
+                                 "\ncluster: { servers: 2 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+        return only_variant(load_scenario_text(text, "c.yaml", {})).spec.simulation.packet;
+    };
+    CHECK_FALSE(only_variant(load_scenario_text(kMinimal, "m.yaml", {})).spec.simulation.packet.cut_through);
+    CHECK_FALSE(packet_of("{ cut_through: false }").cut_through);
+    CHECK(packet_of("{ cut_through: true }").cut_through);
+    CHECK(packet_of("{ cut_through: true }").deadlock_timeout == 10_ms);  // the other keys keep their defaults
+    const std::string bad = "name: c\nsimulation:\n  packet: { cut_through: 3 }\n"
+                            "cluster: { servers: 2 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+    CHECK(issues_of(bad) ==
+          std::vector<std::string>{"t.yaml:3:26: simulation.packet.cut_through: expected true or false, found 3"});
+}
+
 TEST_CASE("a server preset supplies the server and inline keys override it", "[loader][presets]") {
     const auto with_server = [](const std::string& server) {
         return "name: p\ncluster:\n  servers: 2\n  server: " + server +
@@ -273,6 +335,7 @@ simulation:
   packet:
     segment: 64KiB
     deadlock_timeout: 10ms
+    cut_through: false
 cluster:
   servers: 2
   server:
@@ -354,6 +417,22 @@ cluster:
     mmu:
       alpha: 0.125
       reserved_per_queue: 4KiB
+    queues:
+      strict:
+        - 6
+        - 7
+      weights:
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+    control_priority: 6
+    ack_every: 1
+    retransmit_timeout: 1.073741824s
     lossless: true
   infiniband:
     virtual_lanes: 2

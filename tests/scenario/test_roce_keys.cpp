@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -54,7 +55,7 @@ TEST_CASE("a cluster without roce runs PFC on priority 3 with DCQCN nic and auto
     const RoceSpec r = roce_of("");
     CHECK(r == RoceSpec{});
     CHECK(r.pfc.enabled);
-    CHECK(r.pfc.priority == 3);
+    CHECK(r.pfc.priorities == std::vector<int>{3});
     CHECK_FALSE(r.pfc.headroom.has_value());  // auto
     CHECK_FALSE(r.pfc.xoff.has_value());      // auto: the dynamic threshold
     CHECK(r.pfc.xon_delta == 3_KiB);          // HPCC ns-3 resume_offset
@@ -77,7 +78,7 @@ TEST_CASE("every key of cluster.roce is read into the spec", "[loader][roce]") {
     REQUIRE(loaded.variants.size() == 4);
     const RoceSpec& r = loaded.variants[0].spec.cluster.roce;
     CHECK(r.pfc.enabled);
-    CHECK(r.pfc.priority == 4);
+    CHECK(r.pfc.priorities == std::vector<int>{4});
     CHECK(r.pfc.headroom == std::optional<Bytes>(200_KB));
     CHECK(r.pfc.xoff == std::optional<Bytes>(4_MB));
     CHECK(r.pfc.xon_delta == 6_KiB);
@@ -100,6 +101,11 @@ TEST_CASE("every key of cluster.roce is read into the spec", "[loader][roce]") {
     CHECK(d.cnp_interval == std::optional<Time>(Time::zero()));
     CHECK(r.mmu.alpha == 0.125);  // written "1/8"
     CHECK(r.mmu.reserved_per_queue == 4_KiB);
+    CHECK(r.queues.strict == std::vector<int>{7});
+    CHECK(r.queues.weights == std::array<int, 8>{1, 1, 1, 4, 2, 1, 1, 1});
+    CHECK(r.control_priority == 5);
+    CHECK(r.ack_every == 4);
+    CHECK(r.retransmit_timeout == 10_ms);
     CHECK(r.lossless);
 
     // `auto` puts every override back to the preset's.
@@ -193,9 +199,107 @@ TEST_CASE("the resolved roce section shows every default and reads back the same
     mmu:
       alpha: 0.125
       reserved_per_queue: 4KiB
+    queues:
+      strict:
+        - 6
+        - 7
+      weights:
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+        - 1
+    control_priority: 6
+    ack_every: 1
+    retransmit_timeout: 1.073741824s
     lossless: true
 )";
     CHECK(yaml.find(expected) != std::string::npos);
     const auto again = load_scenario_text(yaml, "again.yaml", {});
     CHECK(again.variants.front().spec == loaded.variants.front().spec);
+}
+
+TEST_CASE("a cluster without roce queues puts 6 and 7 first and shares the rest equally", "[loader][roce]") {
+    const RoceSpec r = roce_of("");
+    CHECK(r.queues.strict == std::vector<int>{6, 7});          // CNPs and network control
+    CHECK(r.queues.weights == std::array<int, 8>{1, 1, 1, 1, 1, 1, 1, 1});
+    CHECK(r.control_priority == 6);                            // ConnectX CNP_802P_PRIO default
+    CHECK(r.ack_every == 1);                                   // HPCC ns-3 L2_ACK_INTERVAL
+    CHECK(r.retransmit_timeout == Time::ns(4096) * 262144);    // 4.096us x 2^18 (NCCL_IB_TIMEOUT 18)
+    CHECK(r.retransmit_timeout == Time::ns(1'073'741'824));
+}
+
+TEST_CASE("pfc.priority takes a list and queues control_priority ack_every and retransmit_timeout read back",
+          "[loader][roce]") {
+    const RoceSpec r = roce_of("  roce:\n    pfc: { priority: [3, 4] }\n    queues: { strict: [], weights: [1, 2, 3, 4, 5, 6, 7, 255] }\n"
+                               "    control_priority: 5\n    ack_every: 8\n    retransmit_timeout: 10ms\n");
+    CHECK(r.pfc.priorities == std::vector<int>{3, 4});
+    CHECK(r.queues.strict.empty());
+    CHECK(r.queues.weights == std::array<int, 8>{1, 2, 3, 4, 5, 6, 7, 255});
+    CHECK(r.control_priority == 5);
+    CHECK(r.ack_every == 8);
+    CHECK(r.retransmit_timeout == 10_ms);
+    // The first listed priority is the data class: the order is kept.
+    CHECK(roce_of("  roce: { pfc: { priority: [4, 3] } }\n").pfc.priorities == std::vector<int>{4, 3});
+    CHECK(roce_of("  roce: { pfc: { priority: 0 } }\n").pfc.priorities == std::vector<int>{0});
+}
+
+TEST_CASE("the resolved roce section lists several lossless priorities and reads back the same",
+          "[loader][roce][resolved]") {
+    const auto loaded = load_scenario_text(
+        scenario_with("  roce: { pfc: { priority: [3, 4] }, queues: { strict: [] }, control_priority: 5 }\n"), "r.yaml", {});
+    const std::string yaml = to_yaml(loaded.variants.front().resolved);
+    CHECK(yaml.find("      priority:\n        - 3\n        - 4\n") != std::string::npos);
+    CHECK(yaml.find("    queues:\n      strict:\n        []\n") != std::string::npos);
+    const auto again = load_scenario_text(yaml, "again.yaml", {});
+    CHECK(again.variants.front().spec == loaded.variants.front().spec);
+}
+
+TEST_CASE("queue weights must be 8 integers from 1 to 255", "[loader][roce]") {
+    CHECK(issues_of("  roce: { queues: { weights: [1, 1, 1, 1, 1, 1, 1] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:30: cluster.roce.queues.weights: expected a list of 8 weights, one per "
+                                   "priority (e.g. [1, 1, 1, 4, 1, 1, 1, 1]), found a list of 7"});
+    CHECK(issues_of("  roce: { queues: { weights: [1, 1, 1, 0, 1, 1, 1, 1] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:40: cluster.roce.queues.weights[3]: expected an integer >= 1, found 0"});
+    CHECK(issues_of("  roce: { queues: { weights: [1, 1, 1, 256, 1, 1, 1, 1] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:40: cluster.roce.queues.weights[3]: expected an integer <= 255, found 256"});
+}
+
+TEST_CASE("a priority listed twice or out of 0..7 or an empty pfc list is an error", "[loader][roce]") {
+    CHECK(issues_of("  roce: { queues: { strict: [6, 7, 6] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:36: cluster.roce.queues.strict[2]: priority 6 is listed twice; expected "
+                                   "each priority at most once"});
+    CHECK(issues_of("  roce: { pfc: { priority: [3, 8] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:32: cluster.roce.pfc.priority[1]: expected an integer <= 7, found 8"});
+    CHECK(issues_of("  roce: { pfc: { priority: 8 } }\n") ==
+          std::vector<std::string>{"r.yaml:4:28: cluster.roce.pfc.priority: expected an integer <= 7, found 8"});
+    CHECK(issues_of("  roce: { pfc: { priority: [] } }\n") ==
+          std::vector<std::string>{"r.yaml:4:28: cluster.roce.pfc.priority: expected a priority 0..7 or a list of "
+                                   "them (e.g. [3, 4]), found an empty list"});
+}
+
+TEST_CASE("control_priority may not be a lossless priority and ack_every starts at 1", "[loader][roce]") {
+    CHECK(issues_of("  roce: { pfc: { priority: [3, 4] }, control_priority: 4 }\n") ==
+          std::vector<std::string>{"r.yaml:4:56: cluster.roce.control_priority: 4 is a lossless priority "
+                                   "(pfc.priority: [3, 4]); CNPs, ACKs and NAKs need a queue that PFC does not "
+                                   "pause, so expected a priority not in pfc.priority"});
+    // Left at its default, control_priority 6 is named at the pfc.priority that takes it.
+    CHECK(issues_of("  roce: { pfc: { priority: 6 } }\n") ==
+          std::vector<std::string>{"r.yaml:4:28: cluster.roce.pfc.priority: 6 is also the default control_priority; "
+                                   "CNPs, ACKs and NAKs need a queue that PFC does not pause, so expected lossless "
+                                   "priorities other than 6 (or a control_priority set to another priority)"});
+    CHECK(issues_of("  roce: { pfc: { priority: [3, 6] } }\n").size() == 1);
+    CHECK(issues_of("  roce: { pfc: { priority: 6 }, control_priority: 5 }\n").empty());
+    // An unreadable value is reported once, not again as a clash.
+    CHECK(issues_of("  roce: { pfc: { priority: 6 }, control_priority: 9 }\n").size() == 1);
+    CHECK(issues_of("  roce: { ack_every: 0 }\n") ==
+          std::vector<std::string>{"r.yaml:4:22: cluster.roce.ack_every: expected an integer >= 1, found 0"});
+    CHECK(issues_of("  roce: { ack_every: 1048576 }\n").empty());  // 2^20
+    CHECK(issues_of("  roce: { ack_every: 1048577 }\n").size() == 1);
+    CHECK(issues_of("  roce: { retransmit_timeout: 0s }\n") ==
+          std::vector<std::string>{"r.yaml:4:31: cluster.roce.retransmit_timeout: expected a time (e.g. 500ns, "
+                                   "2.5us) greater than 0, found \"0s\""});
 }

@@ -1,6 +1,7 @@
-// PFC deadlock detection (docs/models/packet.md). A cyclic buffer dependency — every port of
-// a cycle paused by the next switch, whose queue towards the next port holds packets that
-// came in through the first — stops traffic for good while pause frames keep being refreshed
+// Deadlock detection (docs/models/packet.md). A cyclic buffer dependency — every queue of a
+// cycle held by its link's flow control (PFC paused, out of credits) waiting on the next
+// node, whose queue towards the next link holds packets that came in through the first —
+// stops traffic for good while pause frames keep being refreshed
 // (Guo et al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16; Hu et al., "Deadlocks in
 // Datacenter Networks", HotNets'16). A watchdog looks every deadlock_timeout: when no packet
 // has arrived anywhere for that long while packets wait, it finds the cycle of paused ports
@@ -18,7 +19,7 @@
 namespace fabricsim::fabric {
 
 void PacketNetwork::arm_watchdog(Simulator& sim) {
-    if (watchdog_armed_ || ingress_.empty() || spec_.deadlock_timeout <= Time::zero()) return;
+    if (watchdog_armed_ || pfc_ == nullptr || lossy_ || spec_.deadlock_timeout <= Time::zero()) return;
     watchdog_armed_ = true;
     watchdog_ = sim.at(sim.now() + spec_.deadlock_timeout, *this, event(0, kWatchdog));
 }
@@ -27,7 +28,7 @@ void PacketNetwork::on_watchdog(Simulator& sim) {
     watchdog_armed_ = false;
     if (in_flight_ == 0) return;  // idle: the next send re-arms it
     if (sim.now() - last_move_ >= spec_.deadlock_timeout) {
-        const std::string cycle = paused_cycle();
+        const std::string cycle = blocked_cycle();
         throw ModelError(fmt::format("PFC deadlock: no packet has moved for {} while {} wait; {}",
                                      to_string(sim.now() - last_move_), in_flight_,
                                      cycle.empty() ? "no cycle of paused ports found (a pause storm?)" : cycle));
@@ -35,23 +36,31 @@ void PacketNetwork::on_watchdog(Simulator& sim) {
     arm_watchdog(sim);
 }
 
-// A paused port P (u -> v) waits for v's queues that hold P's packets; when those queues'
-// ports are paused in turn, P depends on them. A cycle of such dependencies is a deadlock.
-std::string PacketNetwork::paused_cycle() const {
-    const auto n = static_cast<std::uint32_t>(ports_.size());
+// A held queue Q (of the port u -> v) waits for v's queues that hold packets that came in
+// through Q's link; when those queues are held in turn, Q depends on them. A cycle of such
+// dependencies is a deadlock.
+std::string PacketNetwork::blocked_cycle() const {
+    const auto n = static_cast<std::uint32_t>(queues_.size());
+    const auto held = [&](std::uint32_t q) {
+        const LinkFlowControl* fc = ports_[layout_.port[q]].fc;
+        return fc != nullptr && fc->blocked(q) && !queues_[q].fifo.empty();
+    };
     std::vector<std::vector<std::uint32_t>> waits_on(n);
-    for (std::uint32_t p = 0; p < n; ++p) {
-        if (!ports_[p].paused) continue;
-        const NodeId v = topology_.target(DirectedLink::from_index(p));
+    for (std::uint32_t q = 0; q < n; ++q) {
+        if (!held(q)) continue;
+        const std::uint32_t link = layout_.port[q];
+        const NodeId v = topology_.target(DirectedLink::from_index(link));
         const Node& node = topology_.node(v);
-        for (std::uint32_t q = 0; q < node.ports.size(); ++q) {
-            const std::uint32_t out = egress_of(v, q);
-            if (!ports_[out].paused) continue;
-            for (std::uint32_t k = ports_[out].queue.head; k != kNone; k = packets_[k].next)
-                if (packets_[k].link == p) {
-                    waits_on[p].push_back(out);
-                    break;
-                }
+        for (std::uint32_t port = 0; port < node.ports.size(); ++port) {
+            const std::uint32_t out = egress_of(v, port);
+            for (std::uint32_t q2 = layout_.first[out]; q2 < layout_.first[out + 1]; ++q2) {
+                if (!held(q2)) continue;
+                for (std::uint32_t k = queues_[q2].fifo.head; k != kNone; k = packets_[k].next)
+                    if (packets_[k].link == link) {
+                        waits_on[q].push_back(q2);
+                        break;
+                    }
+            }
         }
     }
     // Depth-first search for a cycle.
@@ -59,35 +68,37 @@ std::string PacketNetwork::paused_cycle() const {
     std::vector<Mark> mark(n, Mark::none);
     std::vector<std::uint32_t> stack;
     std::vector<std::uint32_t> cycle;
-    const auto dfs = [&](auto&& self, std::uint32_t p) -> bool {
-        mark[p] = Mark::open;
-        stack.push_back(p);
-        for (std::uint32_t q : waits_on[p]) {
-            if (mark[q] == Mark::open) {
-                cycle.assign(std::find(stack.begin(), stack.end(), q), stack.end());
+    const auto dfs = [&](auto&& self, std::uint32_t q) -> bool {
+        mark[q] = Mark::open;
+        stack.push_back(q);
+        for (std::uint32_t r : waits_on[q]) {
+            if (mark[r] == Mark::open) {
+                cycle.assign(std::find(stack.begin(), stack.end(), r), stack.end());
                 return true;
             }
-            if (mark[q] == Mark::none && self(self, q)) return true;
+            if (mark[r] == Mark::none && self(self, r)) return true;
         }
         stack.pop_back();
-        mark[p] = Mark::done;
+        mark[q] = Mark::done;
         return false;
     };
-    for (std::uint32_t p = 0; p < n && cycle.empty(); ++p)
-        if (mark[p] == Mark::none && !waits_on[p].empty()) dfs(dfs, p);
+    for (std::uint32_t q = 0; q < n && cycle.empty(); ++q)
+        if (mark[q] == Mark::none && !waits_on[q].empty()) dfs(dfs, q);
     if (cycle.empty()) return {};
     std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
     std::string text = "cycle of paused ports:";
-    for (std::uint32_t p : cycle) {
+    for (std::uint32_t q : cycle) {
+        const std::uint32_t p = layout_.port[q];
         const DirectedLink d = DirectedLink::from_index(p);
         const NodeId u = topology_.source(d);
         const Node& node = topology_.node(u);
         std::uint32_t port = 0;
         while (port < node.ports.size() && egress_of(u, port) != p) ++port;
+        const int priority = ports_[p].classes == 1 ? data_prio_ : layout_.class_of[q];
         text += fmt::format(" {} port {} (to {}, priority {}) ->", node.name, port, topology_.node(topology_.target(d)).name,
-                            spec_.roce.pfc.priority);
+                            priority);
     }
-    text += fmt::format(" {}", topology_.node(topology_.source(DirectedLink::from_index(cycle.front()))).name);
+    text += fmt::format(" {}", topology_.node(topology_.source(DirectedLink::from_index(layout_.port[cycle.front()]))).name);
     return text;
 }
 

@@ -41,6 +41,8 @@ void PacketNetwork::init() {
                                              topology.node(topology.target(d)).name));
             p.delay = link.propagation + topology.node(topology.target(d)).forwarding_latency;
             p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
+            p.from_fabric = p.switch_egress && !is_fabric_switch(topology.node(topology.target(d)).kind);
+            p.to = topology.target(d);
         }
     }
     port_base_.reserve(topology.nodes().size() + 1);
@@ -49,9 +51,63 @@ void PacketNetwork::init() {
         for (std::uint32_t p = 0; p < n.ports.size(); ++p)
             egress_.push_back(topology.egress(NodeId{static_cast<std::uint32_t>(port_base_.size() - 1)}, p).index());
     }
-    setup_pfc();
+    setup_queues();
+    const auto& roce = spec_.roce;
+    if (spec_.technology == scenario::Technology::roce) {
+        lossy_ = !roce.lossless;
+        if (lossy_ || roce.pfc.enabled) {
+            pfc_ = std::make_unique<Pfc>(topology, layout_, roce, spec_.mtu, static_cast<FlowControlHost&>(*this));
+            for (std::uint32_t i = 0; i < ports_.size(); ++i)
+                if (pfc_->applies_to(DirectedLink::from_index(i))) ports_[i].fc = pfc_.get();
+        }
+    }
+    credits_ = std::make_unique<Credits>(topology, layout_, spec_.segment, static_cast<FlowControlHost&>(*this));
+    for (std::uint32_t i = 0; i < ports_.size(); ++i)
+        if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
+    ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
+    rto_ = roce.retransmit_timeout;
     setup_roce();
-    setup_credits();
+}
+
+// RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
+void PacketNetwork::setup_queues() {
+    const bool roce = spec_.technology == scenario::Technology::roce;
+    class_of_prio_.fill(kNoClass);
+    std::uint32_t used = 0;
+    std::vector<std::uint8_t> prio_of_class;
+    if (roce) {
+        used = spec_.priorities | (1u << spec_.roce.control_priority);
+        for (int p : spec_.roce.pfc.priorities) used |= 1u << p;
+        for (std::uint32_t p = 0; p < kMaxClasses; ++p)
+            if ((used >> p) & 1u) {
+                class_of_prio_[p] = static_cast<std::uint8_t>(prio_of_class.size());
+                prio_of_class.push_back(static_cast<std::uint8_t>(p));
+            }
+        classes_ = static_cast<std::uint8_t>(prio_of_class.size());
+    }
+    layout_.first.reserve(ports_.size() + 1);
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+        const Link& link = topology_.link(DirectedLink::from_index(i).link);
+        const bool ethernet = roce && (link.type == LinkType::fabric || link.type == LinkType::storage_fabric);
+        ports_[i].first = static_cast<std::uint32_t>(layout_.port.size());
+        ports_[i].classes = ethernet ? classes_ : 1;
+        layout_.first.push_back(ports_[i].first);
+        for (std::uint32_t c = 0; c < ports_[i].classes; ++c) {
+            layout_.port.push_back(i);
+            layout_.class_of.push_back(ethernet ? prio_of_class[c] : 0);
+        }
+    }
+    layout_.first.push_back(static_cast<std::uint32_t>(layout_.port.size()));
+    queues_.resize(layout_.port.size());
+    quantum_.fill(spec_.mtu.count());
+    if (roce) {
+        for (int p : spec_.roce.queues.strict)
+            if (class_of_prio_[p] != kNoClass) strict_ |= static_cast<std::uint8_t>(1u << class_of_prio_[p]);
+        for (std::uint32_t c = 0; c < classes_; ++c)
+            quantum_[c] = std::int64_t{spec_.roce.queues.weights[prio_of_class[c]]} * spec_.mtu.count();
+        data_prio_ = static_cast<std::uint8_t>(spec_.roce.pfc.priorities.front());
+        control_prio_ = static_cast<std::uint8_t>(spec_.roce.control_priority);
+    }
 }
 
 NodeId PacketNetwork::endpoint(RankId r) const {
@@ -67,6 +123,27 @@ std::uint32_t PacketNetwork::new_packet() {
     }
     packets_.emplace_back();
     return static_cast<std::uint32_t>(packets_.size() - 1);
+}
+
+// A packet leaves the network (delivered, dropped or consumed).
+void PacketNetwork::discard(Simulator& sim, std::uint32_t packet) {
+    free_packets_.push_back(packet);
+    if (--in_flight_ == 0 && watchdog_armed_) {  // idle: the watchdog must not keep the clock going
+        sim.cancel(watchdog_);
+        watchdog_armed_ = false;
+    }
+}
+
+// A packet dropped in the network.
+void PacketNetwork::lose(Simulator& sim, std::uint32_t packet) {
+    const Packet& pk = packets_[packet];
+    if (pk.type == kData) {
+        dropped_ += Bytes{pk.bytes};
+    } else if (pk.type != kCnpFrame) {
+        --messages_[pk.message].control_out;
+        maybe_release(pk.message);
+    }
+    discard(sim, packet);
 }
 
 std::uint32_t PacketNetwork::new_message() {
@@ -90,19 +167,32 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
                                   NodeId dst, bool direct) {
     const std::uint32_t slot = new_message();
     MessageState& m = messages_[slot];
+    // Reset the slot but keep its vectors' capacity: nothing here allocates once warm.
+    std::vector<Part> parts = std::move(m.parts);
+    std::vector<std::uint64_t> seen = std::move(m.seen);
     const std::uint32_t generation = m.generation + 1;
     m = MessageState{};
+    m.parts = std::move(parts);
+    m.seen = std::move(seen);
     m.generation = generation;
     m.id = message.id;
     m.listener = &listener;
     m.flow = FlowKey{src, dst, message.flow_hint};
     m.size = message.size;
+    m.prio = message.priority == Message::kDataClass ? data_prio_ : static_cast<std::uint8_t>(message.priority & 7);
+    if (spec_.technology == scenario::Technology::roce && class_of_prio_[m.prio] == kNoClass)
+        throw ModelError(fmt::format("packet model: message {} asks for priority {}, which has no queue", message.id.value(),
+                                     message.priority));
     const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
     const bool inside = direct || (a.valid() && a == b);
     m.unit = static_cast<std::uint32_t>((inside ? spec_.segment : spec_.mtu).count());
     m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
     m.start = sim.now();
     if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);
+    m.reliable = !inside && ack_every_ > 0;
+    // Loss recovery where loss can happen: lossy mode, or a priority PFC does not cover.
+    m.recovers = m.reliable && pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio));
+    if (m.reliable) setup_transport(m);
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
     // `direct`: one hop, over every link from src to its neighbour dst (NVLS to and from an
@@ -122,31 +212,43 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
         ports_[idx].injectors.push_back({slot, generation});
         pump(sim, idx);
     }
+    if (m.recovers) arm_rto(sim, slot);
     arm_watchdog(sim);
 }
 
-std::uint32_t PacketNetwork::next_injected(std::uint32_t port, Time& ready) {
+// Makes the next packet of one of the messages leaving by `port` (round robin among them) and
+// queues it there: a packet to send again (go-back-N) first, else a new one.
+bool PacketNetwork::inject(std::uint32_t port, Time now) {
     Port& p = ports_[port];
     while (!p.injectors.empty()) {
         if (p.next_injector >= p.injectors.size()) p.next_injector = 0;
         const Injector inj = p.injectors[p.next_injector];
         MessageState& m = messages_[inj.message];
-        if (m.generation != inj.generation || m.injected == m.packets) {
+        if (m.generation != inj.generation || (m.injected == m.packets && m.resend == kNone)) {
             // Done (or a finished message's slot reused): drop it from this port's list.
             p.injectors.erase(p.injectors.begin() + p.next_injector);
             continue;
         }
-        ++p.next_injector;  // round robin among the messages leaving here
+        ++p.next_injector;
+        std::uint32_t seq;
+        Time ready = m.start;
+        if (m.resend != kNone) {
+            seq = m.resend++;
+            if (m.resend >= m.resend_end) m.resend = kNone;
+            ready = now;
+            ++retransmitted_;
+        } else {
+            seq = m.injected++;
+        }
         const std::uint32_t k = new_packet();
-        const std::uint32_t seq = m.injected++;
         const std::int64_t left = m.size.count() - static_cast<std::int64_t>(seq) * m.unit;
-        injected_ += Bytes{std::clamp<std::int64_t>(left, 0, m.unit)};
-        packets_[k] = Packet{inj.message, seq, static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit)),
-                             port, m.start, kNone, false};
-        ready = m.start;
-        return k;
+        const auto bytes = static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit));
+        injected_ += Bytes{bytes};
+        packets_[k] = Packet{inj.message, seq, bytes, port, ready, kNone, m.prio, kData, false};
+        enqueue(port, k);
+        return true;
     }
-    return kNone;
+    return false;
 }
 
 void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) {
@@ -166,10 +268,23 @@ std::uint32_t PacketNetwork::pop(Fifo& fifo) {
 }
 
 void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
-    Port& p = ports_[port];
-    push(p.queue, packet);
-    p.queued += Bytes{packets_[packet].bytes};
-    p.max_queued = std::max(p.max_queued, p.queued);
+    const std::uint32_t qi = queue_of(port, packets_[packet].prio);
+    Queue& q = queues_[qi];
+    push(q.fifo, packet);
+    q.queued += Bytes{packets_[packet].bytes};
+    q.max_queued = std::max(q.max_queued, q.queued);
+    ports_[port].backlog |= static_cast<std::uint8_t>(1u << (qi - ports_[port].first));
+}
+
+std::uint32_t PacketNetwork::dequeue(std::uint32_t port, std::uint32_t qi) {
+    Queue& q = queues_[qi];
+    const std::uint32_t k = pop(q.fifo);
+    q.queued -= Bytes{packets_[k].bytes};
+    if (q.fifo.empty()) {
+        Port& p = ports_[port];
+        p.backlog &= static_cast<std::uint8_t>(~(1u << (qi - p.first)));
+    }
+    return k;
 }
 
 void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
@@ -179,59 +294,55 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
     }
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
-        Port& p = ports_[port];
-        std::uint32_t k = p.queue.head;
-        Time ready;
-        // Gate: a PFC pause holds every packet that would start after it arrived.
-        if (p.paused && std::max(p.free_at, k != kNone ? packets_[k].ready : now) >= p.paused_since) return;
-        // Gate: credits. An injected packet is made first and waits in the FIFO if it must.
-        if (p.credited && k != kNone && !has_credit(port, Bytes{packets_[k].bytes}, now)) return;
-        if (k != kNone) {
-            pop(p.queue);
-            p.queued -= Bytes{packets_[k].bytes};
-            ready = packets_[k].ready;
-        } else {
-            k = next_injected(port, ready);
-            if (k == kNone) return;
-            if (p.credited && !has_credit(port, Bytes{packets_[k].bytes}, now)) {
-                packets_[k].ready = ready;
-                enqueue(port, k);
-                return;
-            }
-        }
-        // Gate: credits and congestion-control pacing will hold the head here.
-        commit(sim, port, k, std::max(ports_[port].free_at, ready));
+        // An injected packet is made first and waits in its queue if it must.
+        if (ports_[port].backlog == 0 && !inject(port, now)) return;
+        Time start;
+        const std::uint32_t q = pick(port, start);  // the gates: flow control, the scheduler
+        if (q == kNone) return;
+        commit(sim, port, dequeue(port, q), start);
     }
 }
 
 void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
     Port& p = ports_[port];
     Packet& k = packets_[packet];
-    if (p.switch_egress) {  // the packet leaves a fabric switch: PFC accounting, ECN marking
-        if (!ingress_.empty()) release(sim, k.link, topology_.source(DirectedLink::from_index(port)), Bytes{k.bytes});
-        if (!markers_.empty()) mark_ecn(sim, port, k);
-    }
-    if (p.credited) p.credits -= Bytes{k.bytes};
-    if (k.link != port && ports_[k.link].credited) return_credit(sim, k.link, Bytes{k.bytes});  // it left this node
+    const std::uint32_t q = queue_of(port, k.prio);
+    if (p.switch_egress && !markers_.empty() && k.type == kData) mark_ecn(sim, q, k);
+    if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
+    if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
     p.free_at = start + tx;
     p.busy_time += tx;
-    p.bytes_sent += Bytes{k.bytes};
+    if (k.type == kData) {
+        p.bytes_sent += Bytes{k.bytes};
+        queues_[q].bytes_sent += Bytes{k.bytes};
+    }
     k.link = port;
     ++hops_;
     sim.at(start + tx + p.delay, *this, event(packet, kArrival));
+}
+
+void PacketNetwork::wake(Simulator& sim, std::uint32_t q) {
+    const std::uint32_t port = layout_.port[q];
+    // Nothing could start while it was held: what goes now starts now.
+    ports_[port].free_at = std::max(ports_[port].free_at, sim.now());
+    pump(sim, port);
+}
+
+// Drops every packet waiting at queue q (the PFC watchdog's action): lossless drops.
+void PacketNetwork::drop_queue(Simulator& sim, std::uint32_t q) {
+    while (!queues_[q].fifo.empty()) {
+        const std::uint32_t k = dequeue(layout_.port[q], q);
+        drained(sim, packets_[k].link, packets_[k]);
+        ++watchdog_drops_;
+        lose(sim, k);
+    }
 }
 
 void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
     const auto index = static_cast<std::uint32_t>(arg >> 4);
     switch (static_cast<EventKind>(arg & 15)) {
         case kArrival: arrive(sim, index); return;
-        case kPause: on_pause(sim, index, true); return;
-        case kResume: on_pause(sim, index, false); return;
-        case kRefresh:
-            if (ingress_[index].pausing && ingress_[index].refresh_at == sim.now()) send_pause(sim, index, true);
-            return;
-        case kExpiry: on_expiry(sim, index); return;
         case kWake:
             if (ports_[index].wake_at == sim.now()) {
                 ports_[index].wake_at = Time::max();
@@ -241,13 +352,11 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
         case kCcTimer:
             if (qps_[index].timer_at == sim.now()) {
                 qps_[index].timer_at = Time::max();
-                cc_call(sim, index, kCcTimer);
+                cc_call(sim, index, CcInput::timer);
             }
             return;
-        case kCnp: cc_call(sim, index, kCnp); return;
         case kWatchdog: on_watchdog(sim); return;
-        case kPfcWatchdog: on_pfc_watchdog(sim, index); return;
-        case kCredit: on_credit(sim, static_cast<std::uint32_t>((arg >> 4) & 0x0FFF'FFFF), Bytes{static_cast<std::int64_t>(arg >> 32)}); return;
+        case kRto: on_rto(sim, arg >> 4); return;
     }
     throw InternalError("packet model: unknown event");
 }
@@ -256,48 +365,81 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
     pump(sim, from);  // the port it left has been free since it finished sending it
-    const NodeId at = topology_.target(DirectedLink::from_index(from));
-    const std::uint32_t slot = packets_[packet].message;
-    MessageState& m = messages_[slot];
-    // The receiving NIC: a packet that crossed the fabric marked turns into a CNP.
-    if (packets_[packet].marked && topology_.node(at).kind == NodeKind::nic) {
-        packets_[packet].marked = false;
-        on_marked_arrival(sim, m, packets_[packet].seq);
-    }
-    if (ports_[from].credited && (at == m.flow.dst)) return_credit(sim, from, Bytes{packets_[packet].bytes});
-    if (at == m.flow.dst) {
-        delivered_ += Bytes{packets_[packet].bytes};
-        free_packets_.push_back(packet);
-        if (--in_flight_ == 0 && watchdog_armed_) {  // idle: the watchdog must not keep the clock going
-            sim.cancel(watchdog_);
-            watchdog_armed_ = false;
+    const NodeId at = ports_[from].to;
+    Packet& pk = packets_[packet];
+    if (pk.type != kData) {
+        if (ports_[from].from_fabric) {  // control frames end at the first NIC they reach
+            on_control(sim, packet);
+            return;
         }
-        if (++m.arrived < m.packets) return;
-        const MessageId id = m.id;
-        DeliveryListener* listener = m.listener;
-        free_messages_.push_back(slot);
-        listener->on_delivered(sim, id);  // may send: slots are free to reuse
+    } else {
+        const std::uint32_t slot = pk.message;
+        MessageState& m = messages_[slot];
+        if (ports_[from].from_fabric) {  // the receiving NIC: CNPs, acknowledgements, order
+            if (pk.marked) {
+                pk.marked = false;
+                on_marked_arrival(sim, at, m, pk.seq);
+            }
+            if (m.reliable && !receive(sim, at, packet)) {
+                drained(sim, from, pk);
+                dropped_ += Bytes{pk.bytes};
+                ++duplicates_;
+                discard(sim, packet);
+                return;
+            }
+        }
+        if (at == m.flow.dst) {
+            drained(sim, from, pk);
+            delivered_ += Bytes{pk.bytes};
+            discard(sim, packet);
+            if (++m.arrived == m.packets) finish_message(sim, slot);
+            return;
+        }
+    }
+    if (LinkFlowControl* fc = ports_[from].fc; fc != nullptr && !fc->on_ingress(sim, queue_of(from, pk.prio), Bytes{pk.bytes})) {
+        lose(sim, packet);  // lossless: the message will not complete; lossy: go-back-N sends it again
         return;
     }
-    if (!ingress_.empty() && buffers_[at.value()].pfc && !admit(sim, from, at, Bytes{packets_[packet].bytes})) {
-        dropped_ += Bytes{packets_[packet].bytes};
-        free_packets_.push_back(packet);  // a lossless drop: the message will not complete
-        --in_flight_;
-        return;
+    forward(sim, packet, at);
+}
+
+// Queues the packet at its next port out of `at`.
+void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
+    Packet& pk = packets_[packet];
+    FlowKey flow;
+    if (pk.type == kData) {
+        flow = flow_of(messages_[pk.message], pk.seq);
+    } else if (pk.type == kCnpFrame) {
+        const Qp& q = qps_[pk.message];
+        flow = FlowKey{q.dst, q.src, q.number};
+    } else {
+        const MessageState& m = messages_[pk.message];
+        flow = flow_of(m, pk.seq);
+        std::swap(flow.src, flow.dst);
     }
-    const std::uint32_t idx = egress_port(sim, at, flow_of(m, packets_[packet].seq), packets_[packet].seq);
-    packets_[packet].ready = sim.now();
-    if (ports_[idx].paced) {
+    const std::uint32_t from = pk.link;
+    const std::uint32_t idx = egress_port(sim, at, flow, pk.seq);
+    pk.ready = sim.now();
+    if (spec_.cut_through && is_fabric_switch(topology_.node(at).kind)) {
+        // Cut-through: the switch may start it out once its header is in (the arrival event
+        // already counts the forwarding latency, first bit in to first bit out), but it may
+        // not finish sending before its last byte is in.
+        const Time in = transmit_time(Bytes{pk.bytes}, ports_[from].rate);
+        const Time out = transmit_time(Bytes{pk.bytes}, ports_[idx].rate);
+        pk.ready = sim.now() - std::min(in, out);
+    }
+    if (ports_[idx].paced && pk.type == kData) {
         // A NIC reads a QP's data from host or GPU memory when it schedules the QP, so its QP
         // queues hold no PCIe credits: a rate-limited QP does not block the others' data.
-        if (ports_[from].credited) return_credit(sim, from, Bytes{packets_[packet].bytes});
-        packets_[packet].link = idx;
-        enqueue_qp(sim, qp_of(slot, idx, packets_[packet].seq), packet);
+        drained(sim, from, pk);
+        pk.link = idx;
+        enqueue_qp(sim, qp_of(pk.message, idx, pk.seq), packet);
         return;
     }
     enqueue(idx, packet);
-    if (ports_[idx].watchdog_dropping) {
-        drop_queued(sim, idx);
+    const std::uint32_t q = queue_of(idx, pk.prio);
+    if (pfc_ != nullptr && ports_[idx].fc == pfc_.get() && pfc_->dropping(q)) {
+        drop_queue(sim, q);
         return;
     }
     pump(sim, idx);
@@ -319,7 +461,7 @@ std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const 
     for (std::size_t i = 0; i < k; ++i) {
         const std::uint32_t idx = egress_of(at, candidates[(seq + i) % k]);
         const Port& p = ports_[idx];
-        const Time start = std::max(p.free_at, sim.now()) + transmit_time(p.queued, p.rate);
+        const Time start = std::max(p.free_at, sim.now()) + transmit_time(queues_[p.first].queued, p.rate);
         if (start < best_start) {
             best_start = start;
             best = idx;
@@ -341,28 +483,35 @@ Time PacketNetwork::unloaded_time(const Message& message) const {
     // Store and forward of `train` packets: packet i leaves hop h at A_h + i·max_{j≤h} t_j
     // for equal packets (A_h: the first packet's departure); the last, smaller, packet then
     // follows hop by hop.
+    // With cut-through a switch starts each packet out min(t_in, t_out) before its last byte
+    // is in (forward() above), which this subtracts at every switch hop.
     Time a_h = Time::zero(), slowest = Time::zero(), last_done = Time::zero(), delay = Time::zero();
+    Time t_prev = Time::zero(), t_last_prev = Time::zero();
     bool first = true;
     for (const DirectedLink d : routing_.path(flow)) {
         const Port& p = ports_[d.index()];
         const Time t = transmit_time(Bytes{unit}, p.rate);
         const Time t_last = transmit_time(last, p.rate);
-        a_h = (first ? Time::zero() : a_h + delay) + t;
+        const bool ct = spec_.cut_through && !first && is_fabric_switch(topology_.node(topology_.source(d)).kind);
+        a_h = (first ? Time::zero() : a_h + delay - (ct ? std::min(t_prev, t) : Time::zero())) + t;
         slowest = std::max(slowest, t);
         const Time before_last = a_h + slowest * (train - 2);  // departure of the train's second-to-last
-        last_done = train == 1 ? (first ? Time::zero() : last_done + delay) + t_last
-                               : std::max(first ? Time::zero() : last_done + delay, before_last) + t_last;
+        const Time last_ready = first ? Time::zero() : last_done + delay - (ct ? std::min(t_last_prev, t_last) : Time::zero());
+        last_done = train == 1 ? last_ready + t_last : std::max(last_ready, before_last) + t_last;
         delay = p.delay;
+        t_prev = t;
+        t_last_prev = t_last;
         first = false;
     }
     return last_done + delay;
 }
 
 void PacketNetwork::check_invariants(Time now) const {
-    if (lossless_drops_ > 0)
-        throw ModelError(fmt::format("invariant broken: {} packets ({} B) dropped on the lossless class (PFC headroom "
+    const FabricCounters c = counters();
+    if (c.lossless_drops > 0)
+        throw ModelError(fmt::format("invariant broken: {} packets dropped on the lossless class (PFC headroom "
                                      "or switch buffer too small)",
-                                     lossless_drops_, dropped_.count()));
+                                     c.lossless_drops));
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
         if (ports_[i].busy_time > std::max(now, ports_[i].free_at)) {
             const DirectedLink d = DirectedLink::from_index(i);
@@ -370,25 +519,54 @@ void PacketNetwork::check_invariants(Time now) const {
                                          topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
                                          ports_[i].busy_time.picoseconds(), now.picoseconds()));
         }
+    // Data bytes still on their way: every packet slot's, less the free slots' and control frames'.
     Bytes queued = Bytes::zero();
-    for (std::uint32_t i = 0; i < packets_.size(); ++i) queued += Bytes{packets_[i].bytes};
-    for (std::uint32_t i : free_packets_) queued -= Bytes{packets_[i].bytes};
+    std::vector<bool> free(packets_.size(), false);
+    for (std::uint32_t i : free_packets_) free[i] = true;
+    for (std::uint32_t i = 0; i < packets_.size(); ++i)
+        if (!free[i] && packets_[i].type == kData) queued += Bytes{packets_[i].bytes};
     if (injected_ != delivered_ + dropped_ + queued)
         throw ModelError(fmt::format("invariant broken: {} B sent but {} B delivered, {} B dropped and {} B in flight",
                                      injected_.count(), delivered_.count(), dropped_.count(), queued.count()));
 }
 
+// One row per port and traffic class that carried data or received pauses. A port with one
+// queue reports it as the data priority; `busy` is the port's (all classes).
 std::vector<PortReport> PacketNetwork::port_reports() const {
     std::vector<PortReport> out;
-    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
-        const Port& p = ports_[i];
-        if (p.bytes_sent == Bytes::zero() && p.pause_frames == 0) continue;
+    for (std::uint32_t q = 0; q < queues_.size(); ++q) {
+        const Queue& queue = queues_[q];
+        const bool pfc = pfc_ != nullptr && ports_[layout_.port[q]].fc == pfc_.get();
+        const std::int64_t frames = pfc ? pfc_->pause_frames(q) : 0;
+        if (queue.bytes_sent == Bytes::zero() && frames == 0) continue;
+        const std::uint32_t i = layout_.port[q];
         const DirectedLink d = DirectedLink::from_index(i);
+        const int priority = ports_[i].classes == 1 ? data_prio_ : layout_.class_of[q];
         out.push_back(PortReport{topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
-                                 spec_.roce.pfc.priority, p.bytes_sent, p.busy_time, p.max_queued, p.pause_frames,
-                                 p.paused_total, p.marks});
+                                 priority, queue.bytes_sent, ports_[i].busy_time, queue.max_queued, frames,
+                                 pfc ? pfc_->paused_time(q) : Time::zero(), queue.marks});
     }
     return out;
+}
+
+Bytes PacketNetwork::max_queued(DirectedLink link) const {
+    Bytes most = Bytes::zero();
+    for (std::uint32_t q = layout_.first[link.index()]; q < layout_.first[link.index() + 1]; ++q)
+        most = std::max(most, queues_[q].max_queued);
+    return most;
+}
+
+Bytes PacketNetwork::max_ingress(DirectedLink link) const {
+    return pfc_ != nullptr ? pfc_->max_ingress(queue_of(link.index(), data_prio_)) : Bytes::zero();
+}
+
+Bytes PacketNetwork::headroom(DirectedLink link) const {
+    return pfc_ != nullptr ? pfc_->headroom(queue_of(link.index(), data_prio_)) : Bytes::zero();
+}
+
+Time PacketNetwork::paused_time(DirectedLink link) const {
+    return pfc_ != nullptr && ports_[link.index()].fc == pfc_.get() ? pfc_->paused_time(queue_of(link.index(), data_prio_))
+                                                                    : Time::zero();
 }
 
 std::vector<QpRateSeries> PacketNetwork::qp_rates() const {
@@ -404,16 +582,14 @@ std::vector<QpRateSeries> PacketNetwork::qp_rates() const {
 
 FabricCounters PacketNetwork::counters() const {
     FabricCounters c;
-    for (const Port& p : ports_) c.max_queue = std::max(c.max_queue, p.max_queued);
+    for (const Queue& q : queues_) c.max_queue = std::max(c.max_queue, q.max_queued);
     c.packet_hops = hops_;
-    c.pfc_pauses_sent = pauses_sent_;
     c.ecn_marks = ecn_marks_;
     c.cnps = cnps_;
-    c.lossless_drops = lossless_drops_;
-    c.pfc_watchdog_triggers = watchdog_triggers_;
-    c.drops = lossless_drops_;
-    for (const Port& p : ports_) c.paused_time += p.paused_total;
-    for (const Port& p : ports_) c.credit_stall_time += p.credit_stall;
+    c.lossless_drops = watchdog_drops_;
+    c.drops = watchdog_drops_;
+    if (pfc_ != nullptr) pfc_->add_counters(c);
+    credits_->add_counters(c);
     return c;
 }
 

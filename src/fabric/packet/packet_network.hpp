@@ -14,14 +14,18 @@
 // the port fell free — exact for FIFO ports, since nothing else can claim the port in between
 // (docs/models/packet.md). Packets are pool indices; the per-packet path allocates nothing.
 //
-// RoCE fabric switches run PFC on the lossless class (pfc.cpp, docs/models/pfc.md): ingress
-// bytes per port against a dynamic XOFF threshold of the shared buffer, pause frames of
-// 0xFFFF quanta on the wire, refreshed while congested, XON on drain, headroom above XOFF;
-// a packet beyond it is a lossless drop. Every data packet is in the lossless class.
+// Traffic classes (queue_scheduler.cpp): an Ethernet port has eight egress queues, one per
+// 802.1p priority, served strict priority then DWRR (cluster.roce.queues); links inside a
+// server have one. A message's packets carry its priority; CNPs, ACKs and NAKs ride the
+// control priority.
 //
-// Inside a server (NVLink and PCIe links) flow control is by credits (credits.cpp): a port
-// may start a packet only while the next node has room for it, and gets the room back one
-// link delay after the packet has left that node, so a stalled NIC backs up into the GPU.
+// Link-level flow control is one LinkFlowControl per kind of link (link_flow_control.hpp):
+// PFC with the switch MMU on links into RoCE switches (pfc.hpp), credits on NVLink and PCIe
+// (credits.hpp). A port may start a queue's head only when its flow control says so.
+//
+// RC transport (rc_transport.cpp): the receiving NIC acknowledges every ack_every packets; in
+// lossy mode a gap makes it NAK and the sender go back N, and a retransmission timeout covers
+// lost tails. With spraying or adaptive routing the receiver places out-of-order packets.
 //
 // RoCE congestion control (roce_nic.cpp): switches mark ECN at egress with RED; the NIC on
 // the receiving side turns marks into CNPs (at most one per QP per cnp_interval) that reach the
@@ -36,11 +40,15 @@
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
 #include "core/rng.hpp"
+#include "fabric/packet/credits.hpp"
+#include "fabric/packet/link_flow_control.hpp"
+#include "fabric/packet/pfc.hpp"
 #include "fabric/packet/router.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/spec.hpp"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -60,9 +68,18 @@ struct PacketModelSpec {
     int qps_per_connection = 1;
     // Record each QP's rate at most this often (zero: not at all).
     Time qp_rate_interval = Time::zero();
+    // Out-of-order placement at the receiver (spraying, adaptive routing): lossy mode then
+    // recovers by timeout rather than treating reordering as loss.
+    bool ooo_placement = false;
+    // The priorities messages may use (bit p); an Ethernet port gets one queue for each, plus
+    // the lossless and control priorities. Fewer queues keep the per-queue state small.
+    std::uint8_t priorities = 0xFF;
+    // Store and forward by default; cut-through starts forwarding a packet at a switch once
+    // its header is in, when the egress port is idle.
+    bool cut_through = false;
 };
 
-class PacketNetwork final : public Network, private EventTarget {
+class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
 public:
     // `topology` and `routing` must outlive the network.
     PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec);
@@ -79,29 +96,40 @@ public:
     std::vector<PortReport> port_reports() const override;
     std::vector<QpRateSeries> qp_rates() const override;
 
-    // Per directed link: payload bytes put on the wire, and when it was last busy.
+    // Per directed link: payload bytes put on the wire (data, all classes; `priority`: that
+    // class only), the time spent sending, and the deepest queue.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
+    Bytes bytes_sent(DirectedLink link, int priority) const { return queues_[queue_of(link.index(), priority)].bytes_sent; }
     Time busy_time(DirectedLink link) const { return ports_[link.index()].busy_time; }
-    Bytes max_queued(DirectedLink link) const { return ports_[link.index()].max_queued; }
+    Bytes max_queued(DirectedLink link) const;
     std::int64_t packets_in_flight() const { return in_flight_; }
-    // PFC at a switch ingress (the directed link into it): the most bytes it held, its XOFF
-    // headroom, and the time its upstream port spent paused.
-    Bytes max_ingress(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].max_bytes; }
-    Bytes headroom(DirectedLink link) const { return ingress_.empty() ? Bytes::zero() : ingress_[link.index()].headroom; }
-    Time paused_time(DirectedLink link) const { return ports_[link.index()].paused_total; }
-    // Times the PFC watchdog (roce.pfc.watchdog) took a port out of PFC.
-    std::int64_t watchdog_triggers() const { return watchdog_triggers_; }
+    // PFC at a switch ingress (the directed link into it), for the lossless priority: the
+    // most bytes it held, its XOFF headroom, and the time its upstream port spent paused.
+    Bytes max_ingress(DirectedLink link) const;
+    Bytes headroom(DirectedLink link) const;
+    Time paused_time(DirectedLink link) const;
+    // Times the PFC watchdog (roce.pfc.watchdog) took a queue out of PFC.
+    std::int64_t watchdog_triggers() const { return pfc_ ? pfc_->watchdog_triggers() : 0; }
+    // RC transport: packets sent again (go-back-N) and retransmission timeouts.
+    std::int64_t retransmitted() const { return retransmitted_; }
+    std::int64_t timeouts() const { return timeouts_; }
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
+    static constexpr std::uint32_t kMaxClasses = 8;
+    static constexpr std::uint32_t kControlBytes = 64;  // a CNP / ACK / NAK frame
+
+    enum PacketType : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
 
     struct Packet {
-        std::uint32_t message = 0;  // slot in messages_
-        std::uint32_t seq = 0;      // index within its message
-        std::uint32_t bytes = 0;    // payload
+        std::uint32_t message = 0;  // slot in messages_ (a CNP: its QP)
+        std::uint32_t seq = 0;      // index within its message (an ACK / NAK: the next expected)
+        std::uint32_t bytes = 0;    // payload (control: the frame)
         std::uint32_t link = 0;     // directed link it is on / arrived by
         Time ready;                 // when it reached the node it waits in
         std::uint32_t next = kNone; // FIFO successor
+        std::uint8_t prio = 0;      // its priority / service level
+        PacketType type = kData;
         bool marked = false;        // ECN congestion experienced
     };
 
@@ -109,6 +137,14 @@ private:
     struct Fifo {
         std::uint32_t head = kNone, tail = kNone;
         bool empty() const { return head == kNone; }
+    };
+
+    // RC transport state of one QP part of a message that crosses the fabric.
+    struct Part {
+        std::uint32_t expected = 0;      // receiver: the next packet in order (absolute seq)
+        std::uint32_t acked = 0;         // sender: everything below is acknowledged
+        std::uint32_t end = 0;           // one past its last packet
+        bool nak_sent = false;           // receiver: a NAK for `expected` is out
     };
 
     struct MessageState {
@@ -119,11 +155,23 @@ private:
         Bytes size;
         std::uint32_t unit = 0;          // payload per packet
         std::uint32_t packets = 0;
-        std::uint32_t injected = 0;
-        std::uint32_t arrived = 0;
+        std::uint32_t injected = 0;      // the next new packet to make
+        std::uint32_t arrived = 0;       // distinct packets placed at the destination
         Time start;
         std::uint32_t qps = 1;           // QPs it is split over (contiguous parts)
         std::uint32_t qp = kNone;        // its first QP at the sending NIC, once it has reached it
+        std::uint8_t prio = 0;
+        bool reliable = false;           // crosses the fabric: RC acknowledgements
+        bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
+        bool delivered = false;
+        std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
+        std::uint32_t resend = kNone;    // go-back-N: the next packet to send again ...
+        std::uint32_t resend_end = 0;    // ... up to here
+        std::uint32_t control_out = 0;   // its ACKs and NAKs still in the network
+        Time rto_at = Time::max();       // lossy mode: go back unless acknowledged by then
+        bool rto_pending = false;        // an RTO event is in the queue (at or before rto_at)
+        std::vector<Part> parts;         // reliable only (capacity kept across reuse)
+        std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
     };
 
     // A queue pair at a sending NIC: the packets it holds and its congestion control.
@@ -135,8 +183,8 @@ private:
         Time next_send = Time::zero();   // pacing: the earliest start of its next packet
         Time timer_at = Time::max();     // the pending congestion-control timer
         Time last_call = Time::zero();   // the CC object's clock never goes back
-        Time cnp_delay;                  // receiving NIC to sending NIC
         bool listed = false;             // in its port's active list
+        std::uint8_t prio = 0;
         std::vector<std::pair<Time, Bandwidth>> rates;  // sampled (outputs.qp_rates)
         NodeId src, dst;                 // for the series' name
         std::uint32_t number = 0;
@@ -153,25 +201,18 @@ private:
         Time free_at = Time::zero();     // end of the last committed transmission
         Bandwidth rate;                  // payload rate
         Time delay;                      // propagation + the next node's forwarding latency
-        Fifo queue;                      // packets waiting
-        Bytes queued = Bytes::zero();
-        Bytes credits = Bytes::zero();   // credit flow control (NVLink, PCIe): room at the next node
+        LinkFlowControl* fc = nullptr;   // its link-level flow control, if any
+        std::uint32_t first = 0;         // its first queue in queues_
+        std::uint8_t classes = 1;        // queues: 1, or 8 (one per priority)
+        std::uint8_t backlog = 0;        // bit c: queue c holds a packet
+        std::uint8_t rr = 0;             // DWRR: the queue being served
         bool paced = false;              // a NIC uplink under DCQCN: per-QP queues, paced
-        bool paused = false;             // PFC received: nothing starts in [paused_since, paused_until)
-        bool credited = false;
-        bool watchdog_dropping = false;  // PFC watchdog: ignoring pauses, dropping its queue
-        bool switch_egress = false;      // leaves a fabric switch: PFC release, ECN marking
+        bool switch_egress = false;      // leaves a fabric switch: ECN marking
+        bool from_fabric = false;        // from a fabric switch into a NIC or endpoint (the receiving side)
+        NodeId to;                       // the node at its far end
         Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
         Time busy_time = Time::zero();
-        Bytes max_queued = Bytes::zero();
-        Time paused_since, paused_until;
-        Time paused_total = Time::zero();
-        Time pause_quanta;               // 0xFFFF x 512 bit times at this link's rate
-        std::int64_t pause_frames = 0;   // pause frames received
-        std::int64_t marks = 0;          // ECN marks it made
-        Time credit_stall = Time::zero();
-        Time stalled_since = Time::max();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
         std::vector<std::uint32_t> active;  // paced: QPs with packets
@@ -180,29 +221,24 @@ private:
         Bandwidth wire;                  // line rate, for pacing in wire bytes
     };
 
-    // PFC sent: one per directed link into a RoCE switch.
-    struct Ingress {
-        Bytes bytes = Bytes::zero();
-        Bytes max_bytes = Bytes::zero();
-        Bytes headroom = Bytes::zero();
-        bool pausing = false;            // the upstream port is held by our pause frames
-        Bytes limit = Bytes::zero();     // XOFF at the pause + headroom: beyond it, a drop
-        Time refresh_at;                 // the pending refresh of our pause
-    };
-    struct SwitchBuffer {
-        bool pfc = false;
-        Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
-        Bytes used = Bytes::zero();
-        Bytes total = Bytes::zero();
+    // One egress queue (a traffic class of a port).
+    struct Queue {
+        Fifo fifo;
+        Bytes queued = Bytes::zero();
+        Bytes max_queued = Bytes::zero();
+        std::int64_t deficit = 0;        // DWRR
+        Bytes bytes_sent = Bytes::zero();
+        std::int64_t marks = 0;          // ECN marks it made
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kPause = 1, kResume = 2, kRefresh = 3, kExpiry = 4, kWake = 5, kCcTimer = 6, kCnp = 7,
-        kWatchdog = 8, kCredit = 9, kPfcWatchdog = 10
+        kArrival = 0, kWake = 1, kCcTimer = 2, kWatchdog = 3, kRto = 4
     };
+    enum class CcInput { sent, cnp, timer, ack };
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
     void init();
+    void setup_queues();
     void start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src, NodeId dst,
                        bool direct);
     // A group operation: its parts (one message per GPU-NVSwitch direction) report here.
@@ -221,30 +257,27 @@ private:
     };
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void arrive(Simulator& sim, std::uint32_t packet);
-    void setup_pfc();
-    // PFC: account a packet into / out of a switch; false when it had to be dropped.
-    bool admit(Simulator& sim, std::uint32_t link, NodeId at, Bytes size);
-    void release(Simulator& sim, std::uint32_t link, NodeId at, Bytes size);
-    Bytes xoff(NodeId at) const;
-    void send_pause(Simulator& sim, std::uint32_t link, bool pause);
-    void on_pause(Simulator& sim, std::uint32_t port, bool pause);
-    void on_expiry(Simulator& sim, std::uint32_t port);
-    void on_pfc_watchdog(Simulator& sim, std::uint32_t port);
-    void drop_queued(Simulator& sim, std::uint32_t port);
-    // Credits (credits.cpp).
-    void setup_credits();
-    bool has_credit(std::uint32_t port, Bytes size, Time now);
-    void return_credit(Simulator& sim, std::uint32_t link, Bytes size);
-    void on_credit(Simulator& sim, std::uint32_t link, Bytes size);
+    void forward(Simulator& sim, std::uint32_t packet, NodeId at);
+    // FlowControlHost.
+    void catch_up(Simulator& sim, std::uint32_t q) override { pump(sim, layout_.port[q]); }
+    void wake(Simulator& sim, std::uint32_t q) override;
+    void drop_queue(Simulator& sim, std::uint32_t q) override;
+    // The packet that came in over `link` leaves this node (forwarded or delivered).
+    void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {
+        if (LinkFlowControl* fc = ports_[link].fc) fc->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes});
+    }
     // Deadlock detection (deadlock.cpp).
     void arm_watchdog(Simulator& sim);
     void on_watchdog(Simulator& sim);
-    std::string paused_cycle() const;
+    std::string blocked_cycle() const;
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
     // The flow (5-tuple) of packet `seq` of a message: its part's QP.
     std::uint32_t part_of(const MessageState& m, std::uint32_t seq) const {
         return m.qps == 1 ? 0 : static_cast<std::uint32_t>(std::uint64_t{seq} * m.qps / m.packets);
+    }
+    std::uint32_t part_begin(const MessageState& m, std::uint32_t part) const {
+        return static_cast<std::uint32_t>((std::uint64_t{part} * m.packets + m.qps - 1) / m.qps);
     }
     FlowKey flow_of(const MessageState& m, std::uint32_t seq) const {
         FlowKey f = m.flow;
@@ -255,18 +288,41 @@ private:
     void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
     void pump_paced(Simulator& sim, std::uint32_t port);
     void arm_timer(Simulator& sim, std::uint32_t qp);
-    void cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Bytes size = Bytes::zero());
-    void mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet);
-    void on_marked_arrival(Simulator& sim, const MessageState& m, std::uint32_t seq);
+    void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());
+    void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);
+    void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint32_t seq);
+    // RC transport (rc_transport.cpp).
+    void setup_transport(MessageState& m);
+    // The receiving NIC saw data packet `packet`; false: a duplicate or out of order, dropped.
+    bool receive(Simulator& sim, NodeId nic, std::uint32_t packet);
+    void on_control(Simulator& sim, std::uint32_t packet);
+    // A CNP (target: the QP), ACK or NAK (target: the message slot) from the NIC `from`.
+    void send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint32_t seq);
+    void go_back(Simulator& sim, std::uint32_t slot, std::uint32_t from);
+    void arm_rto(Simulator& sim, std::uint32_t slot);
+    void on_rto(Simulator& sim, std::uint64_t arg);
+    void finish_message(Simulator& sim, std::uint32_t slot);
+    // Frees the slot once delivered, acknowledged and with no frame of its own in flight.
+    void maybe_release(std::uint32_t slot);
+    // Queues and their scheduler (queue_scheduler.cpp).
+    std::uint32_t queue_of(std::uint32_t port, std::uint8_t prio) const {
+        const Port& p = ports_[port];
+        return p.first + (p.classes == 1 ? 0 : class_of_prio_[prio]);
+    }
+    // The queue whose head the port starts next, and when; kNone when none may.
+    std::uint32_t pick(std::uint32_t port, Time& start);
     // Commits what the port can send by `now` (back-dated to when it fell free).
     void pump(Simulator& sim, std::uint32_t port);
     void commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start);
-    std::uint32_t next_injected(std::uint32_t port, Time& ready);
+    bool inject(std::uint32_t port, Time now);
     std::uint32_t new_packet();
     std::uint32_t new_message();
     void enqueue(std::uint32_t port, std::uint32_t packet);
+    std::uint32_t dequeue(std::uint32_t port, std::uint32_t q);
     void push(Fifo& fifo, std::uint32_t packet);
     std::uint32_t pop(Fifo& fifo);
+    void discard(Simulator& sim, std::uint32_t packet);
+    void lose(Simulator& sim, std::uint32_t packet);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const;
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
@@ -278,6 +334,18 @@ private:
     const Router& routing_;
     PacketModelSpec spec_;
     std::vector<Port> ports_;
+    std::vector<Queue> queues_;
+    QueueLayout layout_;
+    // An Ethernet port's queues: one per priority in use, in rising priority order.
+    std::uint8_t classes_ = 1;
+    std::array<std::uint8_t, kMaxClasses> class_of_prio_{};  // kNoClass: no queue for it
+    static constexpr std::uint8_t kNoClass = 0xFF;
+    std::uint8_t strict_ = 0;                 // classes served strictly (bit c)
+    std::array<std::int64_t, kMaxClasses> quantum_{};  // DWRR bytes per round, by class
+    std::uint8_t data_prio_ = 0;              // the data class of messages that name none
+    std::uint8_t control_prio_ = 0;           // CNPs, ACKs and NAKs
+    std::unique_ptr<Pfc> pfc_;
+    std::unique_ptr<Credits> credits_;
     std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
     std::vector<Group> groups_;
     std::vector<std::uint32_t> free_groups_;
@@ -294,14 +362,15 @@ private:
     bool watchdog_armed_ = false;
     EventHandle watchdog_;
     Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
-    std::vector<Ingress> ingress_;        // by directed link; empty without PFC
-    std::vector<SwitchBuffer> buffers_;   // by node
-    std::int64_t pauses_sent_ = 0;
-    std::int64_t lossless_drops_ = 0;
-    std::int64_t watchdog_triggers_ = 0;
+    // RC transport.
+    bool lossy_ = false;                  // RoCE without PFC: drops, NAKs, go-back-N
+    std::uint32_t ack_every_ = 0;         // zero: no ACKs
+    Time rto_ = Time::max();
+    std::int64_t retransmitted_ = 0, timeouts_ = 0, duplicates_ = 0;
+    std::int64_t watchdog_drops_ = 0;      // packets the PFC watchdog dropped
     // RoCE congestion control.
     bool dcqcn_ = false;
-    std::vector<congestion::RedMarker> markers_;  // by directed link; empty without ECN
+    std::vector<congestion::RedMarker> markers_;  // by port; empty without ECN
     Rng* ecn_rng_ = nullptr;
     std::vector<Qp> qps_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_index_;

@@ -10,10 +10,9 @@
 // port's speed).
 //
 // Notification point: the receiving NIC (the first NIC the packet reaches from the fabric)
-// turns a marked packet into a CNP, at most one per QP per cnp_interval; the CNP reaches the
-// sending NIC one path latency later (propagation and forwarding of every hop and a 64-byte
-// frame's serialisation). It travels outside the data queues, as CNPs ride a strict-priority
-// class; their queueing behind other control traffic is not modelled.
+// turns a marked packet into a CNP, at most one per QP per cnp_interval. The CNP is a 64-byte
+// frame on the control priority (cluster.roce.control_priority, a strict queue by default)
+// that the fabric routes back to the sending NIC like any packet.
 #include "fabric/packet/packet_network.hpp"
 
 #include "congestion/dcqcn.hpp"
@@ -82,19 +81,10 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, st
         if (inserted) {
             const Bandwidth line = ports_[port].wire;
             const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
-            for (std::uint32_t j = 0; j < m.qps; ++j) {
-                FlowKey flow = m.flow;
-                flow.qp = m.flow.qp * m.qps + j;
-                Time delay = Time::zero();
-                for (const DirectedLink d : routing_.path(flow)) {
-                    const Link& l = topology_.link(d.link);
-                    delay += l.propagation + topology_.node(topology_.target(d)).forwarding_latency +
-                             transmit_time(Bytes{64}, l.bandwidth);
-                }
+            for (std::uint32_t j = 0; j < m.qps; ++j)
                 qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line),
                                   congestion::CnpPacer(params.cnp_interval), port, Fifo{}, Time::zero(), Time::max(),
-                                  Time::zero(), delay, false, {}, m.flow.src, m.flow.dst, flow.qp});
-            }
+                                  Time::zero(), false, m.prio, {}, m.flow.src, m.flow.dst, m.flow.qp * m.qps + j});
         }
         m.qp = it->second;
     }
@@ -106,7 +96,7 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
     // congestion control first catches up on the timer events it missed, in order, as the
     // CongestionControl contract allows.
-    if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, kCcTimer);
+    if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
     push(q.queue, packet);
     if (!q.listed) {
         q.listed = true;
@@ -115,8 +105,10 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     pump_paced(sim, q.port);
 }
 
-// Like pump(), for a NIC uplink: of the QPs with a packet, the one that may start first
-// goes (round robin among equals); a QP held back by its rate wakes the port when it may go.
+// Like pump(), for a NIC uplink: frames in the port's own queues (CNPs, ACKs) go first when
+// they are there; else, of the QPs with a packet whose priority is not paused, the one that
+// may start first goes (round robin among equals); a QP held back by its rate wakes the port
+// when it may go.
 void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
@@ -128,15 +120,22 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t pos = (p.round_robin + i) % n;
             const Qp& q = qps_[p.active[pos]];
-            const Time start = std::max({p.free_at, packets_[q.queue.head].ready, q.next_send});
-            if (start < best_start) {
-                best_start = start;
-                best = p.active[pos];
-                best_pos = pos;
-            }
+            const Packet& head = packets_[q.queue.head];
+            const Time start = std::max({p.free_at, head.ready, q.next_send});
+            if (start >= best_start) continue;
+            if (p.fc != nullptr && !p.fc->may_send(queue_of(port, q.prio), Bytes{head.bytes}, std::max(start, now)))
+                continue;  // PFC holds its priority
+            best_start = start;
+            best = p.active[pos];
+            best_pos = pos;
+        }
+        Time own_start;
+        const std::uint32_t own = p.backlog != 0 ? pick(port, own_start) : kNone;
+        if (own != kNone && own_start <= std::min(best_start, now)) {
+            commit(sim, port, dequeue(port, own), own_start);
+            continue;
         }
         if (best == kNone) return;
-        if (p.paused && best_start >= p.paused_since) return;  // PFC holds it
         if (best_start > now) {
             if (p.wake_at != best_start) {
                 p.wake_at = best_start;
@@ -160,21 +159,21 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
             static_cast<__int128>(q.cc->rate().bits_per_second()) * p.rate.bits_per_second() / link.bandwidth.bits_per_second()));
         q.next_send = best_start + transmit_time(size, std::max(payload_rate, Bandwidth::bps(1)));
-        cc_call(sim, best, kArrival, size);
+        cc_call(sim, best, CcInput::sent, size);
     }
 }
 
-// Feeds the QP's congestion control (kArrival: bytes sent; kCnp; kCcTimer) and re-arms its
+// Feeds the QP's congestion control (bytes sent, a CNP, an ACK, its timer) and re-arms its
 // timer. The object's clock never goes back, though a send may be back-dated.
-void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, EventKind why, Bytes size) {
+void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size) {
     Qp& q = qps_[qp];
     const Time t = std::max(q.last_call, sim.now());
     q.last_call = t;
     switch (why) {
-        case kArrival: q.cc->on_sent(t, size); break;
-        case kCnp: q.cc->on_cnp(t); break;
-        case kCcTimer: q.cc->on_timer(t); break;
-        default: throw InternalError("packet model: bad congestion-control call");
+        case CcInput::sent: q.cc->on_sent(t, size); break;
+        case CcInput::cnp: q.cc->on_cnp(t); break;
+        case CcInput::ack: q.cc->on_ack(t, size); break;
+        case CcInput::timer: q.cc->on_timer(t); break;
     }
     if (spec_.qp_rate_interval > Time::zero()) {
         const Bandwidth rate = q.cc->rate();
@@ -194,25 +193,24 @@ void PacketNetwork::arm_timer(Simulator& sim, std::uint32_t qp) {
     sim.at(at, *this, event(qp, kCcTimer));
 }
 
-void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t port, Packet& packet) {
-    const Bytes queued = ports_[port].queued;
-    const congestion::RedMarker& red = markers_[port];
+void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet) {
+    const Bytes queued = queues_[q].queued;
+    const congestion::RedMarker& red = markers_[layout_.port[q]];
     if (queued <= red.params().kmin) return;  // the common case draws no random number
     if (ecn_rng_ == nullptr) ecn_rng_ = &sim.rng("packet/ecn");
     if (queued > red.params().kmax || red.should_mark(queued, ecn_rng_->uniform01())) {
         packet.marked = true;
         ++ecn_marks_;
-        ++ports_[port].marks;
+        ++queues_[q].marks;
     }
 }
 
-void PacketNetwork::on_marked_arrival(Simulator& sim, const MessageState& m, std::uint32_t seq) {
+void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint32_t seq) {
     if (m.qp == kNone) return;  // its NIC does not run DCQCN
     const std::uint32_t qp = m.qp + part_of(m, seq);
-    Qp& q = qps_[qp];
-    if (!q.pacer.on_marked_packet(sim.now())) return;
+    if (!qps_[qp].pacer.on_marked_packet(sim.now())) return;
     ++cnps_;
-    sim.at(sim.now() + q.cnp_delay, *this, event(qp, kCnp));
+    send_control(sim, nic, kCnpFrame, qp, 0);
 }
 
 }  // namespace fabricsim::fabric

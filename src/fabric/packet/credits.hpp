@@ -1,0 +1,44 @@
+// Credit-based flow control on the links inside a server (NVLink, NVSwitch, PCIe), as those
+// links run it in hardware: a sender holds credits for the receiver's buffer, spends them on
+// every packet it starts and gets them back when the receiver has passed the packet on; it
+// never sends without them, so nothing is dropped and a stalled receiver stalls its senders
+// (PCIe Base Specification, flow-control credits; NVLink's link-level credits).
+//
+// Here a link's credits are kCreditSegments segments of simulation.packet.segment bytes —
+// enough to cover the link's round trip many times over at a segment's granularity — and a
+// packet's credits return one link propagation delay after it leaves the receiving node (or is
+// delivered there). Time a queue spends with a packet waiting and no credit adds to
+// credit_stall_time_s.
+#pragma once
+
+#include "fabric/packet/link_flow_control.hpp"
+#include "fabric/topology.hpp"
+
+namespace fabricsim::fabric {
+
+class Credits final : public LinkFlowControl {
+public:
+    static constexpr std::int64_t kCreditSegments = 4;
+
+    Credits(const Topology& topology, const QueueLayout& layout, Bytes segment, FlowControlHost& host);
+
+    // NVLink and PCIe links.
+    static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
+    bool may_send(std::uint32_t q, Bytes size, Time start) override;
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { credits_[q] -= size; }
+    bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
+    bool blocked(std::uint32_t q) const override { return stalled_since_[q] != Time::max(); }
+    void add_counters(FabricCounters& c) const override;
+    void on_event(Simulator& sim, std::uint64_t arg) override;
+
+private:
+    const Topology& topology_;
+    const QueueLayout& layout_;
+    FlowControlHost& host_;
+    std::vector<Bytes> credits_;         // by queue
+    std::vector<Time> stalled_since_;    // by queue; Time::max() when not stalled
+    std::vector<Time> stall_;            // by queue
+};
+
+}  // namespace fabricsim::fabric

@@ -1,0 +1,101 @@
+// The Ethernet switch's shared-buffer MMU with PFC (IEEE 802.1Qbb; docs/models/pfc.md), as
+// the link flow control of every link into a RoCE fabric switch.
+//
+// The switch accounts the bytes each ingress port holds per priority. On the lossless
+// priority, when they pass XOFF — the reserved space plus mmu.alpha x the free shared buffer
+// (the HPCC ns-3 model's dynamic threshold), or the static pfc.xoff — it pauses that priority
+// of the upstream port with a pause frame of 0xFFFF quanta (512 bit times each), refreshed
+// every half quanta while the port stays above XON = XOFF - xon_delta, and resumes it with a
+// zero-quanta frame when it drains below. Headroom above XOFF absorbs what is still on the
+// way; a packet beyond it, or finding the buffer full, is a lossless drop. Other priorities
+// (and every priority in lossy mode) are never paused: a packet that finds its ingress queue
+// past the same dynamic threshold, or the buffer full, is tail-dropped.
+//
+// PFC watchdog (pfc.watchdog; Guo et al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16
+// §4.3): a queue paused without a break for longer than the watchdog time stops honouring
+// pauses and drops what it holds and what reaches it (lossless drops, counted) until the
+// peer resumes it.
+#pragma once
+
+#include "fabric/packet/link_flow_control.hpp"
+#include "fabric/topology.hpp"
+#include "scenario/roce_spec.hpp"
+
+namespace fabricsim::fabric {
+
+class Pfc final : public LinkFlowControl {
+public:
+    // Runs on the links into the fabric switches of `topology`; `layout` must outlive it.
+    Pfc(const Topology& topology, const QueueLayout& layout, const scenario::RoceSpec& roce, Bytes mtu,
+        FlowControlHost& host);
+
+    bool applies_to(DirectedLink link) const;
+    bool may_send(std::uint32_t q, Bytes, Time start) override {
+        const Pause& p = pause_[q];
+        return !(p.paused && start >= p.since);
+    }
+    void on_sent(Simulator&, std::uint32_t, Bytes) override {}
+    bool on_ingress(Simulator& sim, std::uint32_t q, Bytes size) override;
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
+    bool blocked(std::uint32_t q) const override { return pause_[q].paused; }
+    void add_counters(FabricCounters& c) const override;
+    void on_event(Simulator& sim, std::uint64_t arg) override;
+
+    bool lossless_priority(int p) const { return ((lossless_ >> p) & 1u) != 0; }
+    // Queue q ignores pauses and drops what reaches it (the watchdog took it out of PFC).
+    bool dropping(std::uint32_t q) const { return pause_[q].watchdog_dropping; }
+    // Statistics by queue (the ingress side: q is the upstream port's queue).
+    Bytes max_ingress(std::uint32_t q) const { return ingress_[q].max_bytes; }
+    Bytes headroom(std::uint32_t q) const { return ingress_[q].headroom; }
+    Time paused_time(std::uint32_t q) const { return pause_[q].total; }
+    std::int64_t pause_frames(std::uint32_t q) const { return pause_[q].frames; }
+    std::int64_t watchdog_triggers() const { return watchdog_triggers_; }
+    std::int64_t lossless_drops() const { return lossless_drops_; }
+    std::int64_t drops() const { return drops_; }
+
+private:
+    enum Kind : std::uint64_t { kPause, kResume, kRefresh, kExpiry, kWatchdog };
+    // The upstream side of a queue: PFC received.
+    struct Pause {
+        bool paused = false;             // nothing starts in [since, until)
+        bool watchdog_dropping = false;
+        Time since, until;
+        Time total = Time::zero();
+        std::int64_t frames = 0;         // pause frames received (refreshes included)
+    };
+    // The downstream side: the switch's accounting of what came in through the queue's link.
+    struct Ingress {
+        Bytes bytes = Bytes::zero();
+        NodeId at;                       // the switch
+        Bytes max_bytes = Bytes::zero();
+        Bytes headroom = Bytes::zero();
+        bool pausing = false;            // the upstream queue is held by our pause frames
+        Bytes limit = Bytes::zero();     // XOFF at the pause + headroom: beyond it, a drop
+        Time refresh_at;
+    };
+    struct Buffer {
+        Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
+        Bytes used = Bytes::zero();
+        Bytes total = Bytes::zero();
+    };
+
+    bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
+    Bytes xoff(NodeId at) const;
+    void send_pause(Simulator& sim, std::uint32_t q, bool pause);
+    void on_pause(Simulator& sim, std::uint32_t q, bool pause);
+    void resume(Simulator& sim, std::uint32_t q);
+
+    const Topology& topology_;
+    const QueueLayout& layout_;
+    scenario::RoceSpec roce_;
+    FlowControlHost& host_;
+    bool pfc_ = false;                   // PFC on the lossless priorities (lossless mode)
+    std::uint8_t lossless_ = 0;          // bit p: priority p is lossless
+    std::vector<Pause> pause_;           // by queue
+    std::vector<Ingress> ingress_;       // by queue
+    std::vector<Buffer> buffers_;        // by node
+    std::vector<Time> quanta_;           // by port: 0xFFFF x 512 bit times at its rate
+    std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
+};
+
+}  // namespace fabricsim::fabric

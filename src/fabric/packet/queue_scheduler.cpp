@@ -1,0 +1,70 @@
+// The egress scheduler of a port (docs/models/packet.md, "Traffic classes").
+//
+// A port with one queue sends its head when its flow control allows. A port with a queue per
+// priority (Ethernet, IEEE 802.1Q §8.6.8) looks at the heads its flow control allows and the
+// earliest time t0 one of them could start (ports commit back-dated to when they fell free);
+// of the heads there by t0, a strict-priority queue goes first (the highest priority), else
+// deficit weighted round robin shares the port (Shreedhar & Varghese, "Efficient Fair Queuing
+// using Deficit Round Robin", SIGCOMM'95): the queue in turn sends while its deficit covers
+// its head, and each queue gets weight x MTU more each time its turn comes round. A queue that
+// empties loses its deficit.
+#include "fabric/packet/packet_network.hpp"
+
+namespace fabricsim::fabric {
+
+std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
+    Port& p = ports_[port];
+    if (p.classes == 1) {
+        const std::uint32_t k = queues_[p.first].fifo.head;
+        if (k == kNone) return kNone;
+        start = std::max(p.free_at, packets_[k].ready);
+        if (p.fc != nullptr && !p.fc->may_send(p.first, Bytes{packets_[k].bytes}, start)) return kNone;
+        return p.first;
+    }
+    if ((p.backlog & (p.backlog - 1)) == 0) {  // one queue holds packets: it goes if it may
+        const auto c = static_cast<std::uint32_t>(__builtin_ctz(p.backlog));
+        const Packet& head = packets_[queues_[p.first + c].fifo.head];
+        start = std::max(p.free_at, head.ready);
+        if (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, start)) return kNone;
+        queues_[p.first + c].deficit = 0;
+        p.rr = static_cast<std::uint8_t>(c);
+        return p.first + c;
+    }
+    Time t0 = Time::max();
+    std::uint32_t ready = 0;  // bit c: queue c's head may start at t0
+    for (std::uint32_t bits = p.backlog; bits != 0; bits &= bits - 1) {
+        const auto c = static_cast<std::uint32_t>(__builtin_ctz(bits));
+        const Packet& head = packets_[queues_[p.first + c].fifo.head];
+        const Time s = std::max(p.free_at, head.ready);
+        if (s > t0 || (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, s))) continue;
+        if (s < t0) {
+            t0 = s;
+            ready = 0;
+        }
+        ready |= 1u << c;
+    }
+    if (ready == 0) return kNone;
+    start = t0;
+    if (const std::uint32_t strict = ready & strict_; strict != 0)
+        return p.first + static_cast<std::uint32_t>(31 - __builtin_clz(strict));
+    // DWRR among the ready queues; a pass over all of them adds at least one quantum to each,
+    // and a quantum is at least an MTU, so this ends within two passes.
+    for (;;) {
+        const std::uint32_t c = p.rr;
+        Queue& q = queues_[p.first + c];
+        if ((ready >> c) & 1u) {
+            const std::int64_t size = packets_[q.fifo.head].bytes;
+            if (q.deficit >= size) {
+                q.deficit -= size;
+                if (q.fifo.head == q.fifo.tail) q.deficit = 0;  // it empties: no credit kept
+                return p.first + c;
+            }
+        } else if (q.fifo.empty()) {
+            q.deficit = 0;
+        }
+        p.rr = static_cast<std::uint8_t>((c + 1) % p.classes);
+        if ((ready >> p.rr) & 1u) queues_[p.first + p.rr].deficit += quantum_[p.rr];
+    }
+}
+
+}  // namespace fabricsim::fabric
