@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kExamples = R"(Examples:
   fabricsim run scenarios/quickstart.yaml
-  fabricsim run scenarios/quickstart.yaml --set cluster.servers=8 --seed 3 --out /tmp/qs
+  fabricsim run scenarios/quickstart.yaml --set cluster.fabric.cable_length=100m --seed 3 --out /tmp/qs
   fabricsim validate scenarios/quickstart.yaml --print
   fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
 

@@ -42,7 +42,10 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.qp_rate_interval = spec.outputs.qp_rates;
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
+            packet.infiniband = spec.cluster.infiniband;
             packet.cut_through = spec.simulation.packet.cut_through;
+            packet.sharp = spec.cluster.fabric.technology == scenario::Technology::infiniband &&
+                           spec.cluster.fabric.switch_spec.sharp;
             // Queues for the priorities the workload names (and the lossless and control ones).
             packet.priorities = 0;
             for (const auto& entry : spec.workload)

@@ -77,6 +77,7 @@ struct FabricCounters {
     std::int64_t cnps = 0;
     Time credit_stall_time = Time::zero();
     std::int64_t fecn_marks = 0;
+    std::int64_t becns = 0;                  // InfiniBand: BECNs the destinations returned
     Bytes max_queue = Bytes::zero();
     std::int64_t packet_hops = 0;
     std::int64_t pfc_watchdog_triggers = 0;  // ports the PFC watchdog took out of PFC

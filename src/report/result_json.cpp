@@ -84,6 +84,7 @@ Json fabric_json(const FabricCounters& f) {
                 {"cnps", f.cnps},
                 {"credit_stall_time_s", f.credit_stall_time.seconds()},
                 {"fecn_marks", f.fecn_marks},
+                {"becns", f.becns},
                 {"max_queue_bytes", f.max_queue.count()},
                 {"pfc_watchdog_triggers", f.pfc_watchdog_triggers}};
 }

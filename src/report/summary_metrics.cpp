@@ -53,6 +53,10 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
     m.push_back(time_metric("paused_time_s", "paused time", v.fabric.paused_time));
     m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));
     m.push_back(count_metric("cnps", "CNPs", v.fabric.cnps));
+    // InfiniBand's side of the same story: credit stalls for pauses, FECN/BECN for ECN/CNP.
+    m.push_back(time_metric("credit_stall_time_s", "credit stall time", v.fabric.credit_stall_time));
+    m.push_back(count_metric("fecn_marks", "FECN marks", v.fabric.fecn_marks));
+    m.push_back(count_metric("becns", "BECNs", v.fabric.becns));
     m.push_back({"max_queue_bytes", "max queue", static_cast<double>(v.fabric.max_queue.count()),
                  to_string(v.fabric.max_queue)});
     m.push_back(count_metric("events", "events", static_cast<std::int64_t>(v.cost.events)));

@@ -63,9 +63,10 @@ struct CctEntrySpec {
 struct IbCongestionControlSpec {
     bool enabled = true;                                // DESIGN §5: "IB CC on"
     Bytes threshold = Bytes{8 * 1024};                  // queue per port/VL above which packets are marked
-    int marking_rate = 10;                              // Mellanox CC manager default 0xa
+    int marking_rate = 0;                               // every eligible packet: OPA FM sw.marking_rate 0
     Bytes packet_size = Bytes{512};                     // Mellanox CC manager default 0x200
-    int ccti_increase = 1;                              // Mellanox CC manager default
+    int ccti_increase = 5;                              // OPA FM ca.increase 5, the set its timer
+                                                        // and table belong to (infiniband.md)
     std::optional<int> ccti_limit;                      // auto: 127 (OPA FM) with an auto table,
                                                         // else the table's last index
     int ccti_min = 0;                                   // Mellanox CC manager and OPA FM default

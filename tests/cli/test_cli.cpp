@@ -26,13 +26,13 @@ constexpr double kLatency = 2e-6;
 
 TEST_CASE("fabricsim run writes result.json with the DESIGN §6 fields and closed-form times", "[cli]") {
     TempDir out("run");
-    const auto r = run_fabricsim("run scenarios/quickstart.yaml --quiet --out " + out.path().string());
+    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --out " + out.path().string());
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.empty());  // --quiet
     const Json j = Json::parse(read_file(out.path() / "result.json"));
     CHECK(j["schema_version"] == 1);
     CHECK(j["fabricsim_version"] == FABRICSIM_VERSION);
-    CHECK(j["scenario"]["name"] == "quickstart");
+    CHECK(j["scenario"]["name"] == "ideal-transfers");
     REQUIRE(j["variants"].size() == 2);
     const Json& v400 = j["variants"][0];
     const Json& v200 = j["variants"][1];
@@ -64,7 +64,7 @@ TEST_CASE("fabricsim run writes result.json with the DESIGN §6 fields and close
 
 TEST_CASE("fabricsim run prints the side-by-side summary table", "[cli]") {
     TempDir out("table");
-    const auto r = run_fabricsim("run scenarios/quickstart.yaml --out " + out.path().string());
+    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --out " + out.path().string());
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("nic-400g") != std::string::npos);
     CHECK(r.output.find("nic-200g") != std::string::npos);
@@ -74,8 +74,8 @@ TEST_CASE("fabricsim run prints the side-by-side summary table", "[cli]") {
 
 TEST_CASE("the same scenario and seed give byte-identical result.json apart from wall-clock cost", "[cli][determinism]") {
     TempDir a("det-a"), b("det-b");
-    REQUIRE(run_fabricsim("run scenarios/quickstart.yaml --quiet --seed 11 --out " + a.path().string()).exit_code == 0);
-    REQUIRE(run_fabricsim("run scenarios/quickstart.yaml --quiet --seed 11 --out " + b.path().string()).exit_code == 0);
+    REQUIRE(run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + a.path().string()).exit_code == 0);
+    REQUIRE(run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + b.path().string()).exit_code == 0);
     auto strip = [](const std::string& text) {
         Json j = Json::parse(text);
         for (auto& v : j["variants"])
@@ -90,13 +90,13 @@ TEST_CASE("the same scenario and seed give byte-identical result.json apart from
 }
 
 TEST_CASE("fabricsim validate accepts the quick-start scenario and names its variants", "[cli]") {
-    const auto r = run_fabricsim("validate scenarios/quickstart.yaml");
+    const auto r = run_fabricsim("validate scenarios/ideal-transfers.yaml");
     CHECK(r.exit_code == 0);
-    CHECK(r.output == "scenarios/quickstart.yaml: ok (2 variants: nic-400g, nic-200g)\n");
+    CHECK(r.output == "scenarios/ideal-transfers.yaml: ok (2 variants: nic-400g, nic-200g)\n");
 }
 
 TEST_CASE("fabricsim validate --print shows every variant resolved with presets and overrides applied", "[cli]") {
-    const auto r = run_fabricsim("validate scenarios/quickstart.yaml --print --set simulation.ideal.latency=3us");
+    const auto r = run_fabricsim("validate scenarios/ideal-transfers.yaml --print --set simulation.ideal.latency=3us");
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("--- # variant: nic-400g\n") != std::string::npos);
     CHECK(r.output.find("line_rate: 400Gbps") != std::string::npos);
@@ -122,8 +122,8 @@ TEST_CASE("bad input exits 2 and names file and line and column and key path and
 }
 
 TEST_CASE("a bad --set exits 2 and so do unknown flags and a missing file", "[cli]") {
-    CHECK(run_fabricsim("run scenarios/quickstart.yaml --set cluster.servers=0 --quiet --out /tmp/unused").exit_code == 2);
-    CHECK(run_fabricsim("run scenarios/quickstart.yaml --frobnicate").exit_code == 2);
+    CHECK(run_fabricsim("run scenarios/ideal-transfers.yaml --set cluster.servers=0 --quiet --out /tmp/unused").exit_code == 2);
+    CHECK(run_fabricsim("run scenarios/ideal-transfers.yaml --frobnicate").exit_code == 2);
     CHECK(run_fabricsim("run scenarios/no-such-file.yaml").exit_code == 2);
     CHECK(run_fabricsim("").exit_code == 2);  // a subcommand is required
 }
@@ -154,9 +154,9 @@ TEST_CASE("errors map to exit codes: input 2 and model 3 and internal 1", "[cli]
 }
 
 TEST_CASE("run rejects a cluster the topology cannot hold and states the largest buildable size", "[cli]") {
-    const auto r = run_fabricsim("run scenarios/quickstart.yaml --quiet --set cluster.servers=300 --out /tmp/unused");
+    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --set cluster.servers=300 --out /tmp/unused");
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("scenarios/quickstart.yaml: cluster.servers: 300 servers with 8 NICs each need 2400 endpoints; "
+    CHECK(r.output.find("scenarios/ideal-transfers.yaml: cluster.servers: 300 servers with 8 NICs each need 2400 endpoints; "
                         "a leaf-spine fabric of 64-port switches at 1:1 holds at most 2048 endpoints (256 servers)") !=
           std::string::npos);
 }

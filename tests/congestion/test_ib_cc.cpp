@@ -122,7 +122,9 @@ TEST_CASE("ib cc: a late coalesced on_timer gives the state of punctual calls", 
 }
 
 TEST_CASE("ib cc: CCTI_Increase of 1 takes k BECNs to index k", "[ibcc]") {
-    IbCongestionControl cc(IbCcParams::defaults(400_Gbps, 4096_B), 400_Gbps);
+    IbCcParams params = IbCcParams::defaults(400_Gbps, 4096_B);
+    params.ccti_increase = 1;
+    IbCongestionControl cc(params, 400_Gbps);
     CHECK(cc.ccti() == 0);
     CHECK(cc.rate() == 400_Gbps);
     for (int k = 1; k <= 5; ++k) cc.on_cnp(Time::ns(100 * k));
@@ -140,7 +142,7 @@ TEST_CASE("ib cc: the default table rises linearly to 8us for 4KiB packets at 40
     // fits 14 bits with shift 3; entry i = (3, floor(i * 776 / 127)).
     CHECK(cct_packet_time(400_Gbps, 4096_B) == 82'440_ps);
     const IbCcParams p = IbCcParams::defaults(400_Gbps, 4096_B);
-    CHECK(p.ccti_increase == 1);
+    CHECK(p.ccti_increase == 5);
     CHECK(p.ccti_limit == 127);
     CHECK(p.ccti_min == 0);
     CHECK(p.ccti_timer == 10'240_ns);
@@ -217,8 +219,9 @@ TEST_CASE("fecn: only packets of at least packet_size on a queue above threshold
     CHECK(every3.should_mark(1_B, 64_B, t));
 }
 
-TEST_CASE("fecn: the defaults mark the 1st and 12th of 22 eligible packets and each port counts alone", "[ibcc][fecn]") {
-    const FecnMarker m{FecnMarkerParams{}};
+TEST_CASE("fecn: marking_rate 10 marks the 1st and 12th of 22 eligible packets and each port counts alone", "[ibcc][fecn]") {
+    CHECK(FecnMarkerParams{}.marking_rate == 0);  // the default: every eligible packet (OPA FM)
+    const FecnMarker m{FecnMarkerParams{8_KiB, 10, 512_B}};  // the Mellanox CC manager's rate
     CHECK(m.params().threshold == 8_KiB);
     CHECK(m.params().marking_rate == 10);
     CHECK(m.params().packet_size == 512_B);

@@ -38,7 +38,12 @@ inline scenario::RoceSpec pfc_only() {
 }
 
 inline fabric::PacketModelSpec model_spec(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce) {
-    return fabric::PacketModelSpec{c.fabric.mtu, 64_KiB, c.fabric.technology, roce};
+    fabric::PacketModelSpec spec;
+    spec.mtu = c.fabric.mtu;
+    spec.technology = c.fabric.technology;
+    spec.roce = roce;
+    spec.infiniband = c.infiniband;
+    return spec;
 }
 
 struct Model {

@@ -88,7 +88,7 @@ public:
         return n.local_index == dst ? std::span<const std::uint32_t>(&kPort[0], 1)  // down to its NIC
                                     : std::span<const std::uint32_t>(&cw_[n.local_index], 1);
     }
-    std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t) const override {
+    std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t, const PortLoad* = nullptr) const override {
         return candidates(at, flow)[0];
     }
     std::vector<DirectedLink> path(const FlowKey& flow) const override {
@@ -113,9 +113,12 @@ struct Sink final : DeliveryListener {
 // The ring with PFC alone (no ECN, no DCQCN), each host sending `size` to the host `hops`
 // switches on; the run has not started.
 struct RingRun {
-    explicit RingRun(std::optional<Time> watchdog = std::nullopt) : r(ring()), router(r), net(r.t, router, spec_of(watchdog)) {}
-    static PacketModelSpec spec_of(std::optional<Time> watchdog) {
+    explicit RingRun(std::optional<Time> watchdog = std::nullopt,
+                     scenario::Technology technology = scenario::Technology::roce)
+        : r(ring()), router(r), net(r.t, router, spec_of(watchdog, technology)) {}
+    static PacketModelSpec spec_of(std::optional<Time> watchdog, scenario::Technology technology) {
         PacketModelSpec spec;
+        spec.technology = technology;
         spec.roce.ecn.enabled = false;
         spec.roce.dcqcn.enabled = false;
         spec.roce.pfc.watchdog = watchdog;
@@ -156,6 +159,22 @@ TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its pau
     // others (their first ring link goes back to switch i-1).
     CHECK(error.find("cycle of paused ports: sw0 port 1 (to sw1, priority 3) -> sw1 port 2 (to sw2, priority 3) -> "
                      "sw2 port 2 (to sw3, priority 3) -> sw3 port 2 (to sw0, priority 3) -> sw0") != std::string::npos);
+}
+
+TEST_CASE("an InfiniBand credit loop on the same ring is reported by the same detector", "[packet][infiniband][deadlock]") {
+    RingRun run(std::nullopt, scenario::Technology::infiniband);
+    run.send_all(2, 64_MiB);
+    std::string error;
+    try {
+        run.sim.run();
+    } catch (const ModelError& e) {
+        error = e.what();
+    }
+    INFO(error);
+    CHECK(error.rfind("credit deadlock: no packet has moved for ", 0) == 0);
+    CHECK(error.find("cycle of ports waiting for credits: sw0 port 1 (to sw1, VL 0) -> sw1 port 2 (to sw2, VL 0) -> "
+                     "sw2 port 2 (to sw3, VL 0) -> sw3 port 2 (to sw0, VL 0) -> sw0") != std::string::npos);
+    CHECK(run.net.counters().drops == 0);  // credits never drop
 }
 
 TEST_CASE("the same ring with flows one switch apart drains: no dependency cycle and no report", "[packet][pfc][deadlock]") {

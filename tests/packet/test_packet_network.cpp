@@ -188,7 +188,7 @@ TEST_CASE("QPs per connection split a message into parts that ECMP spreads over 
         c.server.nic.qps_per_connection = qps;
         const fabric::Topology topology = fabric::build_topology(c);
         const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
-        fabric::PacketModelSpec spec{c.fabric.mtu, 64_KiB, c.fabric.technology, pfc_only()};
+        fabric::PacketModelSpec spec = model_spec(c, pfc_only());
         spec.qps_per_connection = qps;
         fabric::PacketNetwork net(topology, routing, spec);
         Simulator sim(1);

@@ -70,9 +70,9 @@ TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB
     const IbCongestionControlSpec& cc = ib.congestion_control;
     CHECK(cc.enabled);
     CHECK(cc.threshold == 8_KiB);
-    CHECK(cc.marking_rate == 10);      // Mellanox CC manager 0xa
+    CHECK(cc.marking_rate == 0);       // OPA FM: every eligible packet
     CHECK(cc.packet_size == 512_B);    // Mellanox CC manager 0x200
-    CHECK(cc.ccti_increase == 1);      // Mellanox CC manager
+    CHECK(cc.ccti_increase == 5);      // OPA FM
     CHECK_FALSE(cc.ccti_limit.has_value());
     CHECK(cc.ccti_min == 0);
     CHECK(cc.ccti_timer == 10'240_ns);  // OPA FM: 10 x 1.024 us
@@ -174,9 +174,9 @@ TEST_CASE("the resolved infiniband section shows every default and reads back th
     congestion_control:
       enabled: true
       threshold: 8KiB
-      marking_rate: 10
+      marking_rate: 0
       packet_size: 512B
-      ccti_increase: 1
+      ccti_increase: 5
       ccti_limit: auto
       ccti_min: 0
       ccti_timer: 10.24us

@@ -467,9 +467,9 @@ cluster:
     congestion_control:
       enabled: true
       threshold: 8KiB
-      marking_rate: 10
+      marking_rate: 0
       packet_size: 512B
-      ccti_increase: 1
+      ccti_increase: 5
       ccti_limit: auto
       ccti_min: 0
       ccti_timer: 10.24us
@@ -908,7 +908,7 @@ TEST_CASE("every key of a fabric and a storage fabric is read into the spec", "[
 }
 
 TEST_CASE("a variant's key inside a server preset's NIC keeps the NIC preset", "[loader][presets][variants]") {
-    const auto loaded = load_scenario(kSource / "scenarios/quickstart.yaml", shipped_presets());
+    const auto loaded = load_scenario(kSource / "scenarios/ideal-transfers.yaml", shipped_presets());
     REQUIRE(loaded.variants.size() == 2);
     const NicSpec& fast = loaded.variants[0].spec.cluster.server.nic;
     const NicSpec& slow = loaded.variants[1].spec.cluster.server.nic;

@@ -24,7 +24,7 @@ public:
 
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
-    bool may_send(std::uint32_t q, Bytes size, Time start) override;
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override;
     void on_sent(Simulator&, std::uint32_t q, Bytes size) override { credits_[q] -= size; }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
@@ -39,6 +39,8 @@ private:
     std::vector<Bytes> credits_;         // by queue
     std::vector<Time> stalled_since_;    // by queue; Time::max() when not stalled
     std::vector<Time> stall_;            // by queue
+    std::vector<Time> last_return_;      // by queue: when credits last came back ...
+    std::vector<Bytes> before_return_;   // ... and what it held just before
 };
 
 }  // namespace fabricsim::fabric

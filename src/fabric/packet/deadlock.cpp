@@ -19,7 +19,8 @@
 namespace fabricsim::fabric {
 
 void PacketNetwork::arm_watchdog(Simulator& sim) {
-    if (watchdog_armed_ || pfc_ == nullptr || lossy_ || spec_.deadlock_timeout <= Time::zero()) return;
+    if (watchdog_armed_ || (pfc_ == nullptr && ib_credits_ == nullptr) || lossy_ || spec_.deadlock_timeout <= Time::zero())
+        return;
     watchdog_armed_ = true;
     watchdog_ = sim.at(sim.now() + spec_.deadlock_timeout, *this, event(0, kWatchdog));
 }
@@ -29,7 +30,8 @@ void PacketNetwork::on_watchdog(Simulator& sim) {
     if (in_flight_ == 0) return;  // idle: the next send re-arms it
     if (sim.now() - last_move_ >= spec_.deadlock_timeout) {
         const std::string cycle = blocked_cycle();
-        throw ModelError(fmt::format("PFC deadlock: no packet has moved for {} while {} wait; {}",
+        throw ModelError(fmt::format("{} deadlock: no packet has moved for {} while {} wait; {}",
+                                     ib_ ? "credit" : "PFC",
                                      to_string(sim.now() - last_move_), in_flight_,
                                      cycle.empty() ? "no cycle of paused ports found (a pause storm?)" : cycle));
     }
@@ -86,7 +88,7 @@ std::string PacketNetwork::blocked_cycle() const {
         if (mark[q] == Mark::none && !waits_on[q].empty()) dfs(dfs, q);
     if (cycle.empty()) return {};
     std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
-    std::string text = "cycle of paused ports:";
+    std::string text = ib_ ? "cycle of ports waiting for credits:" : "cycle of paused ports:";
     for (std::uint32_t q : cycle) {
         const std::uint32_t p = layout_.port[q];
         const DirectedLink d = DirectedLink::from_index(p);
@@ -95,8 +97,8 @@ std::string PacketNetwork::blocked_cycle() const {
         std::uint32_t port = 0;
         while (port < node.ports.size() && egress_of(u, port) != p) ++port;
         const int priority = ports_[p].classes == 1 ? data_prio_ : layout_.class_of[q];
-        text += fmt::format(" {} port {} (to {}, priority {}) ->", node.name, port, topology_.node(topology_.target(d)).name,
-                            priority);
+        text += fmt::format(" {} port {} (to {}, {} {}) ->", node.name, port, topology_.node(topology_.target(d)).name,
+                            ib_ ? "VL" : "priority", priority);
     }
     text += fmt::format(" {}", topology_.node(topology_.source(DirectedLink::from_index(layout_.port[cycle.front()]))).name);
     return text;

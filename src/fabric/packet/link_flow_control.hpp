@@ -5,12 +5,16 @@
 //
 // The network calls, per packet of traffic class c crossing directed link L into node v, with
 // q the egress queue of class c at L's port:
-//   may_send(q, size, start)  before L's port starts it at `start` (a past or present time);
+//   may_send(q, size, start)  before L's port starts it at `start`, a past or present time:
+//                             ports commit lazily, back-dated to when they fell free, so the
+//                             scheme answers for that moment and moves `start` later if the
+//                             packet could only go later (a resume, credits back in between);
 //   on_sent(q, size)          when it starts;
 //   on_ingress(q, size)       when it has reached v — false: v has no room, it is dropped;
 //   on_drained(q, size)       when it leaves v (forwarded, delivered, or taken by a NIC queue).
 // A scheme that holds a queue back wakes its port through the FlowControlHost when it may go
-// again; it keeps its own timers as an EventTarget.
+// again (the port then commits what it can, back-dated as far as may_send allows); it keeps
+// its own timers as an EventTarget.
 #pragma once
 
 #include "core/event_queue.hpp"
@@ -35,7 +39,7 @@ class FlowControlHost {
 public:
     // Commits what queue q's port could start before now (before a pause takes hold).
     virtual void catch_up(Simulator& sim, std::uint32_t q) = 0;
-    // Queue q's port may be able to start again (a resume, credits back): from now on.
+    // Queue q's port may be able to start again (a resume, credits back).
     virtual void wake(Simulator& sim, std::uint32_t q) = 0;
     // Drops every packet waiting in queue q (the PFC watchdog).
     virtual void drop_queue(Simulator& sim, std::uint32_t q) = 0;
@@ -47,7 +51,7 @@ protected:
 class LinkFlowControl : public EventTarget {
 public:
     virtual ~LinkFlowControl() = default;
-    virtual bool may_send(std::uint32_t q, Bytes size, Time start) = 0;
+    virtual bool may_send(std::uint32_t q, Bytes size, Time& start) = 0;
     virtual void on_sent(Simulator& sim, std::uint32_t q, Bytes size) = 0;
     virtual bool on_ingress(Simulator& sim, std::uint32_t q, Bytes size) = 0;
     virtual void on_drained(Simulator& sim, std::uint32_t q, Bytes size) = 0;

@@ -46,7 +46,8 @@ std::vector<std::pair<NodeId, int>> nvls_switches(const Topology& t, NodeId gpu)
 }  // namespace
 
 bool PacketNetwork::offers(Offload offload, std::span<const RankId> ranks) const {
-    if (offload == Offload::switch_aggregation || ranks.size() < 2) return false;  // SHARP: issue 6
+    if (ranks.size() < 2) return false;
+    if (offload == Offload::switch_aggregation) return offers_sharp(ranks);
     const auto total = static_cast<std::uint32_t>(topology_.ranks().size());
     for (RankId r : ranks) {
         if (r.value() >= total) return false;
@@ -59,6 +60,10 @@ bool PacketNetwork::offers(Offload offload, std::span<const RankId> ranks) const
 
 void PacketNetwork::start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) {
     if (!offers(op.offload, op.ranks)) Network::start_group(sim, op, listener);  // throws
+    if (op.offload == Offload::switch_aggregation) {
+        start_sharp(sim, op, listener);
+        return;
+    }
     std::uint32_t g;
     if (free_groups_.empty()) {
         g = static_cast<std::uint32_t>(groups_.size());

@@ -51,6 +51,7 @@ void PacketNetwork::init() {
         for (std::uint32_t p = 0; p < n.ports.size(); ++p)
             egress_.push_back(topology.egress(NodeId{static_cast<std::uint32_t>(port_base_.size() - 1)}, p).index());
     }
+    ib_ = spec_.technology == scenario::Technology::infiniband;
     setup_queues();
     const auto& roce = spec_.roce;
     if (spec_.technology == scenario::Technology::roce) {
@@ -67,6 +68,7 @@ void PacketNetwork::init() {
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
     rto_ = roce.retransmit_timeout;
     setup_roce();
+    setup_infiniband();
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -84,11 +86,17 @@ void PacketNetwork::setup_queues() {
                 prio_of_class.push_back(static_cast<std::uint8_t>(p));
             }
         classes_ = static_cast<std::uint8_t>(prio_of_class.size());
+    } else if (ib_) {  // a queue per data VL; a service level takes its VL's
+        const auto& ib = spec_.infiniband;
+        for (int vl = 0; vl < ib.virtual_lanes; ++vl) prio_of_class.push_back(static_cast<std::uint8_t>(vl));
+        for (std::size_t sl = 0; sl < class_of_prio_.size(); ++sl)
+            class_of_prio_[sl] = static_cast<std::uint8_t>(ib.sl_to_vl[sl]);
+        classes_ = static_cast<std::uint8_t>(ib.virtual_lanes);
     }
     layout_.first.reserve(ports_.size() + 1);
     for (std::uint32_t i = 0; i < ports_.size(); ++i) {
         const Link& link = topology_.link(DirectedLink::from_index(i).link);
-        const bool ethernet = roce && (link.type == LinkType::fabric || link.type == LinkType::storage_fabric);
+        const bool ethernet = (roce || ib_) && (link.type == LinkType::fabric || link.type == LinkType::storage_fabric);
         ports_[i].first = static_cast<std::uint32_t>(layout_.port.size());
         ports_[i].classes = ethernet ? classes_ : 1;
         layout_.first.push_back(ports_[i].first);
@@ -179,7 +187,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     m.listener = &listener;
     m.flow = FlowKey{src, dst, message.flow_hint};
     m.size = message.size;
-    m.prio = message.priority == Message::kDataClass ? data_prio_ : static_cast<std::uint8_t>(message.priority & 7);
+    m.prio = message.priority == Message::kDataClass ? data_prio_
+                                                     : static_cast<std::uint8_t>(message.priority & (ib_ ? 15 : 7));
     if (spec_.technology == scenario::Technology::roce && class_of_prio_[m.prio] == kNoClass)
         throw ModelError(fmt::format("packet model: message {} asks for priority {}, which has no queue", message.id.value(),
                                      message.priority));
@@ -307,7 +316,10 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     Port& p = ports_[port];
     Packet& k = packets_[packet];
     const std::uint32_t q = queue_of(port, k.prio);
-    if (p.switch_egress && !markers_.empty() && k.type == kData) mark_ecn(sim, q, k);
+    if (p.switch_egress && k.type == kData) {
+        if (!markers_.empty()) mark_ecn(sim, q, k);
+        if (fecn_ != nullptr) mark_fecn(q, k);
+    }
     if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
@@ -322,12 +334,8 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     sim.at(start + tx + p.delay, *this, event(packet, kArrival));
 }
 
-void PacketNetwork::wake(Simulator& sim, std::uint32_t q) {
-    const std::uint32_t port = layout_.port[q];
-    // Nothing could start while it was held: what goes now starts now.
-    ports_[port].free_at = std::max(ports_[port].free_at, sim.now());
-    pump(sim, port);
-}
+// What the port starts now is back-dated no further than its flow control allows (may_send).
+void PacketNetwork::wake(Simulator& sim, std::uint32_t q) { pump(sim, layout_.port[q]); }
 
 // Drops every packet waiting at queue q (the PFC watchdog's action): lossless drops.
 void PacketNetwork::drop_queue(Simulator& sim, std::uint32_t q) {
@@ -369,6 +377,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     Packet& pk = packets_[packet];
     if (pk.type != kData) {
         if (ports_[from].from_fabric) {  // control frames end at the first NIC they reach
+            drained(sim, from, pk);
             on_control(sim, packet);
             return;
         }
@@ -447,7 +456,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
 
 std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const {
     if (is_fabric_switch(topology_.node(at).kind))
-        return egress_of(at, routing_.next_port(at, flow, seq));
+        return egress_of(at, routing_.next_port(at, flow, seq, &load_));
     // Inside a server a segment takes the equal-cost link that can start it first, as
     // credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
     // ties rotate with the sequence number.
@@ -590,6 +599,9 @@ FabricCounters PacketNetwork::counters() const {
     c.drops = watchdog_drops_;
     if (pfc_ != nullptr) pfc_->add_counters(c);
     credits_->add_counters(c);
+    if (ib_credits_ != nullptr) ib_credits_->add_counters(c);
+    c.fecn_marks = fecn_marks_;
+    c.becns = becns_;
     return c;
 }
 

@@ -40,7 +40,9 @@
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
 #include "core/rng.hpp"
+#include "congestion/ib_cc.hpp"
 #include "fabric/packet/credits.hpp"
+#include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/router.hpp"
@@ -62,6 +64,7 @@ struct PacketModelSpec {
     Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (DESIGN §4)
     scenario::Technology technology = scenario::Technology::roce;
     scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
+    scenario::InfinibandSpec infiniband;  // VLs, credits, IB CC (InfiniBand only)
     Time deadlock_timeout = Time::ms(10); // no packet moving this long while some wait: a deadlock
     // RC queue pairs per connection across the fabric (NicSpec; NCCL_IB_QPS_PER_CONNECTION):
     // a message is split into this many contiguous parts, one per QP, each its own ECMP flow.
@@ -74,6 +77,8 @@ struct PacketModelSpec {
     // The priorities messages may use (bit p); an Ethernet port gets one queue for each, plus
     // the lossless and control priorities. Fewer queues keep the per-queue state small.
     std::uint8_t priorities = 0xFF;
+    // The fabric's switches aggregate reductions (SHARP; InfiniBand switches with sharp: true).
+    bool sharp = false;
     // Store and forward by default; cut-through starts forwarding a packet at a switch once
     // its header is in, when the egress port is idle.
     bool cut_through = false;
@@ -87,7 +92,8 @@ public:
 
     std::string_view model_name() const override { return "packet"; }
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
-    // NVLS through the NVSwitches of one NVLink4+ server (nvls.cpp); no SHARP yet.
+    // NVLS through the NVSwitches of one NVLink4+ server (nvls.cpp); SHARP through the
+    // fabric's switches (sharp.cpp).
     bool offers(Offload offload, std::span<const RankId> ranks) const override;
     void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override;
     Time unloaded_time(const Message& message) const override;
@@ -239,6 +245,9 @@ private:
 
     void init();
     void setup_queues();
+    // SHARP (sharp.cpp): an aggregation tree over the fabric's switches.
+    bool offers_sharp(std::span<const RankId> ranks) const;
+    void start_sharp(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     void start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src, NodeId dst,
                        bool direct);
     // A group operation: its parts (one message per GPU-NVSwitch direction) report here.
@@ -272,6 +281,14 @@ private:
     std::string blocked_cycle() const;
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
+    // InfiniBand: credits per VL, VL arbitration, FECN/BECN and IB CC (ib_fabric.cpp).
+    void setup_infiniband();
+    // A new QP's congestion control (DCQCN or IB CC) and its receiver's notification spacing.
+    std::unique_ptr<congestion::CongestionControl> make_cc(Bandwidth line, Time& cnp_interval) const;
+    std::unique_ptr<congestion::CongestionControl> make_ib_cc(Bandwidth line) const;
+    void mark_fecn(std::uint32_t q, Packet& packet);
+    // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port.
+    std::uint32_t arbitrate(Port& p, std::uint32_t port, std::uint32_t ready);
     // The flow (5-tuple) of packet `seq` of a message: its part's QP.
     std::uint32_t part_of(const MessageState& m, std::uint32_t seq) const {
         return m.qps == 1 ? 0 : static_cast<std::uint32_t>(std::uint64_t{seq} * m.qps / m.packets);
@@ -338,7 +355,7 @@ private:
     QueueLayout layout_;
     // An Ethernet port's queues: one per priority in use, in rising priority order.
     std::uint8_t classes_ = 1;
-    std::array<std::uint8_t, kMaxClasses> class_of_prio_{};  // kNoClass: no queue for it
+    std::array<std::uint8_t, 16> class_of_prio_{};  // by priority / SL; kNoClass: no queue for it
     static constexpr std::uint8_t kNoClass = 0xFF;
     std::uint8_t strict_ = 0;                 // classes served strictly (bit c)
     std::array<std::int64_t, kMaxClasses> quantum_{};  // DWRR bytes per round, by class
@@ -346,10 +363,39 @@ private:
     std::uint8_t control_prio_ = 0;           // CNPs, ACKs and NAKs
     std::unique_ptr<Pfc> pfc_;
     std::unique_ptr<Credits> credits_;
+    // InfiniBand.
+    bool ib_ = false;
+    std::unique_ptr<IbCredits> ib_credits_;
+    struct VlTable {
+        std::vector<scenario::VlWeight> entries;
+        std::uint32_t vls = 0;           // bit v: VL v has an entry of positive weight
+    };
+    VlTable high_, low_;
+    std::int64_t high_limit_ = 0;        // bytes of high-priority packets before a low one may go; <0: no limit
+    struct VlArbiter {
+        std::uint8_t high = 0, low = 0;  // the table entry in turn
+        std::int64_t high_left = 0, low_left = 0;  // bytes it may still send
+        std::int64_t high_sent = 0;      // high-priority bytes since a low-priority packet
+    };
+    std::vector<VlArbiter> arbiters_;     // by port (InfiniBand ports with several VLs)
+    std::unique_ptr<congestion::FecnMarker> fecn_;
+    std::vector<congestion::FecnMarkState> fecn_state_;  // by queue
+    std::int64_t fecn_marks_ = 0;
+    std::int64_t becns_ = 0;
     std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
     std::vector<Group> groups_;
     std::vector<std::uint32_t> free_groups_;
     GroupParts group_parts_{*this};
+    // What adaptive routing sees: the bytes queued at each egress port (all its queues).
+    class Load final : public PortLoad {
+    public:
+        explicit Load(const PacketNetwork& net) : net_(net) {}
+        Bytes queued(DirectedLink link) const override;
+
+    private:
+        const PacketNetwork& net_;
+    };
+    Load load_{*this};
     std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
     std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;

@@ -135,6 +135,7 @@ void Pfc::on_event(Simulator& sim, std::uint64_t arg) {
             if (!p.paused || sim.now() - p.since < *roce_.pfc.watchdog) return;  // resumed since
             ++watchdog_triggers_;
             p.paused = false;
+            p.resumed = sim.now();
             p.total += sim.now() - p.since;
             p.watchdog_dropping = true;
             host_.drop_queue(sim, q);
@@ -170,6 +171,7 @@ void Pfc::on_pause(Simulator& sim, std::uint32_t q, bool pause) {
 void Pfc::resume(Simulator& sim, std::uint32_t q) {
     Pause& p = pause_[q];
     p.paused = false;
+    p.resumed = sim.now();
     p.total += sim.now() - p.since;
     host_.wake(sim, q);
 }

@@ -30,9 +30,12 @@ public:
         FlowControlHost& host);
 
     bool applies_to(DirectedLink link) const;
-    bool may_send(std::uint32_t q, Bytes, Time start) override {
+    // Paused: only what started before the pause. Resumed since: not inside the last pause.
+    bool may_send(std::uint32_t q, Bytes, Time& start) override {
         const Pause& p = pause_[q];
-        return !(p.paused && start >= p.since);
+        if (p.paused) return start < p.since;
+        if (start >= p.since && start < p.resumed) start = p.resumed;
+        return true;
     }
     void on_sent(Simulator&, std::uint32_t, Bytes) override {}
     bool on_ingress(Simulator& sim, std::uint32_t q, Bytes size) override;
@@ -60,6 +63,7 @@ private:
         bool paused = false;             // nothing starts in [since, until)
         bool watchdog_dropping = false;
         Time since, until;
+        Time resumed;                    // the end of the last pause
         Time total = Time::zero();
         std::int64_t frames = 0;         // pause frames received (refreshes included)
     };

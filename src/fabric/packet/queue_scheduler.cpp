@@ -35,8 +35,8 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
     for (std::uint32_t bits = p.backlog; bits != 0; bits &= bits - 1) {
         const auto c = static_cast<std::uint32_t>(__builtin_ctz(bits));
         const Packet& head = packets_[queues_[p.first + c].fifo.head];
-        const Time s = std::max(p.free_at, head.ready);
-        if (s > t0 || (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, s))) continue;
+        Time s = std::max(p.free_at, head.ready);
+        if (s > t0 || (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, s)) || s > t0) continue;
         if (s < t0) {
             t0 = s;
             ready = 0;
@@ -45,6 +45,7 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
     }
     if (ready == 0) return kNone;
     start = t0;
+    if (ib_) return p.first + arbitrate(p, port, ready);
     if (const std::uint32_t strict = ready & strict_; strict != 0)
         return p.first + static_cast<std::uint32_t>(31 - __builtin_clz(strict));
     // DWRR among the ready queues; a pass over all of them adds at least one quantum to each,
@@ -65,6 +66,13 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
         p.rr = static_cast<std::uint8_t>((c + 1) % p.classes);
         if ((ready >> p.rr) & 1u) queues_[p.first + p.rr].deficit += quantum_[p.rr];
     }
+}
+
+Bytes PacketNetwork::Load::queued(DirectedLink link) const {
+    Bytes total = Bytes::zero();
+    for (std::uint32_t q = net_.layout_.first[link.index()]; q < net_.layout_.first[link.index() + 1]; ++q)
+        total += net_.queues_[q].queued;
+    return total;
 }
 
 }  // namespace fabricsim::fabric

@@ -93,7 +93,9 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     }
     const std::uint32_t port = egress_port(sim, from, flow, seq);
     const std::uint32_t k = new_packet();
-    packets_[k] = Packet{target, seq, kControlBytes, port, sim.now(), kNone, control_prio_, type, false};
+    // RoCE: the control priority; InfiniBand: the QP's own service level.
+    const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? qps_[target].prio : messages_[target].prio;
+    packets_[k] = Packet{target, seq, kControlBytes, port, sim.now(), kNone, prio, type, false};
     enqueue(port, k);
     pump(sim, port);
 }

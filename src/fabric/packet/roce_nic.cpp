@@ -71,6 +71,16 @@ void PacketNetwork::setup_roce() {
     }
 }
 
+std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_cc(Bandwidth line, Time& cnp_interval) const {
+    if (ib_) {
+        cnp_interval = Time::zero();  // InfiniBand: a BECN for every FECN
+        return make_ib_cc(line);
+    }
+    const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
+    cnp_interval = params.cnp_interval;
+    return std::make_unique<congestion::Dcqcn>(params, line);
+}
+
 // A connection's QPs are made together, in order, the first time one of them is needed;
 // part j of a message uses the connection's QP j.
 std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq) {
@@ -80,11 +90,13 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, st
         const auto [it, inserted] = qp_index_.emplace(key, static_cast<std::uint32_t>(qps_.size()));
         if (inserted) {
             const Bandwidth line = ports_[port].wire;
-            const congestion::DcqcnParams params = dcqcn_params(spec_.roce.dcqcn, line);
-            for (std::uint32_t j = 0; j < m.qps; ++j)
-                qps_.push_back(Qp{std::make_unique<congestion::Dcqcn>(params, line),
-                                  congestion::CnpPacer(params.cnp_interval), port, Fifo{}, Time::zero(), Time::max(),
-                                  Time::zero(), false, m.prio, {}, m.flow.src, m.flow.dst, m.flow.qp * m.qps + j});
+            for (std::uint32_t j = 0; j < m.qps; ++j) {
+                Time cnp_interval;
+                auto cc = make_cc(line, cnp_interval);
+                qps_.push_back(Qp{std::move(cc), congestion::CnpPacer(cnp_interval), port, Fifo{}, Time::zero(),
+                                  Time::max(), Time::zero(), false, m.prio, {}, m.flow.src, m.flow.dst,
+                                  m.flow.qp * m.qps + j});
+            }
         }
         m.qp = it->second;
     }
@@ -121,10 +133,11 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             const std::size_t pos = (p.round_robin + i) % n;
             const Qp& q = qps_[p.active[pos]];
             const Packet& head = packets_[q.queue.head];
-            const Time start = std::max({p.free_at, head.ready, q.next_send});
+            Time start = std::max({p.free_at, head.ready, q.next_send});
             if (start >= best_start) continue;
-            if (p.fc != nullptr && !p.fc->may_send(queue_of(port, q.prio), Bytes{head.bytes}, std::max(start, now)))
+            if (p.fc != nullptr && !p.fc->may_send(queue_of(port, q.prio), Bytes{head.bytes}, start))
                 continue;  // PFC holds its priority
+            if (start >= best_start) continue;
             best_start = start;
             best = p.active[pos];
             best_pos = pos;
@@ -209,7 +222,7 @@ void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageS
     if (m.qp == kNone) return;  // its NIC does not run DCQCN
     const std::uint32_t qp = m.qp + part_of(m, seq);
     if (!qps_[qp].pacer.on_marked_packet(sim.now())) return;
-    ++cnps_;
+    ++(ib_ ? becns_ : cnps_);
     send_control(sim, nic, kCnpFrame, qp, 0);
 }
 

@@ -15,7 +15,9 @@ class Router {
 public:
     virtual ~Router() = default;
     virtual std::span<const std::uint32_t> candidates(NodeId at, const FlowKey& flow) const = 0;
-    virtual std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t packet_seq) const = 0;
+    // `load`: the queues the packet model sees, for adaptive routing (may be null).
+    virtual std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t packet_seq,
+                                    const PortLoad* load) const = 0;
     virtual std::vector<DirectedLink> path(const FlowKey& flow) const = 0;
 };
 
@@ -25,8 +27,9 @@ public:
     std::span<const std::uint32_t> candidates(NodeId at, const FlowKey& flow) const override {
         return routing_.candidates(at, flow);
     }
-    std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t packet_seq) const override {
-        return routing_.next_port(at, flow, packet_seq);
+    std::uint32_t next_port(NodeId at, const FlowKey& flow, std::uint64_t packet_seq,
+                            const PortLoad* load) const override {
+        return routing_.next_port(at, flow, packet_seq, load);
     }
     std::vector<DirectedLink> path(const FlowKey& flow) const override { return routing_.path(flow); }
 

@@ -1,0 +1,98 @@
+#include "fabric/packet/ib_credits.hpp"
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fabricsim::fabric {
+
+Bytes IbCredits::auto_buffer(const Link& link, Time forwarding, Bytes mtu) {
+    const Time rtt = transmit_time(mtu + Bytes{kHeaders}, link.bandwidth) + link.propagation * 2 + forwarding;
+    const std::int64_t in_flight = (link.bandwidth.bits_per_second() / 8) * rtt.picoseconds() / 1'000'000'000'000;
+    const std::int64_t bytes = in_flight + 2 * (mtu.count() + kHeaders);
+    return Bytes{(bytes + kBlock - 1) / kBlock * kBlock};
+}
+
+IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
+                     FlowControlHost& host)
+    : topology_(topology),
+      layout_(layout),
+      host_(host),
+      period_(spec.credit_update_period),
+      credits_(layout.port.size(), 0),
+      limit_(layout.port.size(), 0),
+      freed_(layout.port.size(), 0),
+      next_update_(layout.port.size(), Time::zero()),
+      update_pending_(layout.port.size(), false),
+      stalled_since_(layout.port.size(), Time::max()),
+      stall_(layout.port.size(), Time::zero()),
+      last_return_(layout.port.size(), Time::zero()),
+      before_return_(layout.port.size(), 0) {
+    for (std::uint32_t q = 0; q < layout.port.size(); ++q) {
+        const DirectedLink d = DirectedLink::from_index(layout.port[q]);
+        const Link& link = topology.link(d.link);
+        const Bytes buffer =
+            spec.vl_buffer ? *spec.vl_buffer : auto_buffer(link, topology.node(topology.target(d)).forwarding_latency, mtu);
+        limit_[q] = buffer.count() / kBlock;
+        credits_[q] = limit_[q];
+        if (limit_[q] < blocks(mtu))
+            throw ModelError(fmt::format("InfiniBand: a VL buffer of {} B cannot hold one {} B packet", buffer.count(),
+                                         mtu.count() + kHeaders));
+    }
+}
+
+bool IbCredits::may_send(std::uint32_t q, Bytes size, Time& start) {
+    if (credits_[q] >= blocks(size)) {
+        // Enough only since the last update, which came after `start`: it goes then.
+        if (start < last_return_[q] && before_return_[q] < blocks(size)) start = last_return_[q];
+        if (stalled_since_[q] != Time::max()) {
+            // QPs of one priority share the queue's credits and ask with their own start times.
+            stall_[q] += std::max(Time::zero(), start - stalled_since_[q]);
+            stalled_since_[q] = Time::max();
+        }
+        return true;
+    }
+    stalled_since_[q] = std::min(stalled_since_[q], start);
+    return false;
+}
+
+void IbCredits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
+    freed_[q] += blocks(size);
+    if (period_ == Time::zero()) {
+        send_update(sim, q);
+        return;
+    }
+    if (update_pending_[q]) return;
+    update_pending_[q] = true;
+    sim.at(std::max(sim.now(), next_update_[q]), *this, (std::uint64_t{q} << 1) | kUpdate);
+}
+
+// A flow-control packet with every block freed so far leaves for the sender.
+void IbCredits::send_update(Simulator& sim, std::uint32_t q) {
+    const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
+    sim.at(sim.now() + delay, *this, (static_cast<std::uint64_t>(freed_[q]) << 33) | (std::uint64_t{q} << 1) | kReturn);
+    freed_[q] = 0;
+    next_update_[q] = sim.now() + period_;
+}
+
+void IbCredits::on_event(Simulator& sim, std::uint64_t arg) {
+    const auto q = static_cast<std::uint32_t>((arg >> 1) & 0xFFFF'FFFF);
+    if ((arg & 1) == kUpdate) {
+        update_pending_[q] = false;
+        send_update(sim, q);
+        return;
+    }
+    before_return_[q] = credits_[q];
+    last_return_[q] = sim.now();
+    credits_[q] += static_cast<std::int64_t>(arg >> 33);
+    host_.wake(sim, q);
+}
+
+void IbCredits::add_counters(FabricCounters& c) const {
+    for (const Time t : stall_) c.credit_stall_time += t;
+}
+
+}  // namespace fabricsim::fabric

@@ -1,0 +1,64 @@
+// InfiniBand link-level flow control (IBA Vol. 1 §7.9; shared/reference/models.md): credits per
+// virtual lane in 64-byte blocks. The receiver's buffer for each VL of a link is
+// cluster.infiniband.vl_buffer (auto: the bytes the link carries in one credit round trip — a
+// packet's serialisation, the cable out, the receiver's forwarding latency, the cable back —
+// plus two MTU packets of margin); the sender spends a packet's blocks — payload plus the 26 bytes of LRH,
+// BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one without all
+// of them. The receiver returns the blocks in a flow-control packet when the packet has left
+// (or been delivered); the update takes the link's propagation delay back, and with
+// credit_update_period > 0 at most one goes out per period per VL, carrying everything freed
+// since. Nothing is ever dropped for lack of buffer; time a VL waits with a packet and no
+// credits adds to credit_stall_time_s.
+#pragma once
+
+#include "fabric/packet/link_flow_control.hpp"
+#include "fabric/topology.hpp"
+#include "scenario/infiniband_spec.hpp"
+
+namespace fabricsim::fabric {
+
+class IbCredits final : public LinkFlowControl {
+public:
+    static constexpr std::int64_t kBlock = 64;
+    static constexpr std::int64_t kHeaders = 26;  // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+
+    IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
+              FlowControlHost& host);
+
+    static bool applies_to(const Link& link) { return link.type == LinkType::fabric || link.type == LinkType::storage_fabric; }
+    // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
+    // round trip at line rate plus two MTU packets.
+    static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
+    static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
+
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override;
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { credits_[q] -= blocks(size); }
+    bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
+    bool blocked(std::uint32_t q) const override { return stalled_since_[q] != Time::max(); }
+    void add_counters(FabricCounters& c) const override;
+    void on_event(Simulator& sim, std::uint64_t arg) override;
+
+    Bytes buffer(std::uint32_t q) const { return Bytes{limit_[q] * kBlock}; }
+    Time stall(std::uint32_t q) const { return stall_[q]; }
+
+private:
+    enum Kind : std::uint64_t { kReturn, kUpdate };
+    void send_update(Simulator& sim, std::uint32_t q);
+
+    const Topology& topology_;
+    const QueueLayout& layout_;
+    FlowControlHost& host_;
+    Time period_;
+    std::vector<std::int64_t> credits_;  // by queue: blocks the sender may still send
+    std::vector<std::int64_t> limit_;    // by queue: the receiver's buffer in blocks
+    std::vector<std::int64_t> freed_;    // by queue: blocks freed, not yet in an update
+    std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
+    std::vector<bool> update_pending_;
+    std::vector<Time> stalled_since_;
+    std::vector<Time> stall_;
+    std::vector<Time> last_return_;      // by queue: when blocks last came back ...
+    std::vector<std::int64_t> before_return_;  // ... and how many it held just before
+};
+
+}  // namespace fabricsim::fabric
