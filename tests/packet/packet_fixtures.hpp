@@ -6,6 +6,8 @@
 #include "fabric/packet/packet_network.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_builder.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/executor.hpp"
 
 #include <vector>
 
@@ -46,6 +48,23 @@ inline fabric::PacketModelSpec model_spec(const scenario::ClusterSpec& c, const 
     return spec;
 }
 
+// HGX H100-like servers: 8 GPUs, 18 NVLink4 links each through 4 NVSwitches (5/4/4/5), 4 PCIe
+// switches, 8 NICs at 400G, on 400G switch ports.
+inline scenario::ClusterSpec hgx(int servers) {
+    scenario::ClusterSpec c;
+    c.servers = servers;
+    c.server.gpus = 8;
+    c.server.nics = 8;
+    c.server.nic.line_rate = 400_Gbps;
+    c.server.nvlink.generation = "nvlink4";
+    c.server.nvlink.links_per_gpu = 18;
+    c.server.nvlink.switches = 4;
+    c.server.nvlink.split = {5, 4, 4, 5};
+    c.server.pcie.switches = 4;
+    c.fabric.switch_spec.port_speed = 400_Gbps;
+    return c;
+}
+
 struct Model {
     Model(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce) : Model(c, model_spec(c, roce)) {}
     Model(const scenario::ClusterSpec& c, const fabric::PacketModelSpec& spec)
@@ -80,6 +99,31 @@ inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes
     m.size = size;
     m.flow_hint = qp;
     return m;
+}
+
+// One all-reduce of `size` by `algorithm` through the collective layer on `m`, run to the
+// end: whether every op finished, and its measurement.
+struct AllReduceRun {
+    bool finished = false;
+    workloads::CollectiveMeasurement measured;
+};
+inline AllReduceRun run_all_reduce(Model& m, const scenario::ClusterSpec& cluster,
+                                   scenario::CollectiveAlgorithm algorithm, Bytes size) {
+    Simulator sim(1);
+    workloads::OpGraph g;
+    const auto e = g.add_entry("ar");
+    scenario::CollectiveSpec spec;
+    spec.op = scenario::CollectiveOp::all_reduce;
+    spec.algorithm = algorithm;
+    spec.sizes = {size};
+    const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(cluster), &m.network);
+    workloads::Executor ex(std::move(g), m.network);
+    ex.start(sim);
+    sim.run();
+    AllReduceRun run;
+    run.finished = ex.ops_done() == ex.ops_total();
+    if (run.finished) run.measured = workloads::measure(plan, ex.op_timings()).at(0);
+    return run;
 }
 
 }  // namespace packet_test

@@ -12,20 +12,6 @@ using namespace packet_test;
 
 namespace {
 
-scenario::ClusterSpec hgx(int servers) {
-    scenario::ClusterSpec c;
-    c.servers = servers;
-    c.server.gpus = 8;
-    c.server.nics = 8;
-    c.server.nic.line_rate = 400_Gbps;
-    c.server.nvlink.generation = "nvlink4";
-    c.server.nvlink.links_per_gpu = 18;
-    c.server.nvlink.switches = 4;
-    c.server.nvlink.split = {5, 4, 4, 5};
-    c.server.pcie.switches = 4;
-    return c;
-}
-
 // This file checks forwarding: no ECN marking and no DCQCN (PFC stays on; only the shared
 // bottleneck comes near its thresholds, and it keeps it lossless).
 struct Forwarding : Model {
@@ -220,19 +206,9 @@ TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU
     const RankId all[8] = {RankId{0}, RankId{1}, RankId{2}, RankId{3}, RankId{4}, RankId{5}, RankId{6}, RankId{7}};
     CHECK(m.network.offers(Offload::nvswitch_reduce, all));
     CHECK_FALSE(m.network.offers(Offload::switch_aggregation, all));
-    Simulator sim(1);
-    workloads::OpGraph g;
-    const auto e = g.add_entry("ar");
-    scenario::CollectiveSpec spec;
-    spec.op = scenario::CollectiveOp::all_reduce;
-    spec.algorithm = scenario::CollectiveAlgorithm::nvls;
     const Bytes size = 1_GiB;
-    spec.sizes = {size};
-    const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(cluster), &m.network);
-    workloads::Executor ex(std::move(g), m.network);
-    ex.start(sim);
-    sim.run();
-    REQUIRE(ex.ops_done() == ex.ops_total());
+    const auto run = run_all_reduce(m, cluster, scenario::CollectiveAlgorithm::nvls, size);
+    REQUIRE(run.finished);
     CHECK(m.network.packets_in_flight() == 0);
     // A GPU's 18 links carry S + S/8 each way at their payload rate (NVLink 0.80 of 450 GB/s).
     Bandwidth links = Bandwidth::zero();
@@ -241,8 +217,7 @@ TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU
         const auto d = m.topology.egress(gpu0, p);
         if (m.topology.link(d.link).type == fabric::LinkType::nvlink) links = links + m.topology.link(d.link).payload_bandwidth();
     }
-    const auto measured = workloads::measure(plan, ex.op_timings());
-    CHECK(measured[0].time.seconds() == Approx(transmit_time(size + size / 8, links).seconds()).epsilon(0.02));
+    CHECK(run.measured.time.seconds() == Approx(transmit_time(size + size / 8, links).seconds()).epsilon(0.02));
     // busbw = algbw x 2(n-1)/n: 1.75 / 1.125 of the NVLink payload rate, above the links' rate.
-    CHECK(measured[0].busbw_GBps == Approx(1.75 / 1.125 * links.bits_per_second() / 8e9).epsilon(0.02));
+    CHECK(run.measured.busbw_GBps == Approx(1.75 / 1.125 * links.bits_per_second() / 8e9).epsilon(0.02));
 }

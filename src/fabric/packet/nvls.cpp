@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/link_classes.hpp"
+#include "fabric/topology.hpp"
 
 #include <algorithm>
 
@@ -64,17 +65,7 @@ void PacketNetwork::start_group(Simulator& sim, const GroupOperation& op, Delive
         start_sharp(sim, op, listener);
         return;
     }
-    std::uint32_t g;
-    if (free_groups_.empty()) {
-        g = static_cast<std::uint32_t>(groups_.size());
-        groups_.emplace_back();
-    } else {
-        g = free_groups_.back();
-        free_groups_.pop_back();
-    }
-    groups_[g] = Group{op.id, &listener, 0};
-    // Count the parts first: a part may be delivered (and the group end) before the last starts.
-    std::vector<std::tuple<NodeId, NodeId, Bytes>> parts;
+    std::vector<GroupPart> parts;
     for (RankId r : op.ranks) {
         const NodeId gpu = topology_.rank(r).gpu;
         const auto switches = nvls_switches(topology_, gpu);
@@ -83,18 +74,44 @@ void PacketNetwork::start_group(Simulator& sim, const GroupOperation& op, Delive
         for (const auto& [s, n] : switches) {
             const Bytes out{op.egress.count() * n / links};
             const Bytes in{op.ingress.count() * n / links};
-            if (out > Bytes::zero()) parts.emplace_back(gpu, s, out);
-            if (in > Bytes::zero()) parts.emplace_back(s, gpu, in);
+            if (out > Bytes::zero()) parts.push_back({gpu, s, out});
+            if (in > Bytes::zero()) parts.push_back({s, gpu, in});
         }
     }
-    if (parts.empty()) throw InternalError("packet model: an NVLS operation with nothing to move");
-    groups_[g].parts_left = static_cast<std::uint32_t>(parts.size());
-    for (const auto& [from, to, bytes] : parts) {
+    start_parts(sim, op, listener, parts);
+}
+
+void PacketNetwork::start_parts(Simulator& sim, const GroupOperation& op, DeliveryListener& listener,
+                                std::span<const GroupPart> parts) {
+    if (parts.empty()) throw InternalError("packet model: a group operation with nothing to move");
+    std::uint32_t g;
+    if (free_groups_.empty()) {
+        g = static_cast<std::uint32_t>(groups_.size());
+        groups_.emplace_back();
+    } else {
+        g = free_groups_.back();
+        free_groups_.pop_back();
+    }
+    // The count first: a part may be delivered (and the group end) before the last starts.
+    groups_[g] = Group{op.id, &listener, static_cast<std::uint32_t>(parts.size())};
+    // A direct message moves in segments; on a fabric link (SHARP) the packets are MTU packets
+    // (an InfiniBand VL buffer holds a few of them, never a 64 KiB segment), so the segment is
+    // the MTU while a fabric part starts (start_message reads it only there).
+    const Bytes segment = spec_.segment;
+    for (const GroupPart& part : parts) {
         Message m;
         m.id = MessageId{g};
-        m.size = bytes;
-        start_message(sim, m, group_parts_, from, to, true);
+        m.size = part.bytes;
+        const bool fabric = is_fabric_switch(topology_.node(part.from).kind) || is_fabric_switch(topology_.node(part.to).kind);
+        spec_.segment = fabric ? spec_.mtu : segment;
+        try {
+            start_message(sim, m, group_parts_, part.from, part.to, true);
+        } catch (...) {
+            spec_.segment = segment;
+            throw;
+        }
     }
+    spec_.segment = segment;
 }
 
 void PacketNetwork::GroupParts::on_delivered(Simulator& sim, MessageId part) {

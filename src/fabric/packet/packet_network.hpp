@@ -250,6 +250,14 @@ private:
     void start_sharp(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     void start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src, NodeId dst,
                        bool direct);
+    // A group operation's parts, each (from, to, bytes) a direct message between neighbours;
+    // `listener` hears once, when the last is delivered (nvls.cpp).
+    struct GroupPart {
+        NodeId from, to;
+        Bytes bytes;
+    };
+    void start_parts(Simulator& sim, const GroupOperation& op, DeliveryListener& listener,
+                     std::span<const GroupPart> parts);
     // A group operation: its parts (one message per GPU-NVSwitch direction) report here.
     struct Group {
         MessageId id;

@@ -142,6 +142,9 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             best = p.active[pos];
             best_pos = pos;
         }
+        // A message that starts at the NIC itself (a SHARP part up to the leaf) queues in the
+        // port's own queues, as at any unpaced port.
+        if (p.backlog == 0 && !p.injectors.empty()) inject(port, now);
         Time own_start;
         const std::uint32_t own = p.backlog != 0 ? pick(port, own_start) : kNone;
         if (own != kNone && own_start <= std::min(best_start, now)) {
