@@ -20,6 +20,8 @@
 
 #include "core/units.hpp"
 
+#include <cstdint>
+
 namespace fabricsim::congestion {
 
 class CongestionControl {
@@ -38,6 +40,9 @@ public:
     virtual Time next_timer() const = 0;
     // The rate the QP may send at now.
     virtual Bandwidth rate() const = 0;
+    // The index into a congestion control table the rate comes from (IB CC's CCTI), for
+    // reports; -1 where the algorithm has no table.
+    virtual std::int32_t table_index() const { return -1; }
 };
 
 // No congestion control: always the line rate, never a timer. InfiniBand QPs without IB CC

@@ -84,6 +84,7 @@ public:
     Bandwidth rate() const override { return rate_; }
 
     int ccti() const { return ccti_; }
+    std::int32_t table_index() const override { return ccti_; }
     Bandwidth line_rate() const { return line_rate_; }
     const IbCcParams& params() const { return params_; }
 

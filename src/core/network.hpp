@@ -95,11 +95,16 @@ struct PortReport {
     std::int64_t ecn_marks = 0;     // packets it marked
 };
 
-// One queue pair's congestion-control rate over a run: (time, rate) at each change, at most
-// one sample per sampling interval (for qp_rates.csv).
+// One queue pair's congestion-control state over a run: a sample at each change, at most one
+// per sampling interval (for qp_rates.csv).
+struct QpSample {
+    Time at;
+    Bandwidth rate;
+    std::int32_t ccti = -1;  // IB CC's congestion control table index; -1 under DCQCN
+};
 struct QpRateSeries {
-    std::string name;               // "s0.nic0 -> s2.nic0 qp 0"
-    std::vector<std::pair<Time, Bandwidth>> samples;
+    std::string name;  // "s0.nic0 -> s2.nic0 qp 0"
+    std::vector<QpSample> samples;
 };
 
 class Network {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 namespace fabricsim::report {
 
 namespace {
@@ -42,11 +44,12 @@ std::string ports_csv(const RunResult& result) {
 }
 
 std::string qp_rates_csv(const RunResult& result) {
-    std::string out = "variant,qp,time_s,rate_bps\n";
+    std::string out = "variant,qp,time_s,rate_bps,ccti\n";
     for (const auto& v : result.variants)
         for (const auto& q : v.qp_rates)
-            for (const auto& [t, rate] : q.samples)
-                out += fmt::format("{},{},{},{}\n", field(v.name), field(q.name), t.seconds(), rate.bits_per_second());
+            for (const QpSample& s : q.samples)
+                out += fmt::format("{},{},{},{},{}\n", field(v.name), field(q.name), s.at.seconds(),
+                                   s.rate.bits_per_second(), s.ccti < 0 ? std::string() : std::to_string(s.ccti));
     return out;
 }
 

@@ -14,7 +14,8 @@ namespace fabricsim::report {
 std::string transfers_csv(const RunResult& result);
 std::string summary_csv(const RunResult& result);
 std::string ports_csv(const RunResult& result);
-// qp_rates.csv  variant,qp,time_s,rate_bps   (outputs.qp_rates: each QP's DCQCN rate over time)
+// qp_rates.csv  variant,qp,time_s,rate_bps,ccti   (outputs.qp_rates: each QP's DCQCN or IB CC
+//               rate over time; ccti, IB CC's table index, empty under DCQCN)
 std::string qp_rates_csv(const RunResult& result);
 
 }  // namespace fabricsim::report

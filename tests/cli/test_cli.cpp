@@ -190,9 +190,11 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
     std::string line;
     std::getline(lines, line);
     while (std::getline(lines, line)) {
-        std::istringstream cells(line);
         rows.emplace_back();
-        for (std::string c; std::getline(cells, c, ',');) rows.back().push_back(c);
+        std::size_t from = 0;  // a trailing empty field counts too
+        for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+            rows.back().push_back(line.substr(from, comma - from));
+        rows.back().push_back(line.substr(from));
     }
     return rows;
 }
@@ -229,12 +231,13 @@ TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.cs
                                  out.path().string());
     REQUIRE(r.exit_code == 0);
     const std::string csv = read_file(out.path() / "qp_rates.csv");
-    CHECK(csv.rfind("variant,qp,time_s,rate_bps\n", 0) == 0);
+    CHECK(csv.rfind("variant,qp,time_s,rate_bps,ccti\n", 0) == 0);
     // The dcqcn variant's 16 senders each start at the 100G line rate and are cut below it.
     std::map<std::string, std::vector<double>> rates;
     for (const auto& f : csv_rows(csv)) {
-        REQUIRE(f.size() == 4);
+        REQUIRE(f.size() == 5);
         CHECK(f[0] != "pfc-only");  // the pfc-only variant runs no DCQCN: no QP rates
+        CHECK(f[4].empty());        // DCQCN has no table index
         if (f[0] == "dcqcn") rates[f[1]].push_back(std::stod(f[3]));
     }
     CHECK(rates.size() == 16);
@@ -242,4 +245,33 @@ TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.cs
         CHECK(series.front() == 100e9);
         CHECK(*std::min_element(series.begin(), series.end()) < 50e9);
     }
+}
+
+TEST_CASE("outputs.qp_rates writes each InfiniBand QP's CCTI and rate over time", "[cli][packet][infiniband]") {
+    TempDir out("qp_ccti");
+    const auto r = run_fabricsim("run scenarios/incast-roce-vs-ib.yaml --quiet "
+                                 "--set outputs.qp_rates=1us --out " + out.path().string());
+    REQUIRE(r.exit_code == 0);
+    // 32 senders at 400G, each QP starting at CCTI 0 and the line rate; BECNs raise CCTI, and
+    // each rate is the line rate slowed by its CCT entry: a higher CCTI never sends faster.
+    std::map<std::string, std::vector<std::pair<int, double>>> series;
+    for (const auto& f : csv_rows(read_file(out.path() / "qp_rates.csv"))) {
+        REQUIRE(f.size() == 5);
+        if (f[0] == "roce") {
+            CHECK(f[4].empty());  // DCQCN has no table index
+            continue;
+        }
+        REQUIRE(f[0] == "infiniband");
+        series[f[1]].emplace_back(std::stoi(f[4]), std::stod(f[3]));
+    }
+    CHECK(series.size() == 32);
+    int peak = 0;
+    for (auto& [qp, s] : series) {
+        CHECK(s.front() == std::make_pair(0, 400e9));
+        std::sort(s.begin(), s.end());
+        for (std::size_t i = 1; i < s.size(); ++i)
+            if (s[i].first > s[i - 1].first) CHECK(s[i].second <= s[i - 1].second);
+        peak = std::max(peak, s.back().first);
+    }
+    CHECK(peak >= 5);  // at least one BECN's CCTI_Increase
 }

@@ -191,7 +191,7 @@ private:
         Time last_call = Time::zero();   // the CC object's clock never goes back
         bool listed = false;             // in its port's active list
         std::uint8_t prio = 0;
-        std::vector<std::pair<Time, Bandwidth>> rates;  // sampled (outputs.qp_rates)
+        std::vector<QpSample> rates;  // sampled (outputs.qp_rates)
         NodeId src, dst;                 // for the series' name
         std::uint32_t number = 0;
     };

@@ -192,9 +192,10 @@ void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes
         case CcInput::timer: q.cc->on_timer(t); break;
     }
     if (spec_.qp_rate_interval > Time::zero()) {
-        const Bandwidth rate = q.cc->rate();
-        if (q.rates.empty() || (rate != q.rates.back().second && t >= q.rates.back().first + spec_.qp_rate_interval))
-            q.rates.emplace_back(t, rate);
+        const QpSample now{t, q.cc->rate(), q.cc->table_index()};
+        if (q.rates.empty() || ((now.rate != q.rates.back().rate || now.ccti != q.rates.back().ccti) &&
+                                t >= q.rates.back().at + spec_.qp_rate_interval))
+            q.rates.push_back(now);
     }
     arm_timer(sim, qp);
 }
