@@ -43,6 +43,10 @@ class Simulator;
 class EventTarget {
 public:
     virtual void on_event(Simulator& sim, std::uint64_t arg) = 0;
+    // A hint, given one event ahead, that on_event(arg) is due next: a target whose events
+    // touch memory that went cold while they waited (a packet record) starts loading it
+    // here, so the load overlaps the event before. Must not change any state.
+    virtual void prefetch(std::uint64_t /*arg*/) const {}
 
 protected:
     ~EventTarget() = default;
@@ -79,6 +83,15 @@ public:
     Time next_time();
     // Removes and returns the earliest event. Precondition: !empty().
     Event pop();
+    // The target (and in `arg` the argument) of the event most likely to pop next, read
+    // without settling the queue (null when that would take work): the next live entry of
+    // the sorted run, which a later push or a late entry may yet overtake. For prefetch
+    // hints only.
+    const EventTarget* upcoming(std::uint64_t& arg) const {
+        if (run_pos_ >= run_.size() || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
+        arg = run_[run_pos_].arg;
+        return run_[run_pos_].target;
+    }
 
 private:
     // A stored event. Buckets and the overflow are always in push order (entries are only ever

@@ -37,6 +37,8 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
             break;
         }
         const Event e = queue_.pop();
+        std::uint64_t next_arg;
+        if (const EventTarget* next = queue_.upcoming(next_arg)) next->prefetch(next_arg);
         now_ = e.time;
         e.target->on_event(*this, e.arg);
         ++n;

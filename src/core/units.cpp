@@ -13,7 +13,7 @@ constexpr i128 kPsPerSecond = 1'000'000'000'000;
 constexpr i128 kInt64Max = std::numeric_limits<std::int64_t>::max();
 }  // namespace
 
-Time transmit_time(Bytes size, Bandwidth rate) {
+Time transmit_time_wide(Bytes size, Bandwidth rate) {
     if (rate.bits_per_second() <= 0)
         throw InternalError(fmt::format("transmit_time: rate must be positive, got {} bit/s",
                                         rate.bits_per_second()));

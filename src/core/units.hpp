@@ -114,7 +114,15 @@ private:
 // Serialisation time of `size` at `rate`, rounded up to the next picosecond so that a
 // transmission never finishes early. Throws InternalError (via the .cpp) on zero or negative
 // rate; exact for every size and rate that fit their types (128-bit intermediate).
-Time transmit_time(Bytes size, Bandwidth rate);
+Time transmit_time_wide(Bytes size, Bandwidth rate);
+inline Time transmit_time(Bytes size, Bandwidth rate) {
+    // A packet (below 1 MiB) at a positive rate below 1 Pb/s: size·8·10^12 + rate fits 64
+    // bits, and one 64-bit division gives the same ceiling as the 128-bit one (once per
+    // packet per hop).
+    const std::int64_t b = size.count(), bps = rate.bits_per_second();
+    if (b >= 0 && b < (std::int64_t{1} << 20) && bps > 0 && bps < (std::int64_t{1} << 50)) return Time::ps((b * 8'000'000'000'000 + bps - 1) / bps);
+    return transmit_time_wide(size, rate);
+}
 
 // Bytes that `rate` moves in `duration`, rounded down (whole bytes only).
 Bytes bytes_in(Time duration, Bandwidth rate);

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 
+#include <string>
 #include <vector>
 
 using namespace fabricsim;
@@ -36,6 +37,43 @@ TEST_CASE("the simulator runs events in time order and advances the clock", "[si
     CHECK(r.seen == want);
     CHECK(sim.now() == 5_ns);
     CHECK(sim.cost().events == 7);
+}
+
+namespace {
+// Logs what it is told is coming (prefetch) and what then runs (on_event), in one list.
+struct Hinted final : EventTarget {
+    mutable std::vector<std::string> log;
+    void on_event(Simulator&, std::uint64_t arg) override { log.push_back("run " + std::to_string(arg)); }
+    void prefetch(std::uint64_t arg) const override { log.push_back("hint " + std::to_string(arg)); }
+};
+}  // namespace
+
+TEST_CASE("the event loop hints an event's target one event ahead, never about a cancelled one", "[simulator]") {
+    Simulator sim(1);
+    Hinted h;
+    for (std::int64_t k = 1; k <= 6; ++k) sim.at(Time::ns(k), h, static_cast<std::uint64_t>(k));
+    const EventHandle dead = sim.at(Time::ns(4) + 1_ps, h, 99);
+    REQUIRE(sim.cancel(dead));
+    sim.run();
+    std::vector<std::string> runs;
+    int hints = 0;
+    for (std::size_t i = 0; i < h.log.size(); ++i) {
+        if (h.log[i].rfind("run ", 0) == 0) {
+            runs.push_back(h.log[i]);
+            continue;
+        }
+        ++hints;
+        CHECK(h.log[i] != "hint 99");
+        // The loop pops an event, names the next, runs the popped one: "hint k" is followed
+        // by the popped event's run, then by the run of k.
+        std::size_t j = i + 1, seen = 0;
+        for (; j < h.log.size(); ++j)
+            if (h.log[j].rfind("run ", 0) == 0 && ++seen == 2) break;
+        REQUIRE(j < h.log.size());
+        CHECK(h.log[j] == "run " + h.log[i].substr(5));
+    }
+    CHECK(runs == std::vector<std::string>{"run 1", "run 2", "run 3", "run 4", "run 5", "run 6"});
+    CHECK(hints >= 1);
 }
 
 TEST_CASE("run(stop) stops the clock at the stop time and leaves later events pending", "[simulator]") {

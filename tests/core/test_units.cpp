@@ -20,6 +20,20 @@ TEST_CASE("transmit_time rounds up to the next picosecond", "[units]") {
     CHECK(transmit_time(0_B, 1_Gbps) == Time::zero());
 }
 
+TEST_CASE("transmit_time's 64-bit path for packets gives the 128-bit result", "[units]") {
+    // Sizes and rates around the edges of the narrow path (1 MiB, 1 Pb/s) and between.
+    const std::int64_t sizes[] = {0, 1, 63, 4096, 4178, 65536, (1 << 20) - 1, 1 << 20, (1 << 20) + 1};
+    const std::int64_t rates[] = {1, 3, 999'999'999, 25'000'000'000, 400'000'000'000 * 4096 / 4178,
+                                  3'200'000'000'000, (std::int64_t{1} << 50) - 1, std::int64_t{1} << 50};
+    for (std::int64_t b : sizes)
+        for (std::int64_t r : rates)
+            CHECK(transmit_time(Bytes{b}, Bandwidth::bps(r)) == transmit_time_wide(Bytes{b}, Bandwidth::bps(r)));
+    // 1 MiB - 1 at 1 Pb/s - 1: the largest narrow product, rounded up.
+    const std::int64_t b = (1 << 20) - 1, r = (std::int64_t{1} << 50) - 1;
+    CHECK(transmit_time(Bytes{b}, Bandwidth::bps(r)).picoseconds() == (b * 8'000'000'000'000 + r - 1) / r);
+    CHECK_THROWS_AS(transmit_time(1_B, Bandwidth::bps(0)), InternalError);
+}
+
 TEST_CASE("transmit_time needs 128 bits: exact for 8 GiB at 100 Mb/s and at 1.6 Tb/s", "[units]") {
     // 8 GiB = 2^33 B = 2^36 bits. At 1e8 bit/s: 687.19476736 s exactly.
     CHECK(transmit_time(8_GiB, 100_Mbps).picoseconds() == 687'194'767'360'000);

@@ -273,6 +273,7 @@ private:
         PacketNetwork& net_;
     };
     void on_event(Simulator& sim, std::uint64_t arg) override;
+    void prefetch(std::uint64_t arg) const override;
     void arrive(Simulator& sim, std::uint32_t packet);
     void forward(Simulator& sim, std::uint32_t packet, NodeId at);
     // FlowControlHost.
@@ -405,6 +406,7 @@ private:
     };
     Load load_{*this};
     std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
+    std::vector<std::uint8_t> fabric_switch_;  // by node: a leaf, spine or core switch (hot: one read per hop)
     std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_packets_;
