@@ -6,6 +6,7 @@
 #include "fabric/topology_builder.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
+#include "report/busbw_curve.hpp"
 #include "report/summary_table.hpp"
 #include "scenario/loader.hpp"
 
@@ -119,8 +120,10 @@ int run_command(const RunArgs& args) {
         }
     }
     if (!args.quiet) {
-        fmt::print("{} — {} variant{}\n\n{}\nresults in {}\n", first.name, result.variants.size(),
-                   result.variants.size() == 1 ? "" : "s", report::summary_table(result), dir.string());
+        const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
+        fmt::print("{} — {} variant{}\n\n{}\n{}{}results in {}\n", first.name, result.variants.size(),
+                   result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
+                   curves.empty() ? "" : "\n", dir.string());
     }
     return kExitOk;
 }

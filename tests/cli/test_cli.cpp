@@ -275,3 +275,43 @@ TEST_CASE("outputs.qp_rates writes each InfiniBand QP's CCTI and rate over time"
     }
     CHECK(peak >= 5);  // at least one BECN's CCTI_Increase
 }
+
+TEST_CASE("a sizes sweep prints its busbw curve in nccl-tests' columns, matching result.json", "[cli]") {
+    TempDir out("sweep");
+    const auto r = run_fabricsim("run scenarios/allreduce-sweep.yaml --out " + out.path().string());
+    REQUIRE(r.exit_code == 0);
+    const std::string head =
+        "# all_reduce_perf: all_reduce, 32 ranks — variant default\n"
+        "#       size         count      type   redop    root       time    algbw    busbw  algorithm\n"
+        "#        (B)    (elements)                                 (us)   (GB/s)   (GB/s)\n";
+    const auto at = r.output.find(head);
+    REQUIRE(at != std::string::npos);
+    // One row per size, 64 KiB to 1 GiB by 4: size, count = size / 4, float, sum, -1, then the
+    // time, algbw and busbw that result.json holds, to the printed precision.
+    const Json j = Json::parse(read_file(out.path() / "result.json"));
+    std::vector<Json> runs;
+    for (const auto& c : j["variants"][0]["collectives"])
+        if (c["name"] == "all_reduce_perf") runs.push_back(c);
+    REQUIRE(runs.size() == 8);
+    std::istringstream rows(r.output.substr(at + head.size()));
+    for (const Json& c : runs) {
+        std::string line;
+        REQUIRE(std::getline(rows, line));
+        std::istringstream f(line);
+        std::int64_t size = 0, count = 0;
+        std::string type, redop, algorithm;
+        int root = 0;
+        double time_us = 0, algbw = 0, busbw = 0;
+        f >> size >> count >> type >> redop >> root >> time_us >> algbw >> busbw >> algorithm;
+        CHECK(size == c["bytes"].get<std::int64_t>());
+        CHECK(count == size / 4);
+        CHECK(type == "float");
+        CHECK(redop == "sum");
+        CHECK(root == -1);
+        CHECK(time_us == Approx(c["time_s"].get<double>() * 1e6).margin(0.005));
+        CHECK(algbw == Approx(c["algbw_GBps"].get<double>()).margin(0.005));
+        CHECK(busbw == Approx(c["busbw_GBps"].get<double>()).margin(0.005));
+        CHECK(busbw == Approx(algbw * 2 * 31 / 32).margin(0.01));  // nccl-tests' all-reduce factor
+        CHECK(algorithm == c["algorithm"].get<std::string>());
+    }
+}
