@@ -102,13 +102,13 @@ inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes
 }
 
 // One all-reduce of `size` by `algorithm` through the collective layer on `m`, run to the
-// end: whether every op finished, and its measurement.
+// end: whether every op finished, and its measurement. `channels` 0: as NCCL would choose.
 struct AllReduceRun {
     bool finished = false;
     workloads::CollectiveMeasurement measured;
 };
 inline AllReduceRun run_all_reduce(Model& m, const scenario::ClusterSpec& cluster,
-                                   scenario::CollectiveAlgorithm algorithm, Bytes size) {
+                                   scenario::CollectiveAlgorithm algorithm, Bytes size, int channels = 0) {
     Simulator sim(1);
     workloads::OpGraph g;
     const auto e = g.add_entry("ar");
@@ -116,6 +116,7 @@ inline AllReduceRun run_all_reduce(Model& m, const scenario::ClusterSpec& cluste
     spec.op = scenario::CollectiveOp::all_reduce;
     spec.algorithm = algorithm;
     spec.sizes = {size};
+    spec.channels = channels;
     const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(cluster), &m.network);
     workloads::Executor ex(std::move(g), m.network);
     ex.start(sim);
