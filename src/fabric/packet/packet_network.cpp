@@ -480,6 +480,7 @@ std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const 
     if (k == 0)
         throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(at).name,
                                      topology_.node(flow.dst).name));
+    if (k == 1) return egress_of(at, candidates[0]);  // GPU -> PCIe switch -> NIC: nothing to weigh
     std::uint32_t best = 0;
     Time best_start = Time::max();
     for (std::size_t i = 0; i < k; ++i) {
