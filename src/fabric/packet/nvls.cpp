@@ -13,14 +13,12 @@
 // NVLink ports, credits and queues with any other traffic.
 #include "fabric/packet/packet_network.hpp"
 
-#include "core/errors.hpp"
-#include "core/simulator.hpp"
 #include "fabric/link_classes.hpp"
 #include "fabric/topology.hpp"
 
 #include <algorithm>
-
-#include <fmt/format.h>
+#include <utility>
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -46,9 +44,7 @@ std::vector<std::pair<NodeId, int>> nvls_switches(const Topology& t, NodeId gpu)
 
 }  // namespace
 
-bool PacketNetwork::offers(Offload offload, std::span<const RankId> ranks) const {
-    if (ranks.size() < 2) return false;
-    if (offload == Offload::switch_aggregation) return offers_sharp(ranks);
+bool PacketNetwork::offers_nvls(std::span<const RankId> ranks) const {
     const auto total = static_cast<std::uint32_t>(topology_.ranks().size());
     for (RankId r : ranks) {
         if (r.value() >= total) return false;
@@ -59,12 +55,7 @@ bool PacketNetwork::offers(Offload offload, std::span<const RankId> ranks) const
     return true;
 }
 
-void PacketNetwork::start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) {
-    if (!offers(op.offload, op.ranks)) Network::start_group(sim, op, listener);  // throws
-    if (op.offload == Offload::switch_aggregation) {
-        start_sharp(sim, op, listener);
-        return;
-    }
+void PacketNetwork::start_nvls(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) {
     std::vector<GroupPart> parts;
     for (RankId r : op.ranks) {
         const NodeId gpu = topology_.rank(r).gpu;
@@ -79,48 +70,6 @@ void PacketNetwork::start_group(Simulator& sim, const GroupOperation& op, Delive
         }
     }
     start_parts(sim, op, listener, parts);
-}
-
-void PacketNetwork::start_parts(Simulator& sim, const GroupOperation& op, DeliveryListener& listener,
-                                std::span<const GroupPart> parts) {
-    if (parts.empty()) throw InternalError("packet model: a group operation with nothing to move");
-    std::uint32_t g;
-    if (free_groups_.empty()) {
-        g = static_cast<std::uint32_t>(groups_.size());
-        groups_.emplace_back();
-    } else {
-        g = free_groups_.back();
-        free_groups_.pop_back();
-    }
-    // The count first: a part may be delivered (and the group end) before the last starts.
-    groups_[g] = Group{op.id, &listener, static_cast<std::uint32_t>(parts.size())};
-    // A direct message moves in segments; on a fabric link (SHARP) the packets are MTU packets
-    // (an InfiniBand VL buffer holds a few of them, never a 64 KiB segment), so the segment is
-    // the MTU while a fabric part starts (start_message reads it only there).
-    const Bytes segment = spec_.segment;
-    for (const GroupPart& part : parts) {
-        Message m;
-        m.id = MessageId{g};
-        m.size = part.bytes;
-        const bool fabric = is_fabric_switch(topology_.node(part.from).kind) || is_fabric_switch(topology_.node(part.to).kind);
-        spec_.segment = fabric ? spec_.mtu : segment;
-        try {
-            start_message(sim, m, group_parts_, part.from, part.to, true);
-        } catch (...) {
-            spec_.segment = segment;
-            throw;
-        }
-    }
-    spec_.segment = segment;
-}
-
-void PacketNetwork::GroupParts::on_delivered(Simulator& sim, MessageId part) {
-    const auto g = static_cast<std::uint32_t>(part.value());
-    Group& group = net_.groups_[g];
-    if (--group.parts_left > 0) return;
-    const Group done = group;
-    net_.free_groups_.push_back(g);
-    done.listener->on_delivered(sim, done.id);
 }
 
 }  // namespace fabricsim::fabric

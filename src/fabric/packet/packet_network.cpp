@@ -198,8 +198,11 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
         throw ModelError(fmt::format("packet model: message {} asks for priority {}, which has no queue", message.id.value(),
                                      message.priority));
     const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
-    const bool inside = direct || (a.valid() && a == b);
-    m.unit = static_cast<std::uint32_t>((inside ? spec_.segment : spec_.mtu).count());
+    const bool inside = direct || (a.valid() && a == b);  // no transport: no QPs, no ACKs
+    // Segments inside a server; MTU packets on the fabric, a direct hop to or from a fabric
+    // switch (SHARP's tree) included: an InfiniBand VL buffer holds a few MTUs, never a segment.
+    const bool fabric_hop = direct && (fabric_switch_[src.value()] || fabric_switch_[dst.value()]);
+    m.unit = static_cast<std::uint32_t>((inside && !fabric_hop ? spec_.segment : spec_.mtu).count());
     m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
     m.start = sim.now();
     if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);

@@ -245,13 +245,16 @@ private:
 
     void init();
     void setup_queues();
+    // NVLS (nvls.cpp): the NVSwitches of one NVLink4+ server reduce and multicast.
+    bool offers_nvls(std::span<const RankId> ranks) const;
+    void start_nvls(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     // SHARP (sharp.cpp): an aggregation tree over the fabric's switches.
     bool offers_sharp(std::span<const RankId> ranks) const;
     void start_sharp(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     void start_message(Simulator& sim, const Message& message, DeliveryListener& listener, NodeId src, NodeId dst,
                        bool direct);
     // A group operation's parts, each (from, to, bytes) a direct message between neighbours;
-    // `listener` hears once, when the last is delivered (nvls.cpp).
+    // `listener` hears once, when the last is delivered (group_ops.cpp).
     struct GroupPart {
         NodeId from, to;
         Bytes bytes;
