@@ -38,7 +38,7 @@
 // direct message (start_message with direct = true: over every link between the two nodes),
 // all started at once, as SHARP streams: a switch reduces and forwards slices as they arrive,
 // the root turns them round, at the ports' rate. The operation completes when the last part
-// is delivered (the Group bookkeeping of nvls.cpp). On an idle fabric a part of B bytes over
+// is delivered (the group bookkeeping of group_ops.cpp). On an idle fabric a part of B bytes over
 // a hop of payload rate R ends at B/R + propagation + the next node's forwarding latency, so
 //
 //   T = max over the tree's directed edges e of  bytes_e / R_e + propagation_e + latency(next_e)
