@@ -11,6 +11,7 @@
 // credit_stall_time_s.
 #pragma once
 
+#include "fabric/packet/credit_ledger.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
 
@@ -24,23 +25,19 @@ public:
 
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
-    bool may_send(std::uint32_t q, Bytes size, Time& start) override;
-    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { credits_[q] -= size; }
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override { return ledger_.may_send(q, size.count(), start); }
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, size.count()); }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
-    bool blocked(std::uint32_t q) const override { return stalled_since_[q] != Time::max(); }
-    void add_counters(FabricCounters& c) const override;
+    bool blocked(std::uint32_t q) const override { return ledger_.blocked(q); }
+    void add_counters(FabricCounters& c) const override { c.credit_stall_time += ledger_.total_stall(); }
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
 private:
     const Topology& topology_;
     const QueueLayout& layout_;
     FlowControlHost& host_;
-    std::vector<Bytes> credits_;         // by queue
-    std::vector<Time> stalled_since_;    // by queue; Time::max() when not stalled
-    std::vector<Time> stall_;            // by queue
-    std::vector<Time> last_return_;      // by queue: when credits last came back ...
-    std::vector<Bytes> before_return_;   // ... and what it held just before
+    CreditLedger ledger_;  // in bytes
 };
 
 }  // namespace fabricsim::fabric

@@ -22,41 +22,22 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
       layout_(layout),
       host_(host),
       period_(spec.credit_update_period),
-      credits_(layout.port.size(), 0),
+      ledger_(layout.port.size(), 0),
       limit_(layout.port.size(), 0),
       freed_(layout.port.size(), 0),
       next_update_(layout.port.size(), Time::zero()),
-      update_pending_(layout.port.size(), false),
-      stalled_since_(layout.port.size(), Time::max()),
-      stall_(layout.port.size(), Time::zero()),
-      last_return_(layout.port.size(), Time::zero()),
-      before_return_(layout.port.size(), 0) {
+      update_pending_(layout.port.size(), false) {
     for (std::uint32_t q = 0; q < layout.port.size(); ++q) {
         const DirectedLink d = DirectedLink::from_index(layout.port[q]);
         const Link& link = topology.link(d.link);
         const Bytes buffer =
             spec.vl_buffer ? *spec.vl_buffer : auto_buffer(link, topology.node(topology.target(d)).forwarding_latency, mtu);
         limit_[q] = buffer.count() / kBlock;
-        credits_[q] = limit_[q];
+        ledger_.reset(q, limit_[q]);
         if (limit_[q] < blocks(mtu))
             throw ModelError(fmt::format("InfiniBand: a VL buffer of {} B cannot hold one {} B packet", buffer.count(),
                                          mtu.count() + kHeaders));
     }
-}
-
-bool IbCredits::may_send(std::uint32_t q, Bytes size, Time& start) {
-    if (credits_[q] >= blocks(size)) {
-        // Enough only since the last update, which came after `start`: it goes then.
-        if (start < last_return_[q] && before_return_[q] < blocks(size)) start = last_return_[q];
-        if (stalled_since_[q] != Time::max()) {
-            // QPs of one priority share the queue's credits and ask with their own start times.
-            stall_[q] += std::max(Time::zero(), start - stalled_since_[q]);
-            stalled_since_[q] = Time::max();
-        }
-        return true;
-    }
-    stalled_since_[q] = std::min(stalled_since_[q], start);
-    return false;
 }
 
 void IbCredits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
@@ -85,14 +66,8 @@ void IbCredits::on_event(Simulator& sim, std::uint64_t arg) {
         send_update(sim, q);
         return;
     }
-    before_return_[q] = credits_[q];
-    last_return_[q] = sim.now();
-    credits_[q] += static_cast<std::int64_t>(arg >> 33);
+    ledger_.returned(q, sim.now(), static_cast<std::int64_t>(arg >> 33));
     host_.wake(sim, q);
-}
-
-void IbCredits::add_counters(FabricCounters& c) const {
-    for (const Time t : stall_) c.credit_stall_time += t;
 }
 
 }  // namespace fabricsim::fabric

@@ -11,6 +11,7 @@
 // credits adds to credit_stall_time_s.
 #pragma once
 
+#include "fabric/packet/credit_ledger.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/infiniband_spec.hpp"
@@ -31,16 +32,16 @@ public:
     static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
     static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
 
-    bool may_send(std::uint32_t q, Bytes size, Time& start) override;
-    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { credits_[q] -= blocks(size); }
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override { return ledger_.may_send(q, blocks(size), start); }
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, blocks(size)); }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
-    bool blocked(std::uint32_t q) const override { return stalled_since_[q] != Time::max(); }
-    void add_counters(FabricCounters& c) const override;
+    bool blocked(std::uint32_t q) const override { return ledger_.blocked(q); }
+    void add_counters(FabricCounters& c) const override { c.credit_stall_time += ledger_.total_stall(); }
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
     Bytes buffer(std::uint32_t q) const { return Bytes{limit_[q] * kBlock}; }
-    Time stall(std::uint32_t q) const { return stall_[q]; }
+    Time stall(std::uint32_t q) const { return ledger_.stall(q); }
 
 private:
     enum Kind : std::uint64_t { kReturn, kUpdate };
@@ -50,15 +51,11 @@ private:
     const QueueLayout& layout_;
     FlowControlHost& host_;
     Time period_;
-    std::vector<std::int64_t> credits_;  // by queue: blocks the sender may still send
+    CreditLedger ledger_;                // in blocks
     std::vector<std::int64_t> limit_;    // by queue: the receiver's buffer in blocks
     std::vector<std::int64_t> freed_;    // by queue: blocks freed, not yet in an update
     std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
     std::vector<bool> update_pending_;
-    std::vector<Time> stalled_since_;
-    std::vector<Time> stall_;
-    std::vector<Time> last_return_;      // by queue: when blocks last came back ...
-    std::vector<std::int64_t> before_return_;  // ... and how many it held just before
 };
 
 }  // namespace fabricsim::fabric

@@ -49,13 +49,7 @@ void PacketNetwork::setup_infiniband() {
     marker.packet_size = ib.congestion_control.packet_size;
     fecn_ = std::make_unique<congestion::FecnMarker>(marker);
     fecn_state_.resize(queues_.size());
-    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
-        const DirectedLink d = DirectedLink::from_index(i);
-        if (topology_.node(topology_.source(d)).kind != NodeKind::nic || !is_fabric_switch(topology_.node(topology_.target(d)).kind))
-            continue;
-        ports_[i].paced = true;
-        ports_[i].wire = topology_.link(d.link).bandwidth;
-    }
+    pace_nic_uplinks();
 }
 
 // IB CC for a new QP at a NIC uplink of line rate `line` (cluster.infiniband.congestion_control;

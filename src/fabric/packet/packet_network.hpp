@@ -293,6 +293,7 @@ private:
     std::string blocked_cycle() const;
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
+    void pace_nic_uplinks();  // NIC uplinks serve per-QP queues at their CC rates
     // InfiniBand: credits per VL, VL arbitration, FECN/BECN and IB CC (ib_fabric.cpp).
     void setup_infiniband();
     // A new QP's congestion control (DCQCN or IB CC) and its receiver's notification spacing.

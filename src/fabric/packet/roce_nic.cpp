@@ -61,7 +61,12 @@ void PacketNetwork::setup_roce() {
         }
     }
     dcqcn_ = roce.dcqcn.enabled;
-    if (!dcqcn_) return;
+    if (dcqcn_) pace_nic_uplinks();
+}
+
+// Every NIC -> fabric switch port serves per-QP queues at each QP's congestion-control rate
+// (DCQCN on RoCE, IB CC on InfiniBand).
+void PacketNetwork::pace_nic_uplinks() {
     for (std::uint32_t i = 0; i < ports_.size(); ++i) {
         const DirectedLink d = DirectedLink::from_index(i);
         if (topology_.node(topology_.source(d)).kind != NodeKind::nic || !is_fabric_switch(topology_.node(topology_.target(d)).kind))
