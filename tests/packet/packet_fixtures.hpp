@@ -101,6 +101,42 @@ inline Message msg(std::uint32_t id, std::uint32_t from, std::uint32_t to, Bytes
     return m;
 }
 
+// 4 MB of switch buffer: XOFF = 1/8 of the free shared buffer, about 470 KB.
+inline scenario::ClusterSpec small_buffer_hosts(int n) {
+    scenario::ClusterSpec c = hosts(n);
+    c.fabric.switch_spec.buffer = 4_MB;
+    return c;
+}
+
+// `one` alone on an idle network: when it is delivered.
+inline Time run_alone(Model& m, const Message& one) {
+    Simulator sim(1);
+    Sink sink;
+    m.network.send(sim, one, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == one.id.value() + 1);
+    return sink.at[one.id.value()];
+}
+
+// Hosts 0 to 3 each send `size` to host 4 on the data class (messages 0 to 3) while host 0
+// sends `size` to host 5 on `victim_class` (message 4, QP 1): when the victim is delivered.
+inline Time incast_with_victim(Model& m, Bytes size, std::uint8_t victim_class) {
+    Simulator sim(1);
+    Sink sink;
+    for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, msg(s, s, 4, size), sink);
+    m.network.send(sim, msg(4, 0, 5, size, 1, victim_class), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 5);
+    return sink.at[4];
+}
+
+// Hosts 0 and 1 each send `size` to host 2 at time 0 (messages 0 and 1), run to the end.
+inline void two_to_one(Model& m, Simulator& sim, Sink& sink, Bytes size) {
+    m.network.send(sim, msg(0, 0, 2, size), sink);
+    m.network.send(sim, msg(1, 1, 2, size), sink);
+    sim.run();
+}
+
 // One all-reduce of `size` by `algorithm` through the collective layer on `m`, run to the
 // end: whether every op finished, and its measurement. `channels` 0: as NCCL would choose.
 struct AllReduceRun {

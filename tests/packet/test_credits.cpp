@@ -7,15 +7,10 @@
 using namespace packet_test;
 
 TEST_CASE("credits: a paused NIC holds at most the PCIe link's credit window and the host stalls", "[packet][credits]") {
-    scenario::ClusterSpec c = hosts(3);
-    c.fabric.switch_spec.buffer = 4_MB;  // XOFF reached soon: the senders' NICs get paused
-    Model m(c, pfc_only());
+    Model m(small_buffer_hosts(3), pfc_only());  // XOFF reached soon: the senders' NICs get paused
     Simulator sim(1);
     Sink sink;
-    const Bytes size = 32_MiB;
-    m.network.send(sim, msg(0, 0, 2, size), sink);
-    m.network.send(sim, msg(1, 1, 2, size), sink);
-    sim.run();
+    two_to_one(m, sim, sink, 32_MiB);
     REQUIRE(sink.at.size() == 2);
     const auto counters = m.network.counters();
     CHECK(counters.pfc_pauses_sent > 0);

@@ -135,6 +135,15 @@ struct RingRun {
             net.send(sim, m, sink);
         }
     }
+    // Runs to the end; the model error it stopped with ("" when none).
+    std::string run_to_error() {
+        try {
+            sim.run();
+        } catch (const ModelError& e) {
+            return e.what();
+        }
+        return {};
+    }
     Ring r;
     Clockwise router;
     PacketNetwork net;
@@ -147,12 +156,7 @@ struct RingRun {
 TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its paused ports named", "[packet][pfc][deadlock]") {
     RingRun run;
     run.send_all(2, 64_MiB);
-    std::string error;
-    try {
-        run.sim.run();
-    } catch (const ModelError& e) {
-        error = e.what();
-    }
+    const std::string error = run.run_to_error();
     INFO(error);
     CHECK(error.rfind("PFC deadlock: no packet has moved for ", 0) == 0);
     // Switch i's port to switch i+1 is port 1 on sw0 (its first ring link) and port 2 on the
@@ -164,12 +168,7 @@ TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its pau
 TEST_CASE("an InfiniBand credit loop on the same ring is reported by the same detector", "[packet][infiniband][deadlock]") {
     RingRun run(std::nullopt, scenario::Technology::infiniband);
     run.send_all(2, 64_MiB);
-    std::string error;
-    try {
-        run.sim.run();
-    } catch (const ModelError& e) {
-        error = e.what();
-    }
+    const std::string error = run.run_to_error();
     INFO(error);
     CHECK(error.rfind("credit deadlock: no packet has moved for ", 0) == 0);
     CHECK(error.find("cycle of ports waiting for credits: sw0 port 1 (to sw1, VL 0) -> sw1 port 2 (to sw2, VL 0) -> "

@@ -33,19 +33,15 @@ TEST_CASE("InfiniBand idle path is exact and a long message runs at the NDR payl
     const scenario::ClusterSpec c = ib_hosts(2);
     for (const Bytes size : {1000_B, 64_MiB + 100_B}) {
         Model m(c, pfc_only());
-        Simulator sim(1);
-        Sink sink;
         const Message one = msg(0, 0, 1, size);
-        m.network.send(sim, one, sink);
-        sim.run();
-        REQUIRE(sink.at.size() == 1);
-        CHECK(sink.at[0] == m.network.unloaded_time(one));
+        const Time at = run_alone(m, one);
+        CHECK(at == m.network.unloaded_time(one));
         CHECK(m.network.counters().credit_stall_time == Time::zero());  // auto buffers cover the round trip
         if (size > 1_MiB) {
             // 400 Gb/s x 4096 / (4096 + 26): the payload rate of 4 KiB packets with their IB headers.
             const DirectedLink wire = m.uplink(0);
             CHECK(payload(m, wire).bits_per_second() == 400'000'000'000LL * 4096 / 4122);
-            CHECK(sink.at[0].seconds() == Approx(transmit_time(size, payload(m, wire)).seconds()).epsilon(0.01));
+            CHECK(at.seconds() == Approx(transmit_time(size, payload(m, wire)).seconds()).epsilon(0.01));
         }
     }
 }
@@ -146,15 +142,10 @@ double victim_on_vl(std::uint8_t victim_sl) {
     scenario::ClusterSpec c = ib_hosts(6, 100_Gbps);
     c.infiniband.congestion_control.threshold = 1_GB;
     Model m(c, pfc_only());
-    Simulator sim(1);
-    Sink sink;
     const Bytes size = 4_MiB;
-    for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, msg(s, s, 4, size), sink);
-    m.network.send(sim, msg(4, 0, 5, size, 1, victim_sl), sink);
-    sim.run();
-    REQUIRE(sink.at.size() == 5);
+    const Time at = incast_with_victim(m, size, victim_sl);
     const DirectedLink down = m.routing.path(RankId{0}, RankId{5})[2];
-    return sink.at[4].seconds() / transmit_time(size, payload(m, down)).seconds();
+    return at.seconds() / transmit_time(size, payload(m, down)).seconds();
 }
 
 }  // namespace

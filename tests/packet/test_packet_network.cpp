@@ -32,29 +32,23 @@ Time path_latency(const Forwarding& m, RankId a, RankId b, Bytes bytes) {
 
 TEST_CASE("idle path: one packet takes the sum of serialisation propagation and switch latencies exactly", "[packet]") {
     Forwarding m(hosts(2));
-    Simulator sim(1);
-    Sink sink;
-    m.network.send(sim, msg(0, 0, 1, 1000_B), sink);
-    sim.run();
+    const Time at = run_alone(m, msg(0, 0, 1, 1000_B));
     // host -PCIe-> NIC -100G, 10 m-> switch (500 ns) -100G, 10 m-> NIC -PCIe-> host
     CHECK(m.routing.path(RankId{0}, RankId{1}).size() == 4);
-    CHECK(sink.at[0] == path_latency(m, RankId{0}, RankId{1}, 1000_B));
-    CHECK(sink.at[0] == m.network.unloaded_time(msg(0, 0, 1, 1000_B)));
+    CHECK(at == path_latency(m, RankId{0}, RankId{1}, 1000_B));
+    CHECK(at == m.network.unloaded_time(msg(0, 0, 1, 1000_B)));
     CHECK(m.network.packets_in_flight() == 0);
 }
 
 TEST_CASE("a message of many packets pipelines: unloaded time is exact and the bottleneck sets the pace", "[packet]") {
     Forwarding m(hosts(2));
-    Simulator sim(1);
-    Sink sink;
     const Bytes size = 4_MiB + 1000_B;  // 1025 packets, the last one short
-    m.network.send(sim, msg(0, 0, 1, size), sink);
-    sim.run();
-    CHECK(sink.at[0] == m.network.unloaded_time(msg(0, 0, 1, size)));
+    const Time at = run_alone(m, msg(0, 0, 1, size));
+    CHECK(at == m.network.unloaded_time(msg(0, 0, 1, size)));
     // Far from the first packet, the time is the bottleneck's: size / the 100G payload rate.
     const auto path = m.routing.path(RankId{0}, RankId{1});
     const Bandwidth fabric = m.topology.link(path[1].link).payload_bandwidth();
-    CHECK(sink.at[0].seconds() == Approx(transmit_time(size, fabric).seconds()).epsilon(0.01));
+    CHECK(at.seconds() == Approx(transmit_time(size, fabric).seconds()).epsilon(0.01));
 }
 
 TEST_CASE("two senders into one receiver share its link half and half and no byte is lost", "[packet]") {

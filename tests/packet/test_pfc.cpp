@@ -8,25 +8,12 @@ using fabricsim::fabric::DirectedLink;
 
 using namespace packet_test;
 
-namespace {
-
-// 4 MB of switch buffer: XOFF = 1/8 of the free shared buffer, about 470 KB.
-scenario::ClusterSpec small_buffer_hosts(int n) {
-    scenario::ClusterSpec c = hosts(n);
-    c.fabric.switch_spec.buffer = 4_MB;
-    return c;
-}
-
-}  // namespace
-
 TEST_CASE("PFC two senders into one receiver: half the rate each and each paused half the time", "[packet][pfc]") {
     Model m(small_buffer_hosts(3), pfc_only());
     Simulator sim(1);
     Sink sink;
     const Bytes size = 32_MiB;
-    m.network.send(sim, msg(0, 0, 2, size), sink);
-    m.network.send(sim, msg(1, 1, 2, size), sink);
-    sim.run();
+    two_to_one(m, sim, sink, size);
     REQUIRE(sink.at.size() == 2);
     const auto c = m.network.counters();
     CHECK(c.lossless_drops == 0);

@@ -78,15 +78,10 @@ double victim_time(std::uint8_t victim_priority) {
     // priority's pause does not hold the other's data at the NIC; no ECN: line rate throughout.
     roce.dcqcn.enabled = true;
     Model m(c, roce);
-    Simulator sim(1);
-    Sink sink;
     const Bytes size = 4_MiB;
-    for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, msg(s, s, 4, size), sink);
-    m.network.send(sim, msg(4, 0, 5, size, 1, victim_priority), sink);
-    sim.run();
-    REQUIRE(sink.at.size() == 5);
+    const Time at = incast_with_victim(m, size, victim_priority);
     CHECK(m.network.counters().lossless_drops == 0);
-    return sink.at[4].seconds() / bottleneck_seconds(m, size, 0, 5);
+    return at.seconds() / bottleneck_seconds(m, size, 0, 5);
 }
 
 TEST_CASE("PFC pauses one priority and the port's other priorities go on", "[packet][classes][pfc]") {
