@@ -173,11 +173,14 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
     const Bytes expert_grads{static_cast<std::int64_t>(std::llround(2 * expert_per_rank))};
     const int expert_dp = dp / ep;
 
-    // Compute: forward 2·P_active FLOPs per token, backward 4 (6 with recomputation), per GPU
-    // its 1/(tp·pp) share of the micro-batch's b·s tokens.
+    // Compute: forward 2·P_active FLOPs per token for the weights plus 4·s·h per layer for the
+    // attention scores (QKᵀ and their product with V, counted whole as SC'21 eq. 3 does),
+    // backward twice that (three times with recomputation), per GPU its 1/(tp·pp) share of the
+    // micro-batch's b·s tokens.
     const long double tokens = static_cast<long double>(spec.micro_batch) * md.sequence;
     const long double rate = static_cast<long double>(spec.peak_flops) * spec.mfu;  // FLOP/s
-    const long double flops_fwd = 2.0L * params.active * tokens / (tp * pp);
+    const long double attention = 4.0L * md.layers * md.sequence * md.hidden;  // per token, forward
+    const long double flops_fwd = (2.0L * params.active + attention) * tokens / (tp * pp);
     const long double fwd_ps = flops_fwd / rate * 1e12L;
     const long double bwd_ps = fwd_ps * (recompute ? 3.0L : 2.0L);
     const bool reduce = dp > 1 || expert_dp > 1;

@@ -2,9 +2,10 @@
 // Megatron-LM runs them (Narayanan et al., "Efficient Large-Scale Language Model Training on
 // GPU Clusters Using Megatron-LM", SC'21), docs/models/training.md.
 //
-//   compute per GPU and iteration  = c · P_active · tokens / (tp · pp · dp) / (peak · mfu)
+//   compute per GPU and iteration  = c · (P_active + 2·L·s·h) · tokens / (tp · pp · dp) / (peak · mfu)
 //                                    c = 6 (forward 2 + backward 4; Kaplan et al. 2020),
-//                                    c = 8 with full recomputation (one more forward)
+//                                    c = 8 with full recomputation (one more forward);
+//                                    2·L·s·h: the attention scores (SC'21 eq. 3's s/6h term)
 //   schedule                       = 1F1B (PipeDream-Flush) per pipeline stage, m micro-batches
 //   TP (per stage, per micro-batch) = all-reduce of 2·L_stage·b·s·h·2 B forward, as much backward
 //                                    (twice as much with recomputation), inside the TP group

@@ -72,6 +72,11 @@ Run run(const scenario::ClusterSpec& cluster, const TrainingSpec& spec, Time lat
 
 double flops_time(double flops, const TrainingSpec& s) { return flops / (static_cast<double>(s.peak_flops) * s.mfu); }
 
+// Forward FLOPs of the attention scores per token: 4·s·h per layer (SC'21 eq. 3's s/6h term).
+double attention_scores(const TrainingSpec& s) {
+    return 4.0 * s.model.layers * s.model.sequence * s.model.hidden;
+}
+
 void check_adds_up(const workloads::TrainingMeasurement& m) {
     REQUIRE_FALSE(m.iterations.empty());
     for (const auto& it : m.iterations) {
@@ -83,21 +88,21 @@ void check_adds_up(const workloads::TrainingMeasurement& m) {
 
 }  // namespace
 
-TEST_CASE("dense compute per GPU is 6·P·tokens/(tp·pp·dp) over peak·MFU", "[training][compute]") {
+TEST_CASE("dense compute per GPU is 3·(2·P + 4·L·s·h)·tokens/(tp·pp·dp) over peak·MFU", "[training][compute]") {
     auto spec = dense(7'000'000'000, 2, 2, 2, 16);
     const auto r = run(hgx(1), spec);
     const double tokens = 16.0 * 2048;
-    const double expected = flops_time(6.0 * 7e9 * tokens / 8, spec);
+    const double expected = flops_time(3.0 * (2.0 * 7e9 + attention_scores(spec)) * tokens / 8, spec);
     REQUIRE(r.m.iterations.size() == 1);
     CHECK(r.m.iterations[0].compute.seconds() == Approx(expected).epsilon(1e-9));
     CHECK(r.plan.compute_per_rank.seconds() == Approx(expected).epsilon(1e-9));
 }
 
-TEST_CASE("full recomputation makes it 8·P·tokens", "[training][compute]") {
+TEST_CASE("full recomputation makes it one forward more", "[training][compute]") {
     auto spec = dense(7'000'000'000, 2, 2, 2, 16);
     spec.recompute = scenario::Recompute::full;
     const auto r = run(hgx(1), spec);
-    const double expected = flops_time(8.0 * 7e9 * 16 * 2048 / 8, spec);
+    const double expected = flops_time(4.0 * (2.0 * 7e9 + attention_scores(spec)) * 16 * 2048 / 8, spec);
     CHECK(r.m.iterations[0].compute.seconds() == Approx(expected).epsilon(1e-9));
 }
 
@@ -109,7 +114,7 @@ TEST_CASE("a mixture of experts computes with its active parameters", "[training
     const auto r = run(hgx(1), spec);
     const double attention = 4.0 * 4096 * 4096 * 32;
     const double active = attention + (40e9 - attention) * 2 / 8;
-    const double expected = flops_time(6.0 * active * 16 * 2048 / 8, spec);
+    const double expected = flops_time(3.0 * (2.0 * active + attention_scores(spec)) * 16 * 2048 / 8, spec);
     CHECK(r.m.iterations[0].compute.seconds() == Approx(expected).epsilon(1e-9));
     CHECK(r.m.iterations[0].exposed[3] > Time::zero());  // the EP all-to-alls are on the path
     check_adds_up(r.m);
