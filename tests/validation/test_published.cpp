@@ -75,6 +75,20 @@ TEST_CASE("2 and 4 HGX H100 servers, rail-aligned ring all-reduce: 46 to 49 GB/s
     CHECK(per_nic["ib-4"] == Approx(48.76).epsilon(0.001));
 }
 
+TEST_CASE("SHARP on Quantum-2, 4 HGX H100: the busbw recorded in VALIDATION.md beside the ring", "[validation]") {
+    // No published H100/NDR SHARP figure was found; the case records the model's prediction.
+    // NVIDIA's rule (nccl issue 320): with SHARP the fabric carries S/8 per NIC each way, so
+    // busbw may pass the NICs' ring limit of 8 × 49 GB/s; NVLink becomes the bottleneck.
+    const Json r = run_scenario("scenarios/sharp-allreduce.yaml", "val-sharp");
+    const Json& v = r["variants"][0];
+    const double sharp = collective(v, "sharp")["busbw_GBps"].get<double>();
+    const double ring = collective(v, "ring")["busbw_GBps"].get<double>();
+    CHECK(sharp > 8 * 49.0);
+    CHECK(ring < 8 * 49.0);
+    CHECK(sharp == Approx(415.6).epsilon(0.001));
+    CHECK(ring == Approx(391.1).epsilon(0.001));
+}
+
 namespace {
 
 // Megatron-LM's FLOPs per iteration with full recomputation (Narayanan et al. SC'21, eq. 3).
