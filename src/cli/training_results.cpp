@@ -27,6 +27,7 @@ std::vector<report::TrainingResult> training_results(const scenario::ScenarioSpe
         }
         r.comm_bytes = m.link_bytes;
         r.rank_bytes = m.critical_rank_bytes;
+        r.flops_per_rank = p.flops_per_rank;
         out.push_back(std::move(r));
     }
     return out;

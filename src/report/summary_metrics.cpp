@@ -47,6 +47,8 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back(time_metric(t.name + "_iteration_time_s", t.name + " iteration", t.iteration_time));
         m.push_back(time_metric(t.name + "_compute_s", t.name + " compute", t.compute));
         m.push_back(time_metric(t.name + "_exposed_comm_s", t.name + " exposed comm", t.exposed_total()));
+        m.push_back({t.name + "_tflops_per_gpu", t.name + " TFLOP/s per GPU", t.tflops_per_gpu(),
+                     fmt::format("{:.1f}", t.tflops_per_gpu())});
     }
     m.push_back(count_metric("drops", "drops", v.fabric.drops));
     m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));

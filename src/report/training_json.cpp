@@ -23,6 +23,7 @@ nlohmann::ordered_json job_json(const TrainingResult& r) {
         {"bubble_s", r.bubble.seconds()},
         {"exposed_comm_s", r.exposed_total().seconds()},
         {"exposed_s", exposed},
+        {"tflops_per_gpu", r.tflops_per_gpu()},
         {"comm_bytes", {{"nvlink", r.comm_bytes[0].count()}, {"pcie", r.comm_bytes[1].count()},
                         {"fabric", r.comm_bytes[2].count()}}},
         {"critical_rank_bytes", rank_bytes},

@@ -21,7 +21,13 @@ struct TrainingResult {
     std::array<Time, 4> exposed{};        // tp, pp, dp, ep
     std::array<Bytes, 3> comm_bytes{};    // per iteration: nvlink, pcie, fabric
     std::array<Bytes, 4> rank_bytes{};    // sent per iteration by the critical rank: tp, pp, dp, ep
+    double flops_per_rank = 0;            // executed by one GPU per iteration, recomputation included
     Time exposed_total() const { return exposed[0] + exposed[1] + exposed[2] + exposed[3]; }
+    // What Megatron-LM reports as "achieved teraFLOP/s per GPU" (SC'21 §5.1): executed FLOPs
+    // over the iteration time.
+    double tflops_per_gpu() const {
+        return iteration_time > Time::zero() ? flops_per_rank / iteration_time.seconds() / 1e12 : 0.0;
+    }
 };
 
 }  // namespace fabricsim::report

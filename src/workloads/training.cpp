@@ -359,6 +359,7 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
         std::fill(last.begin(), last.end(), end);
     }
     plan.compute_per_rank = Time::ps(compute_one_rank.picoseconds() / spec.iterations);
+    plan.flops_per_rank = static_cast<double>(flops_fwd * (recompute ? 4 : 3) * plan.micro_batches);
     plan.end_op = static_cast<std::uint32_t>(graph.ops().size());
     return plan;
 }

@@ -49,6 +49,7 @@ struct TrainingPlan {
     OpId start;                             // zero-time op every first op waits for
     std::vector<OpId> iteration_end;        // zero-time barrier closing each iteration
     Time compute_per_rank;                  // one iteration's compute on one GPU (exact sum of its ops)
+    double flops_per_rank = 0;              // FLOPs one GPU executes per iteration, recomputation included
 
     RankId rank(int t, int d, int p) const { return ranks[static_cast<std::size_t>(t + tp * (d + dp * p))]; }
     TrainingOpKind kind(std::uint32_t op) const { return kinds[op - first_op]; }

@@ -116,6 +116,8 @@ TEST_CASE("Megatron-LM on Selene: GPT iteration times against SC'21 Tables 1 and
         const double simulated = v["training"]["jobs"][0]["iteration_time_s"].get<double>();
         error[v["name"]] = simulated / (p.flops / (p.gpus * p.tflops * 1e12)) - 1;
         achieved[v["name"]] = p.flops / (p.gpus * simulated) / 1e12;
+        // result.json's own TFLOP/s per GPU counts 4·(2·P + 4·L·s·h) per token, within 0.2 % of eq. 3.
+        CHECK(v["training"]["jobs"][0]["tflops_per_gpu"].get<double>() == Approx(achieved[v["name"]]).epsilon(0.002));
     }
     REQUIRE(error.size() == 4);
     std::string errors;

@@ -96,6 +96,7 @@ TEST_CASE("dense compute per GPU is 3·(2·P + 4·L·s·h)·tokens/(tp·pp·dp) 
     REQUIRE(r.m.iterations.size() == 1);
     CHECK(r.m.iterations[0].compute.seconds() == Approx(expected).epsilon(1e-9));
     CHECK(r.plan.compute_per_rank.seconds() == Approx(expected).epsilon(1e-9));
+    CHECK(r.plan.flops_per_rank == Approx(3.0 * (2.0 * 7e9 + attention_scores(spec)) * tokens / 8).epsilon(1e-12));
 }
 
 TEST_CASE("full recomputation makes it one forward more", "[training][compute]") {
