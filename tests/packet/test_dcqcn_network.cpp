@@ -48,3 +48,21 @@ TEST_CASE("DCQCN two long flows on one 100G bottleneck share it within 10 percen
     CHECK(counters.max_queue > scenario::ecn_kmin_auto(100_Gbps));
     CHECK(counters.max_queue <= scenario::ecn_kmax_auto(100_Gbps));
 }
+
+TEST_CASE("the NIC pulls a QP's data a window ahead: packets alive stay bounded whatever the message size",
+          "[packet][dcqcn]") {
+    // Two 20 MB messages into one 100G port: DCQCN slows both QPs to half the line while the
+    // hosts' PCIe could feed them at full speed. Without the pull window every packet of both
+    // messages would sit in its QP (2 × 4883 at 4 KiB); with it, a QP holds at most 64 and the
+    // rest are those on the wires and in the switch queue (Kmax at 100G: 1.6 MB, 391 packets).
+    // Measured: 396 (9171 with the QPs taking whole messages).
+    Model m(hosts(3), scenario::RoceSpec{});
+    Simulator sim(1);
+    Sink sink;
+    for (std::uint32_t s : {0u, 1u}) m.network.send(sim, msg(s, s, 2, Bytes{20'000'000}), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 2);
+    CHECK(m.network.counters().lossless_drops == 0);
+    INFO("peak packets alive: " << m.network.peak_packets());
+    CHECK(m.network.peak_packets() < 2 * 64 + 391 + 200);
+}

@@ -237,7 +237,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
 // queues it there: a packet to send again (go-back-N) first, else a new one.
 bool PacketNetwork::inject(std::uint32_t port, Time now) {
     Port& p = ports_[port];
-    while (!p.injectors.empty()) {
+    std::size_t waiting = 0;  // injectors tried and held back by their QP's pull window
+    while (p.injectors.size() > waiting) {
         if (p.next_injector >= p.injectors.size()) p.next_injector = 0;
         const Injector inj = p.injectors[p.next_injector];
         MessageState& m = messages_[inj.message];
@@ -247,8 +248,16 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
             continue;
         }
         ++p.next_injector;
+        if (nic_pull_full(inj.message, m.resend != kNone ? m.resend : m.injected)) {
+            ++waiting;
+            continue;
+        }
         std::uint32_t seq;
         Time ready = m.start;
+        if (m.pull_held) {  // it could not go before the NIC asked for it
+            m.pull_held = false;
+            ready = now;
+        }
         if (m.resend != kNone) {
             seq = m.resend++;
             if (m.resend >= m.resend_end) m.resend = kNone;

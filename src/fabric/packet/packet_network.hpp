@@ -107,6 +107,8 @@ public:
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
     Bytes bytes_sent(DirectedLink link, int priority) const { return queues_[queue_of(link.index(), priority)].bytes_sent; }
     Time busy_time(DirectedLink link) const { return ports_[link.index()].busy_time; }
+    // The most packets alive at once (the pool's size: freed records are reused).
+    std::size_t peak_packets() const { return packets_.size(); }
     Bytes max_queued(DirectedLink link) const;
     std::int64_t packets_in_flight() const { return in_flight_; }
     // PFC at a switch ingress (the directed link into it), for the lossless priority: the
@@ -122,6 +124,10 @@ public:
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
+    // A NIC reads a QP's data from memory as it schedules it, a bounded number of reads ahead:
+    // the source sends a message's next packet only while its QP holds fewer than this many,
+    // and is woken when the QP has sent half of them (docs/models/packet.md, "NIC pull").
+    static constexpr std::uint32_t kNicPullWindow = 64;
     static constexpr std::uint32_t kMaxClasses = 8;
     static constexpr std::uint32_t kControlBytes = 64;  // a CNP / ACK / NAK frame
 
@@ -170,6 +176,7 @@ private:
         bool reliable = false;           // crosses the fabric: RC acknowledgements
         bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
         bool delivered = false;
+        bool pull_held = false;          // its next packet waited for the NIC's pull window
         std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
         std::uint32_t resend = kNone;    // go-back-N: the next packet to send again ...
         std::uint32_t resend_end = 0;    // ... up to here
@@ -194,6 +201,8 @@ private:
         std::vector<QpSample> rates;  // sampled (outputs.qp_rates)
         NodeId src, dst;                 // for the series' name
         std::uint32_t number = 0;
+        std::uint32_t queued = 0;        // packets in `queue`
+        bool source_waits = false;       // its source holds packets back for the pull window
     };
 
     struct Injector {
@@ -317,6 +326,8 @@ private:
     std::uint32_t qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq);
     void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
     void pump_paced(Simulator& sim, std::uint32_t port);
+    bool nic_pull_full(std::uint32_t slot, std::uint32_t seq);
+    void resume_source(Simulator& sim, std::uint32_t qp);
     void arm_timer(Simulator& sim, std::uint32_t qp);
     void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());
     void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);

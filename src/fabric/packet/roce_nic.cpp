@@ -115,6 +115,7 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     // CongestionControl contract allows.
     if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
     push(q.queue, packet);
+    ++q.queued;
     if (!q.listed) {
         q.listed = true;
         ports_[q.port].active.push_back(qp);
@@ -166,12 +167,16 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         }
         Qp& q = qps_[best];
         const std::uint32_t k = pop(q.queue);
+        --q.queued;
         if (q.queue.empty()) {
             q.listed = false;
             p.active.erase(p.active.begin() + static_cast<std::ptrdiff_t>(best_pos));
             p.round_robin = p.active.empty() ? 0 : static_cast<std::uint32_t>(best_pos % p.active.size());
         } else {
             p.round_robin = static_cast<std::uint32_t>((best_pos + 1) % p.active.size());
+            // The QP's next packet waited behind this one long enough to go cold; the next
+            // choice at this port reads its ready time.
+            __builtin_prefetch(&packets_[q.queue.head]);
         }
         const Bytes size{packets_[k].bytes};
         commit(sim, port, k, best_start);
@@ -181,6 +186,30 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             static_cast<__int128>(q.cc->rate().bits_per_second()) * p.rate.bits_per_second() / link.bandwidth.bits_per_second()));
         q.next_send = best_start + transmit_time(size, std::max(payload_rate, Bandwidth::bps(1)));
         cc_call(sim, best, CcInput::sent, size);
+        if (qps_[best].source_waits && qps_[best].queued <= kNicPullWindow / 2) resume_source(sim, best);
+    }
+}
+
+// Whether packet `seq` of message `slot` must wait at its source: its QP at the NIC (once the
+// message has reached it) holds a full pull window. The QP then wakes the source.
+bool PacketNetwork::nic_pull_full(std::uint32_t slot, std::uint32_t seq) {
+    MessageState& m = messages_[slot];
+    if (m.qp == kNone) return false;
+    Qp& q = qps_[m.qp + part_of(m, seq)];
+    if (q.queued < kNicPullWindow) return false;
+    q.source_waits = true;
+    m.pull_held = true;
+    return true;
+}
+
+// The QP's source node pulls again: every port of it with messages to start is pumped.
+void PacketNetwork::resume_source(Simulator& sim, std::uint32_t qp) {
+    qps_[qp].source_waits = false;
+    const NodeId src = qps_[qp].src;
+    const std::size_t ports = topology_.node(src).ports.size();
+    for (std::uint32_t port = 0; port < ports; ++port) {
+        const std::uint32_t idx = egress_of(src, port);
+        if (!ports_[idx].injectors.empty()) pump(sim, idx);
     }
 }
 
