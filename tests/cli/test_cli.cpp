@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -93,6 +94,21 @@ TEST_CASE("fabricsim validate accepts the quick-start scenario and names its var
     const auto r = run_fabricsim("validate scenarios/ideal-transfers.yaml");
     CHECK(r.exit_code == 0);
     CHECK(r.output == "scenarios/ideal-transfers.yaml: ok (2 variants: nic-400g, nic-200g)\n");
+}
+
+TEST_CASE("every bench scenario is valid input", "[cli][bench]") {
+    // bench/ runs them only by hand; a key renamed in the loader must not break them unseen.
+    int scenarios = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "bench/scenarios")) {
+        if (entry.path().extension() != ".yaml") continue;
+        ++scenarios;
+        const std::string file = "bench/scenarios/" + entry.path().filename().string();
+        const auto r = run_fabricsim("validate " + file);
+        INFO(r.output);
+        CHECK(r.exit_code == 0);
+        CHECK(r.output == file + ": ok (1 variant: default)\n");
+    }
+    CHECK(scenarios >= 4);
 }
 
 TEST_CASE("fabricsim validate --print shows every variant resolved with presets and overrides applied", "[cli]") {
