@@ -181,8 +181,9 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
     const long double rate = static_cast<long double>(spec.peak_flops) * spec.mfu;  // FLOP/s
     const long double attention = 4.0L * md.layers * md.sequence * md.hidden;  // per token, forward
     const long double flops_fwd = (2.0L * params.active + attention) * tokens / (tp * pp);
+    const int passes = recompute ? 4 : 3;  // forward-equivalents per micro-batch: backward is two
     const long double fwd_ps = flops_fwd / rate * 1e12L;
-    const long double bwd_ps = fwd_ps * (recompute ? 3.0L : 2.0L);
+    const long double bwd_ps = fwd_ps * (passes - 1);
     const bool reduce = dp > 1 || expert_dp > 1;
     const int buckets =
         spec.overlap && dp > 1
@@ -359,7 +360,7 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
         std::fill(last.begin(), last.end(), end);
     }
     plan.compute_per_rank = Time::ps(compute_one_rank.picoseconds() / spec.iterations);
-    plan.flops_per_rank = static_cast<double>(flops_fwd * (recompute ? 4 : 3) * plan.micro_batches);
+    plan.flops_per_rank = static_cast<double>(flops_fwd * passes * plan.micro_batches);
     plan.end_op = static_cast<std::uint32_t>(graph.ops().size());
     return plan;
 }

@@ -248,7 +248,7 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
             continue;
         }
         ++p.next_injector;
-        if (nic_pull_full(inj.message, m.resend != kNone ? m.resend : m.injected)) {
+        if (nic_pull_full(m, m.resend != kNone ? m.resend : m.injected)) {
             ++waiting;
             continue;
         }

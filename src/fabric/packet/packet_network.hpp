@@ -326,7 +326,7 @@ private:
     std::uint32_t qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq);
     void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
     void pump_paced(Simulator& sim, std::uint32_t port);
-    bool nic_pull_full(std::uint32_t slot, std::uint32_t seq);
+    bool nic_pull_full(MessageState& m, std::uint32_t seq);
     void resume_source(Simulator& sim, std::uint32_t qp);
     void arm_timer(Simulator& sim, std::uint32_t qp);
     void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());

@@ -186,14 +186,13 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             static_cast<__int128>(q.cc->rate().bits_per_second()) * p.rate.bits_per_second() / link.bandwidth.bits_per_second()));
         q.next_send = best_start + transmit_time(size, std::max(payload_rate, Bandwidth::bps(1)));
         cc_call(sim, best, CcInput::sent, size);
-        if (qps_[best].source_waits && qps_[best].queued <= kNicPullWindow / 2) resume_source(sim, best);
+        if (q.source_waits && q.queued <= kNicPullWindow / 2) resume_source(sim, best);
     }
 }
 
-// Whether packet `seq` of message `slot` must wait at its source: its QP at the NIC (once the
+// Whether packet `seq` of message m must wait at its source: its QP at the NIC (once the
 // message has reached it) holds a full pull window. The QP then wakes the source.
-bool PacketNetwork::nic_pull_full(std::uint32_t slot, std::uint32_t seq) {
-    MessageState& m = messages_[slot];
+bool PacketNetwork::nic_pull_full(MessageState& m, std::uint32_t seq) {
     if (m.qp == kNone) return false;
     Qp& q = qps_[m.qp + part_of(m, seq)];
     if (q.queued < kNicPullWindow) return false;
