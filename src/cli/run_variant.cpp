@@ -44,6 +44,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.roce = spec.cluster.roce;
             packet.infiniband = spec.cluster.infiniband;
             packet.cut_through = spec.simulation.packet.cut_through;
+            packet.cluster = spec.cluster;
             packet.sharp = spec.cluster.fabric.technology == scenario::Technology::infiniband &&
                            spec.cluster.fabric.switch_spec.sharp;
             // Queues for the priorities the workload names (and the lossless and control ones).
@@ -100,7 +101,7 @@ std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads
     for (const auto& [entry, plan] : planned)
         for (const auto& m : workloads::measure(plan, executor.op_timings()))
             out.push_back({executor.graph().entries()[entry].name, std::string(workloads::to_string(plan.op)),
-                           std::string(workloads::to_string(plan.algorithm)), plan.choice, plan.ranks, plan.channels,
+                           std::string(workloads::to_string(m.algorithm)), m.choice, plan.ranks, m.channels,
                            m.size, m.time, m.algbw_GBps, m.busbw_GBps});
     return out;
 }

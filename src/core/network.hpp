@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -134,6 +135,11 @@ public:
     // always in debug builds) and throws ModelError naming the first one broken: no drop on a
     // lossless class, no link above capacity, every byte sent delivered, dropped or in flight.
     virtual void check_invariants(Time /*now*/) const {}
+
+    // A new, idle α–β model of the same cluster, on which `algorithm: auto` runs each candidate
+    // collective to choose the fastest (collective_tuner.hpp). Null: the tuner falls back to
+    // closed-form estimates.
+    virtual std::unique_ptr<Network> tuning_model() const { return nullptr; }
 };
 
 }  // namespace fabricsim

@@ -184,6 +184,14 @@ void build_channel(ChannelContext& ctx, CollectiveOp op, CollectiveAlgorithm a, 
     }
 }
 
+// Channels of one run: the scenario's, else NCCL's defaults for the algorithm.
+int channels_for(CollectiveAlgorithm a, int requested, const std::vector<RankId>& group, const RankLayout& layout) {
+    if (requested > 0) return requested;
+    if (a == CollectiveAlgorithm::nvls || a == CollectiveAlgorithm::sharp) return 1;
+    if (a == CollectiveAlgorithm::hierarchical) return 2;  // per ring: NCCL's two per NIC
+    return default_channels(group, layout);
+}
+
 }  // namespace
 
 CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
@@ -191,47 +199,43 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
     if (message_bytes <= Bytes::zero()) throw InternalError("add_collective: message_bytes must be positive");
     const std::vector<RankId> group = group_of(spec, layout);
     check_supported(spec.op, spec.algorithm, group, layout, network);
-    // auto chooses for the first size of a sweep; each size of a sweep is planned alike.
-    TunerChoice choice{spec.algorithm, ""};
-    if (spec.algorithm == CollectiveAlgorithm::automatic)
-        choice = choose_algorithm(spec.op, group, spec.sizes.front(), layout, network);
-
-    CollectivePlan plan;
-    plan.op = spec.op;
-    plan.algorithm = choice.algorithm;
-    plan.choice = choice.reason;
-    plan.ranks = static_cast<int>(group.size());
-    plan.channels = spec.channels > 0 ? spec.channels : default_channels(group, layout);
-    if (choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::sharp)
-        plan.channels = spec.channels > 0 ? spec.channels : 1;
-    if (choice.algorithm == CollectiveAlgorithm::hierarchical)  // per ring: NCCL's two per NIC
-        plan.channels = spec.channels > 0 ? spec.channels : 2;
     if (spec.op == CollectiveOp::broadcast && std::find(group.begin(), group.end(), spec.root) == group.end())
         throw ModelError(fmt::format("broadcast root {} is not one of the collective's ranks", spec.root.value()));
 
+    CollectivePlan plan;
+    plan.op = spec.op;
+    plan.ranks = static_cast<int>(group.size());
     // Runs go back to back: each waits for a zero-time join of the previous one.
     OpId barrier = OpId::invalid();
     for (Bytes size : spec.sizes) {
+        // auto chooses for each size, as NCCL's tuner does for each call.
+        TunerChoice choice{spec.algorithm, ""};
+        if (spec.algorithm == CollectiveAlgorithm::automatic)
+            choice = choose_algorithm(spec, group, size, layout, network, message_bytes);
+        const int channels = channels_for(choice.algorithm, spec.channels, group, layout);
         for (int it = 0; it < spec.iterations; ++it) {
             CollectiveRun run;
             run.size = size;
             run.iteration = it;
+            run.algorithm = choice.algorithm;
+            run.choice = choice.reason;
+            run.channels = channels;
             run.first_op = static_cast<std::uint32_t>(graph.ops().size());
             RunContext whole{graph, entry, barrier, layout};
             switch (choice.algorithm) {
                 case CollectiveAlgorithm::nvls: nvls_collective(whole, spec.op, group, size); break;
                 case CollectiveAlgorithm::hierarchical:
                 case CollectiveAlgorithm::sharp:
-                    hierarchical_all_reduce(whole, group, size, plan.channels,
+                    hierarchical_all_reduce(whole, group, size, channels,
                                             choice.algorithm == CollectiveAlgorithm::sharp, network);
                     break;
                 default: {
                     SendChain chain(graph, entry, barrier, kWindow);
-                    for (int c = 0; c < plan.channels; ++c) {
+                    for (int c = 0; c < channels; ++c) {
                         const bool rail_aligned =
                             choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
                         ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes};
-                        const Bytes bytes = share(size, plan.channels, c);
+                        const Bytes bytes = share(size, channels, c);
                         const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
                                                               ? group
                                                               : ring_order(group, layout, c);
@@ -240,10 +244,11 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
                 }
             }
             run.end_op = static_cast<std::uint32_t>(graph.ops().size());
-            plan.runs.push_back(run);
-            if (run.end_op > run.first_op) {
+            plan.runs.push_back(std::move(run));
+            if (plan.runs.back().end_op > plan.runs.back().first_op) {
                 barrier = graph.add_compute(entry, group.front(), Time::zero());
-                for (std::uint32_t i = run.first_op; i < run.end_op; ++i) graph.add_dependency(OpId{i}, barrier);
+                for (std::uint32_t i = plan.runs.back().first_op; i < plan.runs.back().end_op; ++i)
+                    graph.add_dependency(OpId{i}, barrier);
             }
         }
     }

@@ -21,20 +21,21 @@ namespace fabricsim::workloads {
 inline constexpr Bytes kMessageBytes{512 * 1024};
 inline constexpr int kWindow = 8;
 
-// One size × iteration of a collective entry: its ops are [first, end).
+// One size × iteration of a collective entry: its ops are [first, end). `auto` chooses per
+// size, as NCCL's tuner does per call, so the algorithm and channels belong to the run.
 struct CollectiveRun {
     Bytes size;
     int iteration = 0;
+    scenario::CollectiveAlgorithm algorithm = scenario::CollectiveAlgorithm::ring;  // as resolved
+    std::string choice;               // why auto chose it ("" when the user chose)
+    int channels = 0;
     std::uint32_t first_op = 0;
     std::uint32_t end_op = 0;
 };
 
 struct CollectivePlan {
     scenario::CollectiveOp op = scenario::CollectiveOp::all_reduce;
-    scenario::CollectiveAlgorithm algorithm = scenario::CollectiveAlgorithm::ring;  // as resolved
-    std::string choice;               // why auto chose it ("" when the user chose)
     int ranks = 0;
-    int channels = 0;
     std::vector<CollectiveRun> runs;  // sizes in order, each `iterations` times, back to back
 };
 
@@ -62,6 +63,9 @@ struct OpTiming;
 // (each from its first send to its last delivery), algbw = S / time, busbw = algbw × factor.
 struct CollectiveMeasurement {
     Bytes size;
+    scenario::CollectiveAlgorithm algorithm = scenario::CollectiveAlgorithm::ring;  // as run at this size
+    std::string choice;
+    int channels = 0;
     Time time;
     double algbw_GBps = 0;
     double busbw_GBps = 0;

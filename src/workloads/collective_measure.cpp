@@ -29,6 +29,9 @@ std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std
         }
         CollectiveMeasurement m;
         m.size = size;
+        m.algorithm = plan.runs[i - 1].algorithm;
+        m.choice = plan.runs[i - 1].choice;
+        m.channels = plan.runs[i - 1].channels;
         if (!finished || count == 0) {
             m.time = Time::max();
         } else {

@@ -1,8 +1,11 @@
 #include "workloads/collective_tuner.hpp"
 
+#include "core/simulator.hpp"
 #include "core/units_format.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
+#include "workloads/executor.hpp"
+#include "workloads/op_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -51,10 +54,29 @@ struct Estimate {
     double ps;
 };
 
+// The candidate run alone on a new tuning model: first send to last delivery.
+Time scratch_time(const Network& network, const scenario::CollectiveSpec& spec, CollectiveAlgorithm algorithm,
+                  Bytes size, const RankLayout& layout, Bytes message_bytes) {
+    std::unique_ptr<Network> model = network.tuning_model();
+    scenario::CollectiveSpec one = spec;
+    one.algorithm = algorithm;
+    one.sizes = {size};
+    one.iterations = 1;
+    OpGraph graph;
+    const std::uint32_t entry = graph.add_entry("tuner");
+    const CollectivePlan plan = add_collective(graph, entry, one, layout, model.get(), message_bytes);
+    Simulator sim(0);
+    Executor executor(std::move(graph), *model);
+    executor.start(sim);
+    sim.run();
+    return measure(plan, executor.op_timings()).front().time;
+}
+
 }  // namespace
 
-TunerChoice choose_algorithm(CollectiveOp op, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
-                             const Network* network) {
+TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
+                             const RankLayout& layout, const Network* network, Bytes message_bytes) {
+    const CollectiveOp op = spec.op;
     if (op == CollectiveOp::all_to_all)
         return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)"};
     if (op == CollectiveOp::broadcast || op == CollectiveOp::send_recv || network == nullptr || group.size() < 2)
@@ -108,13 +130,18 @@ TunerChoice choose_algorithm(CollectiveOp op, const std::vector<RankId>& group, 
         const Offload o = op == CollectiveOp::all_gather ? Offload::nvswitch_multicast : Offload::nvswitch_reduce;
         if (!spans && network->offers(o, group)) e.push_back({CollectiveAlgorithm::nvls, intra.alpha + S * intra.beta});
     }
+    // With a tuning model each candidate's estimate is its run there (replacing the closed form).
+    const bool ran = network->tuning_model() != nullptr;
+    if (ran)
+        for (Estimate& c : e)
+            c.ps = static_cast<double>(scratch_time(*network, spec, c.algorithm, size, layout, message_bytes).picoseconds());
     std::stable_sort(e.begin(), e.end(), [](const Estimate& a, const Estimate& b) { return a.ps < b.ps; });
     const auto time = [](double ps) { return to_string(Time::ps(static_cast<std::int64_t>(std::llround(ps)))); };
     std::string others;
     for (std::size_t i = 1; i < e.size(); ++i)
         others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(e[i].algorithm), time(e[i].ps));
-    return {e.front().algorithm,
-            fmt::format("auto: {} (estimated {}{})", to_string(e.front().algorithm), time(e.front().ps), others)};
+    return {e.front().algorithm, fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm),
+                                             ran ? "run alone on the α–β model," : "estimated", time(e.front().ps), others)};
 }
 
 }  // namespace fabricsim::workloads

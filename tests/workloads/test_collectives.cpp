@@ -134,8 +134,8 @@ TEST_CASE("a sweep measures each size over its iterations", "[collective]") {
 
 TEST_CASE("auto picks ring for all-reduce and pairwise for all-to-all and says why", "[collective]") {
     const auto ar = run(hosts(4), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::automatic, 1_MiB));
-    CHECK(ar.plan.algorithm == CollectiveAlgorithm::ring);
-    CHECK_FALSE(ar.plan.choice.empty());
+    CHECK(ar.plan.runs.front().algorithm == CollectiveAlgorithm::ring);
+    CHECK_FALSE(ar.plan.runs.front().choice.empty());
     const auto a2a = run(hosts(4), spec_of(CollectiveOp::all_to_all, CollectiveAlgorithm::automatic, 1_MiB));
-    CHECK(a2a.plan.algorithm == CollectiveAlgorithm::pairwise);
+    CHECK(a2a.plan.runs.front().algorithm == CollectiveAlgorithm::pairwise);
 }

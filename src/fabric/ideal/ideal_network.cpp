@@ -20,7 +20,9 @@ Bandwidth gpu_port_bandwidth(const scenario::ServerSpec& server, Bandwidth nic_s
 }  // namespace
 
 IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario::IdealNetworkSpec& spec)
-    : ranks_(cluster.ranks()),
+    : cluster_(cluster),
+      spec_(spec),
+      ranks_(cluster.ranks()),
       ranks_per_server_(cluster.server.ranks()),
       nics_(cluster.server.nics),
       nic_bandwidth_(cluster.server.nic.line_rate),
@@ -105,6 +107,10 @@ IdealNetwork::Route IdealNetwork::route(const Message& m) const {
     const Port src = is_rank(m.src) ? rank_port(m.src, m.dst, m.rail) : endpoint_port(m.src, m.dst);
     const Port dst = is_rank(m.dst) ? rank_port(m.dst, m.src, m.rail) : endpoint_port(m.dst, m.src);
     return {src.index, dst.index, src.bandwidth, dst.bandwidth, true};
+}
+
+std::unique_ptr<Network> IdealNetwork::tuning_model() const {
+    return std::make_unique<IdealNetwork>(cluster_, spec_);
 }
 
 Time IdealNetwork::unloaded_time(const Message& message) const {

@@ -43,6 +43,8 @@ public:
     // aggregate (ideal_offload.cpp, docs/models/ideal.md).
     bool offers(Offload offload, std::span<const RankId> ranks) const override;
     void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override;
+    // An idle copy of this network (the tuner's scratch runs).
+    std::unique_ptr<Network> tuning_model() const override;
 
     Bandwidth nic_bandwidth() const { return nic_bandwidth_; }
     Bandwidth intra_server_bandwidth() const { return intra_bandwidth_; }
@@ -77,6 +79,8 @@ private:
     std::uint32_t park(MessageId id, DeliveryListener& listener);  // an in_flight_ slot
 
 
+    scenario::ClusterSpec cluster_;  // what tuning_model() rebuilds from
+    scenario::IdealNetworkSpec spec_;
     int ranks_;
     int ranks_per_server_;
     int nics_;

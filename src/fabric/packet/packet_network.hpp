@@ -82,6 +82,9 @@ struct PacketModelSpec {
     // Store and forward by default; cut-through starts forwarding a packet at a switch once
     // its header is in, when the egress port is idle.
     bool cut_through = false;
+    // The cluster, for the α–β model `algorithm: auto` estimates on (tuning_model.cpp); none:
+    // the tuner uses closed forms.
+    std::optional<scenario::ClusterSpec> cluster;
 };
 
 class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
@@ -99,6 +102,7 @@ public:
     Time unloaded_time(const Message& message) const override;
     FabricCounters counters() const override;
     void check_invariants(Time now) const override;
+    std::unique_ptr<Network> tuning_model() const override;
     std::vector<PortReport> port_reports() const override;
     std::vector<QpRateSeries> qp_rates() const override;
 
