@@ -6,6 +6,8 @@
 #include "fabric/topology_summary.hpp"
 #include "fabric_test_helpers.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
 
 using namespace fabricsim;
@@ -114,6 +116,42 @@ TEST_CASE("the 2:1 example: a 64-port leaf gives 42 down - 21 up and leaves 1 po
     }
     CHECK(t.node(nodes_of(t, NodeKind::leaf)[0]).ports.size() == 63);
     CHECK(t.node(nodes_of(t, NodeKind::leaf)[2]).ports.size() == 16 + 21);  // 100 - 84 hosts on the last
+}
+
+TEST_CASE("bisection is the worst balanced cut when the last leaf is nearly empty (2:1, 32 HGX, 128 ports)", "[fabric][leaf-spine]") {
+    // topology-h100-leaf-spine.yaml's 2:1 variant: 256 NICs at 400G, 128-port leaves split
+    // 84 down : 42 up, so the leaves hold 84, 84, 84 and 4 NICs, each with 42 uplinks to
+    // non-blocking spines. A balanced cut with l_i of leaf i's t_i NICs on the left carries
+    // sum min(l_i, t_i - l_i) inside the leaves, plus what the leaves with more on one side can
+    // send up (at most 42 each) and the others take down (at most 42 each):
+    //   flow(l) = sum_i min(l_i, t_i - l_i) + min(sum_{l_i > r_i} min(l_i - r_i, 42), sum_{l_i <= r_i} min(r_i - l_i, 42))
+    // The bisection is the least flow over l with sum l_i = 128, computed here by enumeration:
+    // 86 links at (0, 40, 84, 4), 34.4 Tbps. The closed form endpoints x link / (2 x ratio) =
+    // 25.6 Tbps assumes full leaves; the 4-NIC leaf's 42 uplinks make this fabric better.
+    const scenario::ClusterSpec c = test::cluster(32, test::hgx_h100(), TopologyKind::leaf_spine, 128, 400_Gbps, Ratio{2, 1});
+    const Topology t = build_topology(c);
+    const TopologySummary s = summarize(t, c);
+    REQUIRE(s.leaf_down == 84);
+    REQUIRE(s.leaf_up == 42);
+    REQUIRE(s.switches.leaf == 4);
+    const int total[4] = {84, 84, 84, 4};
+    int worst = 1 << 30;
+    for (int l0 = 0; l0 <= 84; ++l0)
+        for (int l1 = 0; l1 <= 84; ++l1)
+            for (int l3 = 0; l3 <= 4; ++l3) {
+                const int l2 = 128 - l0 - l1 - l3;
+                if (l2 < 0 || l2 > 84) continue;
+                const int left[4] = {l0, l1, l2, l3};
+                int inside = 0, up = 0, down = 0;
+                for (int i = 0; i < 4; ++i) {
+                    const int r = total[i] - left[i];
+                    inside += std::min(left[i], r);
+                    (left[i] > r ? up : down) += std::min(std::abs(left[i] - r), 42);
+                }
+                worst = std::min(worst, inside + std::min(up, down));
+            }
+    CHECK(worst == 86);
+    CHECK(s.bisection == 400_Gbps * worst);
 }
 
 TEST_CASE("endpoints that fit one leaf's downlinks make a single switch", "[fabric][single-switch]") {
