@@ -13,7 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -129,20 +129,16 @@ int run_command(const RunArgs& args) {
     plan.check = args.check;
     plan.show_progress = !args.quiet && stderr_is_terminal();
     plan.interrupt = &interrupt_flag();
-    // Each variant's results are written as soon as it is done, beside those done before.
-    std::vector<std::optional<report::VariantResult>> done(selected.size());
-    const auto collect = [&done, &result] {
-        result.variants.clear();
-        for (const auto& v : done)
-            if (v) result.variants.push_back(*v);
-    };
+    // Each variant's results are written as soon as it is done, beside those done before, in
+    // the order of `selected` whatever order they finish in.
+    std::vector<std::size_t> done;  // indices into `selected` of result.variants
     run_variants(selected, plan, [&](std::size_t i, report::VariantResult r) {
-        done[i] = std::move(r);
-        collect();
+        const auto at = std::upper_bound(done.begin(), done.end(), i);
+        result.variants.insert(result.variants.begin() + (at - done.begin()), std::move(r));
+        done.insert(at, i);
         folder.write(result);
     });
-    collect();
-    folder.write(result);  // also when no variant finished (a signal before the first)
+    if (done.empty()) folder.write(result);  // no variant finished (a signal before the first)
 
     // What is wrong comes first, and is said even with --quiet.
     const std::string status = report::status_lines(result);
