@@ -1,18 +1,19 @@
 #include "cli/commands.hpp"
 
+#include "cli/interrupt.hpp"
 #include "cli/progress_bar.hpp"
-#include "cli/run_variant.hpp"
+#include "cli/result_files.hpp"
+#include "cli/variant_runner.hpp"
 #include "core/errors.hpp"
 #include "fabric/topology_builder.hpp"
-#include "report/result_csv.hpp"
-#include "report/result_json.hpp"
 #include "report/busbw_curve.hpp"
+#include "report/run_status.hpp"
 #include "report/summary_table.hpp"
 #include "scenario/loader.hpp"
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -22,16 +23,37 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_file(const fs::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) throw Error(fmt::format("cannot write {}", path.string()));
-}
-
 fs::path output_dir(const RunArgs& args, const scenario::ScenarioSpec& first) {
     if (!args.out_dir.empty()) return args.out_dir;
     if (!first.outputs.dir.empty()) return first.outputs.dir;
-    return fs::path("results") / first.name;
+    return default_results_dir(first.name);
+}
+
+// SHARP is computed by InfiniBand switches (docs/models/sharp.md): asking for it on another
+// fabric is a mistake in the input, not something the run finds out.
+void check_in_network_algorithms(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
+    const scenario::ScenarioSpec& spec = variant.spec;
+    std::vector<ConfigIssue> issues;
+    for (std::size_t i = 0; i < spec.workload.size(); ++i) {
+        const auto* c = std::get_if<scenario::CollectiveSpec>(&spec.workload[i].kind);
+        if (c == nullptr || c->algorithm != scenario::CollectiveAlgorithm::sharp) continue;
+        std::string why;
+        if (spec.cluster.fabric.technology != scenario::Technology::infiniband)
+            why = "algorithm sharp needs an InfiniBand fabric (SHARP is computed by InfiniBand switches), and "
+                  "cluster.fabric.technology is roce; use technology: infiniband with a SHARP switch (quantum, "
+                  "quantum-2), or another algorithm (ring, tree, auto)";
+        else if (!spec.cluster.fabric.switch_spec.sharp)
+            why = "algorithm sharp needs switches with sharp: true, and cluster.fabric.switch has sharp: false; use "
+                  "a SHARP switch (quantum, quantum-2) or another algorithm (ring, tree, auto)";
+        if (why.empty()) continue;
+        ConfigIssue issue;
+        issue.location = spec.workload[i].location;
+        if (issue.location.file.empty()) issue.location.file = loaded.file;
+        issue.key_path = fmt::format("workload[{}].algorithm", i);
+        issue.message = why + (loaded.variants.size() > 1 ? fmt::format(" (variant \"{}\")", variant.name) : "");
+        issues.push_back(std::move(issue));
+    }
+    if (!issues.empty()) throw ConfigError(std::move(issues));
 }
 
 }  // namespace
@@ -79,53 +101,56 @@ std::vector<std::string> config_dirs() {
     return dirs;
 }
 
+void check_variant_runs(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
+    build_variant_topology(loaded, variant);  // whichever model runs it
+    check_in_network_algorithms(loaded, variant);
+}
+
 int run_command(const RunArgs& args) {
+    // From here a signal stops the run cleanly (no variant starts after it).
+    install_interrupt_handlers();
     const scenario::LoadedScenario loaded = load_scenario_args(args.scenario);
+    const std::vector<const scenario::Variant*> selected = select_variants(loaded, args.variants);
     const scenario::ScenarioSpec& first = loaded.variants.front().spec;
+    for (const scenario::Variant* variant : selected) check_variant_runs(loaded, *variant);
+    // Before any simulating: a folder that cannot be written fails now, not after hours.
+    const ResultFolder folder(output_dir(args, first), first.outputs.formats,
+                              args.out_dir.empty() ? loaded.file : std::string("--out"));
 
     report::RunResult result;
     result.fabricsim_version = FABRICSIM_VERSION;
+    result.git_commit = FABRICSIM_GIT_COMMIT;
     result.scenario_file = loaded.file;
     result.scenario = loaded.variants.front().resolved;
-    const bool show_progress = !args.quiet && stderr_is_terminal();
-    // Whichever model runs it, a cluster the topology builder rejects is bad input.
-    for (const auto& variant : loaded.variants) build_variant_topology(loaded, variant);
-    for (const auto& variant : loaded.variants) {
-        ProgressBar bar(variant.name, show_progress);
-        auto progress = [&bar](Time t, std::size_t done, std::size_t total) { bar.update(t, done, total); };
-        result.variants.push_back(run_variant(variant, show_progress ? ProgressFn(progress) : ProgressFn{}, args.check));
-    }
+    result.variants_asked = selected.size();
 
-    const fs::path dir = output_dir(args, first);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) {
-        ConfigIssue issue;
-        issue.location.file = args.out_dir.empty() ? loaded.file : std::string("--out");
-        issue.key_path = "outputs.dir";
-        issue.message = fmt::format("cannot create output folder \"{}\": {}", dir.string(), ec.message());
-        throw ConfigError(std::move(issue));
-    }
-    for (auto format : first.outputs.formats) {
-        if (format == scenario::OutputFormat::json) write_file(dir / "result.json", report::to_json(result));
-        if (format == scenario::OutputFormat::csv) {
-            write_file(dir / "transfers.csv", report::transfers_csv(result));
-            write_file(dir / "summary.csv", report::summary_csv(result));
-            bool any_ports = false;
-            for (const auto& v : result.variants) any_ports = any_ports || !v.ports.empty();
-            if (any_ports) write_file(dir / "ports.csv", report::ports_csv(result));
-            bool any_rates = false;
-            for (const auto& v : result.variants) any_rates = any_rates || !v.qp_rates.empty();
-            if (any_rates) write_file(dir / "qp_rates.csv", report::qp_rates_csv(result));
-        }
-    }
-    if (!args.quiet) {
+    RunPlan plan;
+    plan.jobs = args.jobs;
+    plan.check = args.check;
+    plan.show_progress = !args.quiet && stderr_is_terminal();
+    plan.interrupt = &interrupt_flag();
+    // Each variant's results are written as soon as it is done, beside those done before, in
+    // the order of `selected` whatever order they finish in.
+    std::vector<std::size_t> done;  // indices into `selected` of result.variants
+    run_variants(selected, plan, [&](std::size_t i, report::VariantResult r) {
+        const auto at = std::upper_bound(done.begin(), done.end(), i);
+        result.variants.insert(result.variants.begin() + (at - done.begin()), std::move(r));
+        done.insert(at, i);
+        folder.write(result);
+    });
+    if (done.empty()) folder.write(result);  // no variant finished (a signal before the first)
+
+    // What is wrong comes first, and is said even with --quiet.
+    const std::string status = report::status_lines(result);
+    fmt::print(stderr, "{}", status);
+    if (!args.quiet && !result.variants.empty()) {
         const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
-        fmt::print("{} — {} variant{}\n\n{}\n{}{}results in {}\n", first.name, result.variants.size(),
-                   result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
-                   curves.empty() ? "" : "\n", dir.string());
+        fmt::print("{}{} — {} variant{}\n\n{}\n{}{}results in {}\n", status.empty() ? "" : "\n", first.name,
+                   result.variants.size(), result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
+                   curves.empty() ? "" : "\n", folder.dir().string());
     }
-    return kExitOk;
+    if (const int signal = interrupt_flag().load(); signal != 0) return kExitSignalBase + signal;
+    return result.complete() ? kExitOk : kExitModel;
 }
 
 int validate_command(const ScenarioArgs& args, bool print) {
@@ -135,6 +160,8 @@ int validate_command(const ScenarioArgs& args, bool print) {
             fmt::print("--- # variant: {}\n{}", variant.name, scenario::to_yaml(variant.resolved));
         return kExitOk;
     }
+    // What run would refuse before simulating, validate refuses too.
+    for (const auto& variant : loaded.variants) check_variant_runs(loaded, variant);
     std::string names;
     for (const auto& variant : loaded.variants) names += (names.empty() ? "" : ", ") + variant.name;
     fmt::print("{}: ok ({} variant{}: {})\n", loaded.file, loaded.variants.size(),

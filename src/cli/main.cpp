@@ -16,7 +16,11 @@ constexpr const char* kExamples = R"(Examples:
   fabricsim validate scenarios/quickstart.yaml --print
   fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
 
-Exit codes: 0 ok, 2 bad input, 3 model error (e.g. deadlock), 1 internal error.)";
+Exit codes: 0 ok (every variant complete and sound), 2 bad input (or an --out that cannot be
+written), 3 a result that is not complete and sound (work unfinished, lossless drops, a broken
+invariant, a deadlock or other model error, a run cut short by simulation.stop_time),
+130/143 stopped by SIGINT/SIGTERM (results so far written, "complete": false),
+1 internal error.)";
 
 void add_scenario_options(CLI::App& cmd, fabricsim::cli::ScenarioArgs& args) {
     cmd.add_option("scenario", args.file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
@@ -39,8 +43,13 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--out", run.out_dir, "Output folder (default: outputs.dir, else results/<name>)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "Print nothing on success");
     run_cmd->add_flag("--check", run.check,
-                      "Check the network model's invariants after the run (no lossless drop, no link above "
-                      "capacity, bytes conserved); always on in debug builds");
+                      "Also check the network model's invariants during the run, every 16384 events (they are "
+                      "always checked at its end: no lossless drop, no link above capacity, bytes conserved); "
+                      "always on in debug builds");
+    run_cmd->add_option("--variant", run.variants, "Run only this variant (repeatable; default: all)")
+        ->allow_extra_args(false);
+    run_cmd->add_option("-j,--jobs", run.jobs, "Variants to run at once (default: one per core)")
+        ->check(CLI::NonNegativeNumber);
 
     ScenarioArgs validate;
     bool print = false;

@@ -1,8 +1,10 @@
 #include "cli/run_variant.hpp"
 
+#include "cli/interrupt.hpp"
 #include "cli/traffic_results.hpp"
 #include "cli/training_results.hpp"
 #include "core/errors.hpp"
+#include "core/units_format.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/packet_network.hpp"
 #include "fabric/routing.hpp"
@@ -11,6 +13,8 @@
 #include "workloads/workload_graph.hpp"
 
 #include <memory>
+
+#include <fmt/format.h>
 
 namespace fabricsim::cli {
 
@@ -61,16 +65,21 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
     throw InternalError("unknown network model");
 }
 
+// Every few thousand events: progress for the front end, and with --check the network's
+// invariants, so a broken one is caught near the moment it broke.
 class ProgressRelay final : public ProgressObserver {
 public:
-    ProgressRelay(const ProgressFn& fn, const workloads::Executor& executor) : fn_(fn), executor_(executor) {}
+    ProgressRelay(const ProgressFn& fn, const workloads::Executor& executor, const Network* checked)
+        : fn_(fn), executor_(executor), checked_(checked) {}
     void on_progress(Time now, std::uint64_t /*events*/) override {
-        fn_(now, executor_.ops_done(), executor_.ops_total());
+        if (fn_) fn_(now, executor_.ops_done(), executor_.ops_total());
+        if (checked_ != nullptr) checked_->check_invariants(now);
     }
 
 private:
     const ProgressFn& fn_;
     const workloads::Executor& executor_;
+    const Network* checked_;
 };
 
 // Flows are the point-to-point entries (transfers, traffic); a collective's sends are not flows.
@@ -84,7 +93,7 @@ std::vector<report::TransferResult> transfers_of(const scenario::ScenarioSpec& s
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const auto& op = ops[i];
         const auto& t = executor.op_timings()[i];
-        if (op.kind != workloads::OpKind::send || !t.done() || !flow_entries[op.entry]) continue;
+        if (op.kind != workloads::OpKind::send || !flow_entries[op.entry]) continue;  // unfinished ones too
         Message m;
         m.src = op.src;
         m.dst = op.dst;
@@ -106,24 +115,49 @@ std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads
     return out;
 }
 
+// Why a run that ended without its work done ended so (a sentence for the console).
+std::string unfinished_problem(std::size_t unfinished, std::size_t total, Time at) {
+    return fmt::format("{} of {} ops never finished: nothing was left to simulate at {} (a message was lost "
+                       "or never sent); the figures cover the work that finished",
+                       unfinished, total, to_string(at));
+}
+
 }  // namespace
 
-report::VariantResult run_variant(const scenario::Variant& variant, const ProgressFn& progress, bool check) {
+report::VariantResult run_variant(const scenario::Variant& variant, const VariantOptions& options) {
     const scenario::ScenarioSpec& spec = variant.spec;
     Simulator sim(spec.seed);
+    sim.watch_interrupt(options.interrupt);
     NetworkModel model = make_network(spec);
     Network* network = model.network.get();
     workloads::Workload workload = workloads::build_workload(spec, *network);
     workloads::Executor executor(std::move(workload.graph), *network);
-    executor.start(sim);
-    ProgressRelay relay(progress, executor);
-    sim.run(spec.simulation.stop_time, progress ? &relay : nullptr);
+
+    report::VariantResult r;
+    bool check = options.check;
 #ifndef NDEBUG
     check = true;
 #endif
-    if (check) network->check_invariants(sim.now());
+    ProgressRelay relay(options.progress, executor, check ? network : nullptr);
+    RunEnd end = RunEnd::idle;
+    try {
+        executor.start(sim);
+        end = sim.run(spec.simulation.stop_time, options.progress || check ? &relay : nullptr);
+    } catch (const ModelError& e) {
+        // A deadlock, or an invariant broken under --check: the run stops there, and what it
+        // measured until then is still reported.
+        r.problems.push_back(fmt::format("model error at {}: {}", to_string(sim.now()), e.what()));
+        end = RunEnd::stopped;
+    }
+    // Cheap at the end of any run, so always: lossless drops, link capacity, bytes conserved.
+    if (r.problems.empty()) {
+        try {
+            network->check_invariants(sim.now());
+        } catch (const ModelError& e) {
+            r.problems.emplace_back(e.what());
+        }
+    }
 
-    report::VariantResult r;
     r.name = variant.name;
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
@@ -132,8 +166,18 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     r.traffic = traffic_results(spec, workload.traffic, executor, *network);
     r.training = training_results(spec, workload.training, executor, *network);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
-    for (const auto& t : executor.op_timings())
-        if (t.done()) r.makespan = std::max(r.makespan, t.finish);
+    if (r.unfinished_ops == 0) {
+        for (const auto& t : executor.op_timings())
+            if (t.done()) r.makespan = std::max(r.makespan, t.finish);
+    } else {
+        r.makespan = sim.now();  // what was simulated: up to the stop, the signal or the last event
+        if (end == RunEnd::stop_time) r.cut_short = true;
+        if (end == RunEnd::interrupted) r.interrupted = signal_name(options.interrupt->load());
+        if (end == RunEnd::idle)  // after its cause, when the checks above found one
+            r.problems.push_back(
+                unfinished_problem(static_cast<std::size_t>(r.unfinished_ops), executor.ops_total(), sim.now()));
+    }
+    // A signal after the last op finished changes nothing: the work is complete.
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();

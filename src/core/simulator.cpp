@@ -31,6 +31,10 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
             end = RunEnd::stopped;
             break;
         }
+        if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0) {
+            end = RunEnd::interrupted;
+            break;
+        }
         if (queue_.next_time() > stop) {
             now_ = stop;
             end = RunEnd::stop_time;

@@ -11,6 +11,7 @@
 #include "core/rng.hpp"
 #include "core/units.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,7 +39,9 @@ protected:
     ~ProgressObserver() = default;
 };
 
-enum class RunEnd { idle, stop_time, stopped };
+// Why run() returned: no event left, the next one beyond the stop time, stop() called from an
+// event, or the watched interrupt flag set (a signal; see watch_interrupt()).
+enum class RunEnd { idle, stop_time, stopped, interrupted };
 
 class Simulator {
 public:
@@ -59,6 +62,10 @@ public:
     // `stop` (the clock then stops at `stop`), or stop() is called from an event.
     RunEnd run(Time stop = Time::max(), ProgressObserver* progress = nullptr);
     void stop() { stop_requested_ = true; }
+    // From now on run() returns RunEnd::interrupted before the next event once *flag is
+    // non-zero. The flag is set from outside the event loop (a signal handler, another
+    // thread); the loop only reads it, one relaxed load per event. nullptr: none.
+    void watch_interrupt(const std::atomic<int>* flag) { interrupt_ = flag; }
 
     // The stream for `name`, created on first use from (seed, name); the reference is stable.
     Rng& rng(std::string_view name);
@@ -72,6 +79,7 @@ private:
     Time now_ = Time::zero();
     std::uint64_t seed_;
     bool stop_requested_ = false;
+    const std::atomic<int>* interrupt_ = nullptr;
     std::map<std::string, std::unique_ptr<Rng>, std::less<>> streams_;
     MetricsRegistry metrics_;
     std::uint64_t events_ = 0;

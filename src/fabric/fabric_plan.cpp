@@ -35,6 +35,48 @@ std::string plural(int n, std::string_view word) {
     return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// What would hold `demand` when `requested` of `radix`-port switches cannot, for the error
+// message: a larger topology of the same switches, more planes (each then carries fewer of
+// every server's NICs), or switches with more ports. "" when none of these would.
+std::string remedies(TopologyKind requested, int radix, scenario::Ratio ratio, const PlaneDemand& demand) {
+    const auto fits = [&](TopologyKind kind, int r, const PlaneDemand& d) {
+        const LeafSplit split = kind == TopologyKind::single_switch ? LeafSplit{r, 0, 0} : leaf_split(r, ratio);
+        const Capacity c = capacity(kind, r, split, d.per_server);
+        return d.endpoints() <= c.endpoints && d.servers <= c.servers;
+    };
+    // Radix 1024 is far beyond any switch sold; up to there the capacities stay within int.
+    constexpr int kLargestRadix = 1024;
+    if (radix > kLargestRadix) return {};
+    std::vector<std::string> ways;
+    if (requested == TopologyKind::single_switch && fits(TopologyKind::leaf_spine, radix, demand))
+        ways.emplace_back("topology: leaf-spine");
+    else if (requested != TopologyKind::fat_tree && fits(TopologyKind::fat_tree, radix, demand))
+        ways.emplace_back("topology: fat-tree");
+    // More planes split every server's NICs; storage nodes' and clients' NICs split by their
+    // own rules, so with them on the plane no plane count is offered.
+    const int nics = demand.storage_ports + demand.client_ports > 0 ? 0 : demand.per_server * demand.planes;
+    for (int planes = demand.planes + 1; planes <= nics; ++planes) {
+        if (nics % planes != 0) continue;
+        PlaneDemand d = demand;
+        d.per_server = nics / planes;
+        d.planes = planes;
+        if (fits(requested, radix, d)) {
+            ways.push_back(fmt::format("planes: {}", planes));
+            break;
+        }
+    }
+    for (int r = 2 * radix; r <= kLargestRadix; r *= 2)
+        if (fits(requested, r, demand)) {
+            ways.push_back(fmt::format("switches with {} ports at this link rate", r));
+            break;
+        }
+    if (ways.empty()) return {};
+    std::string out = "; it would fit with ";
+    for (std::size_t i = 0; i < ways.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == ways.size() ? " or " : ", ") + ways[i];
+    return out;
+}
+
 }  // namespace
 
 std::string_view topology_name(TopologyKind kind) {
@@ -158,14 +200,15 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
                                    : extra.size() == 1 ? " and " + extra[0]
                                                        : fmt::format(", {} and {}", extra[0], extra[1]);
         bad(servers_key,
-            fmt::format("{} with {} each{}{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({}{})",
+            fmt::format("{} with {} each{}{} need{} {} endpoints{}; {} holds at most {} endpoints{} ({}{}){}",
                         plural(demand.servers, "server"), plural(demand.per_server, "NIC"),
                         planes ? fmt::format(" in each of {} planes", demand.planes) : "", extras,
                         demand.servers == 1 && extra.empty() ? "s" : "", e, planes ? " per plane" : "", shape,
                         cap.endpoints, planes ? " per plane" : "", plural(plan.max_servers, "server"),
                         beside.empty()        ? ""
                         : beside.size() == 1 ? " beside the " + beside[0]
-                                             : fmt::format(" beside the {} and {}", beside[0], beside[1])));
+                                             : fmt::format(" beside the {} and {}", beside[0], beside[1]),
+                        remedies(requested, radix, ratio, demand)));
     }
 
     // Everything on one switch.

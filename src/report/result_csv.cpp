@@ -22,12 +22,16 @@ std::string field(const std::string& s) {
 }  // namespace
 
 std::string transfers_csv(const RunResult& result) {
-    std::string out = "variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown\n";
+    std::string out = "variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown,finished\n";
+    // An unfinished transfer (a run cut short) leaves empty what it never reached.
+    const auto seconds = [](bool known, Time t) { return known ? fmt::format("{}", t.seconds()) : std::string(); };
     for (const auto& v : result.variants)
         for (const auto& t : v.transfers)
-            out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(t.name), t.from, t.to,
-                               t.bytes.count(), t.start.seconds(), t.finish.seconds(), t.fct().seconds(),
-                               t.unloaded.seconds(), t.slowdown());
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(t.name), t.from, t.to,
+                               t.bytes.count(), seconds(t.issued(), t.start), seconds(t.finished(), t.finish),
+                               seconds(t.finished(), t.fct()), t.unloaded.seconds(),
+                               t.finished() ? fmt::format("{}", t.slowdown()) : std::string(),
+                               t.finished() ? "true" : "false");
     return out;
 }
 

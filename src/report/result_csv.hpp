@@ -1,8 +1,10 @@
 // CSV outputs, one row per thing, every variant in one file (first column: variant):
-//   transfers.csv  variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown
+//   transfers.csv  variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown,finished
+//                  (finished false: cut short; the times it never reached are empty)
 //   summary.csv    variant,metric,value   (the numbers of the console table, in SI units)
 //   ports.csv      variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,
-//                  pauses_received,paused_s,ecn_marks   (packet model: each port that carried traffic)
+//                  pauses_received,paused_s,ecn_marks   (packet model: each port that carried traffic;
+//                  utilisation over makespan, the time simulated when the run was cut short)
 #pragma once
 
 #include "report/run_result.hpp"

@@ -37,6 +37,7 @@ Json to_json(const scenario::Value& value) {
 Json flows_json(const std::vector<TransferResult>& transfers) {
     const FlowSummary s = summarise(transfers);
     return Json{{"count", s.count},
+                {"unfinished", s.unfinished},
                 {"fct_p50_s", s.fct_p50.seconds()},
                 {"fct_p99_s", s.fct_p99.seconds()},
                 {"slowdown_p99", s.slowdown_p99}};
@@ -44,16 +45,19 @@ Json flows_json(const std::vector<TransferResult>& transfers) {
 
 Json transfers_json(const std::vector<TransferResult>& transfers) {
     Json out = Json::array();
+    // A transfer the run left unfinished keeps its row, with null for what it never reached.
+    const auto time_or_null = [](bool known, Time t) { return known ? Json(t.seconds()) : Json(nullptr); };
     for (const auto& t : transfers)
         out.push_back(Json{{"name", t.name},
                            {"from", t.from},
                            {"to", t.to},
                            {"bytes", t.bytes.count()},
-                           {"start_s", t.start.seconds()},
-                           {"end_s", t.finish.seconds()},
-                           {"fct_s", t.fct().seconds()},
+                           {"finished", t.finished()},
+                           {"start_s", time_or_null(t.issued(), t.start)},
+                           {"end_s", time_or_null(t.finished(), t.finish)},
+                           {"fct_s", time_or_null(t.finished(), t.fct())},
                            {"unloaded_s", t.unloaded.seconds()},
-                           {"slowdown", t.slowdown()}});
+                           {"slowdown", t.finished() ? Json(t.slowdown()) : Json(nullptr)}});
     return out;
 }
 
@@ -108,12 +112,19 @@ std::string to_json(const RunResult& result) {
     Json root;
     root["schema_version"] = kResultSchemaVersion;
     root["fabricsim_version"] = result.fabricsim_version;
+    root["git_commit"] = result.git_commit;
+    // false until every variant asked for has run to a sound end (see each variant's "problems").
+    root["complete"] = result.complete();
     root["scenario_file"] = result.scenario_file;
     root["scenario"] = to_json(result.scenario);
     Json variants = Json::array();
     for (const auto& v : result.variants) {
         Json j;
         j["name"] = v.name;
+        j["complete"] = v.complete();
+        j["cut_short"] = v.cut_short;
+        j["interrupted"] = v.interrupted.empty() ? Json(nullptr) : Json(v.interrupted);
+        j["problems"] = v.problems;
         j["scenario"] = to_json(v.scenario);
         j["makespan_s"] = v.makespan.seconds();
         j["unfinished_ops"] = v.unfinished_ops;

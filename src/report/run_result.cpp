@@ -19,18 +19,27 @@ T nearest_rank(std::vector<T> values, double q) {
 
 FlowSummary summarise(const std::vector<TransferResult>& transfers) {
     FlowSummary s;
-    s.count = static_cast<std::int64_t>(transfers.size());
-    if (transfers.empty()) return s;
     std::vector<Time> fct;
     std::vector<double> slowdown;
     for (const auto& t : transfers) {
+        if (!t.finished()) {
+            ++s.unfinished;
+            continue;
+        }
         fct.push_back(t.fct());
         slowdown.push_back(t.slowdown());
     }
+    s.count = static_cast<std::int64_t>(fct.size());
+    if (fct.empty()) return s;
     s.fct_p50 = nearest_rank(fct, 0.50);
     s.fct_p99 = nearest_rank(fct, 0.99);
     s.slowdown_p99 = nearest_rank(slowdown, 0.99);
     return s;
+}
+
+bool RunResult::complete() const {
+    if (variants.size() < variants_asked) return false;
+    return std::all_of(variants.begin(), variants.end(), [](const VariantResult& v) { return v.complete(); });
 }
 
 }  // namespace fabricsim::report

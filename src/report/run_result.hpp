@@ -16,7 +16,9 @@
 
 namespace fabricsim::report {
 
-// One point-to-point message the workload asked for (a `transfer` entry: a flow).
+// One point-to-point message the workload asked for (a `transfer` entry: a flow). A message
+// a run cut short left unfinished has finish == Time::max() (and start == Time::max() when it
+// was never issued); fct() and slowdown() mean nothing for it.
 struct TransferResult {
     std::string name;
     std::uint32_t from = 0;
@@ -25,6 +27,8 @@ struct TransferResult {
     Time start;       // issued
     Time finish;      // last byte delivered
     Time unloaded;    // the same message alone on an idle network
+    bool finished() const { return finish != Time::max(); }
+    bool issued() const { return start != Time::max(); }
     Time fct() const { return finish - start; }
     double slowdown() const {
         return unloaded > Time::zero() ? static_cast<double>(fct().picoseconds()) /
@@ -47,9 +51,10 @@ struct CollectiveResult {
     double busbw_GBps = 0;
 };
 
-// Flow-completion statistics: nearest-rank percentiles over all transfers.
+// Flow-completion statistics: nearest-rank percentiles over the finished transfers.
 struct FlowSummary {
-    std::int64_t count = 0;
+    std::int64_t count = 0;       // finished
+    std::int64_t unfinished = 0;
     Time fct_p50, fct_p99;
     double slowdown_p99 = 0;
 };
@@ -63,8 +68,17 @@ struct VariantResult {
     std::vector<CollectiveResult> collectives;
     std::vector<TrafficResult> traffic;
     std::vector<TrainingResult> training;
-    Time makespan;                // when the last op of the workload finished
-    std::int64_t unfinished_ops = 0;  // ops cut off by simulation.stop_time
+    // When the last op of the workload finished; for a run that did not finish its work, the
+    // simulated time it reached (simulation.stop_time, the interrupt, or the last event).
+    Time makespan;
+    std::int64_t unfinished_ops = 0;  // ops that never finished (cut short, or stuck)
+    // Why these figures are not a complete and trustworthy answer. Each is a sentence for the
+    // console: work that never finished, packets dropped on a lossless class, a broken
+    // invariant, a model error that stopped the run. Empty when the run is sound.
+    std::vector<std::string> problems;
+    bool cut_short = false;       // simulation.stop_time stopped it with work left
+    std::string interrupted;      // "SIGINT"/"SIGTERM" when a signal stopped it, else ""
+    bool complete() const { return problems.empty() && !cut_short && interrupted.empty(); }
     FabricCounters fabric;
     std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
     std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)
@@ -73,9 +87,13 @@ struct VariantResult {
 
 struct RunResult {
     std::string fabricsim_version;
+    std::string git_commit;       // the commit fabricsim was built from; "unknown" outside git
+    std::size_t variants_asked = 0;  // variants this run set out to run (those done are below)
     std::string scenario_file;
     scenario::Value scenario;     // the first variant's resolved scenario
     std::vector<VariantResult> variants;
+    // Every variant asked for ran, and each is complete.
+    bool complete() const;
 };
 
 }  // namespace fabricsim::report

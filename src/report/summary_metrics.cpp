@@ -13,13 +13,27 @@ SummaryMetric time_metric(std::string name, std::string label, Time t) {
 SummaryMetric count_metric(std::string name, std::string label, std::int64_t n) {
     return {std::move(name), std::move(label), static_cast<double>(n), fmt::format("{}", n)};
 }
+// What the figures below are: a sound, complete answer or not (run_status.hpp says why).
+std::string result_word(const VariantResult& v) {
+    if (!v.problems.empty()) return "FAILED";
+    if (!v.interrupted.empty()) return "interrupted";
+    if (v.cut_short) return "cut short";
+    return "complete";
+}
 }  // namespace
 
 std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
     const FlowSummary flows = summarise(v.transfers);
     std::vector<SummaryMetric> m;
+    m.push_back({"complete", "result", v.complete() ? 1.0 : 0.0, result_word(v)});
     m.push_back({"model", "model", 0, v.model});
-    m.push_back(time_metric("makespan_s", "workload done at", v.makespan));
+    if (v.unfinished_ops == 0) {
+        m.push_back(time_metric("makespan_s", "workload done at", v.makespan));
+    } else {  // makespan is then the time simulated: the stop, the interrupt or the last event
+        m.push_back({"makespan_s", "workload done at", v.makespan.seconds(), "not done"});
+        m.push_back(time_metric("simulated_s", "simulated until", v.makespan));
+    }
+    m.push_back(count_metric("unfinished_ops", "unfinished ops", v.unfinished_ops));
     m.push_back(count_metric("flows", "flows", flows.count));
     m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
     m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));

@@ -58,7 +58,7 @@ TEST_CASE("fabricsim run writes result.json with the DESIGN §6 fields and close
     CHECK(v200["transfers"][0]["fct_s"].get<double>() == Approx(kLatency + 2 * kGiBAt400G).epsilon(1e-12));
 
     const std::string csv = read_file(out.path() / "transfers.csv");
-    CHECK(csv.rfind("variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown\n", 0) == 0);
+    CHECK(csv.rfind("variant,name,from,to,bytes,start_s,end_s,fct_s,unloaded_s,slowdown,finished\n", 0) == 0);
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 3);
     CHECK(read_file(out.path() / "summary.csv").find("nic-200g,flows,3\n") != std::string::npos);
 }

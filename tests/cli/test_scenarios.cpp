@@ -25,6 +25,8 @@ TEST_CASE("every shipped scenario runs and keeps the run invariants", "[scenario
         for (const auto& variant : loaded.variants) {
             INFO(file.path().filename().string() << " variant " << variant.name);
             const auto result = cli::run_variant(variant);
+            for (const auto& problem : result.problems) FAIL_CHECK(problem);
+            CHECK(result.complete());
             CHECK(result.unfinished_ops == 0);
             CHECK(result.fabric.lossless_drops == 0);
             std::int64_t asked = 0, delivered = 0;
@@ -34,6 +36,8 @@ TEST_CASE("every shipped scenario runs and keeps the run invariants", "[scenario
             for (const auto& entry : variant.spec.workload)
                 if (std::holds_alternative<scenario::TransferSpec>(entry.kind)) transfer_entries.insert(entry.name);
             for (const auto& t : result.transfers) {
+                CHECK(t.finished());
+                if (!t.finished()) continue;
                 if (transfer_entries.count(t.name) == 1) delivered += t.bytes.count();
                 CHECK(t.fct() >= t.unloaded);
             }

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,33 @@ TEST_CASE("stop() from an event ends the run after that event", "[simulator]") {
     CHECK(sim.run() == RunEnd::stopped);
     CHECK(sim.now() == 1_us);
     CHECK(r.seen.empty());
+}
+
+namespace {
+// Sets the watched flag from inside the loop, as a signal arriving during an event would.
+struct FlagSetter final : EventTarget {
+    std::atomic<int>* flag = nullptr;
+    void on_event(Simulator&, std::uint64_t) override { flag->store(2); }
+};
+}  // namespace
+
+TEST_CASE("a watched interrupt flag ends the run before the next event, clock where it was", "[simulator]") {
+    Simulator sim(1);
+    std::atomic<int> flag{0};
+    sim.watch_interrupt(&flag);
+    Recorder r;
+    FlagSetter setter;
+    setter.flag = &flag;
+    sim.at(1_us, r, 1);
+    sim.at(2_us, setter);
+    sim.at(3_us, r, 2);
+    CHECK(sim.run() == RunEnd::interrupted);
+    CHECK(sim.now() == 2_us);
+    CHECK(r.seen.size() == 1);
+    CHECK(sim.pending() == 1);
+    flag.store(0);  // cleared: the run goes on from where it stopped
+    CHECK(sim.run() == RunEnd::idle);
+    CHECK(r.seen.size() == 2);
 }
 
 TEST_CASE("scheduling in the past is an internal error; cancel removes an event", "[simulator]") {

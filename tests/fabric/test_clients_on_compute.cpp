@@ -167,18 +167,20 @@ TEST_CASE("clients count in the largest-buildable error and the single-switch co
     // 3 x 8 server NICs + 6 clients x 2 = 36; the servers get (32 - 12) / 8 = 2.
     CHECK(error_of(with_clients(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 6, 2)) ==
           "cluster.servers: 3 servers with 8 NICs each and 12 client NICs need 36 endpoints; a leaf-spine fabric of "
-          "8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the client hosts)");
+          "8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the client hosts); it would fit with "
+          "topology: fat-tree or switches with 16 ports at this link rate");
     CHECK(error_of(with_clients(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 4, 2)) ==
           "(no error)");
     // Storage nodes and clients: 24 + 2 x 4 + 4 x 1 = 36.
     CHECK(error_of(with_clients(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 2, 4), 4)) ==
           "cluster.servers: 3 servers with 8 NICs each, 8 storage node NICs and 4 client NICs need 36 endpoints; a "
           "leaf-spine fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes "
-          "and client hosts)");
+          "and client hosts); it would fit with topology: fat-tree or switches with 16 ports at this link rate");
     // One server: the verb agrees with the whole list ("need").
     CHECK(error_of(with_clients(test::cluster(1, test::host_1nic(), TopologyKind::single_switch, 8), 8)) ==
           "cluster.servers: 1 server with 1 NIC each and 8 client NICs need 9 endpoints; a single switch of 8 ports "
-          "holds at most 8 endpoints (0 servers beside the client hosts)");
+          "holds at most 8 endpoints (0 servers beside the client hosts); it would fit with topology: leaf-spine or "
+          "switches with 16 ports at this link rate");
     // 7 hosts + 1 client fit one 64-port leaf's 32 downlinks: a single switch.
     const Topology t = build_topology(with_clients(test::cluster(7, test::host_1nic(), TopologyKind::leaf_spine, 64), 1));
     CHECK(t.count(NodeKind::leaf) == 1U);

@@ -80,7 +80,8 @@ TEST_CASE("storage nodes count in the largest-buildable error and the single-swi
     // 8-port leaves at 1:1: 4 down, at most 8 leaves = 32 endpoints; 3 x 8 + 3 x 4 = 36.
     CHECK(error_of(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 3, 4)) ==
           "cluster.servers: 3 servers with 8 NICs each and 12 storage node NICs need 36 endpoints; a leaf-spine "
-          "fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes)");
+          "fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes); it would fit "
+          "with topology: fat-tree or switches with 16 ports at this link rate");
     CHECK(error_of(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 2, 4)) ==
           "(no error)");
     // 7 hosts + 1 storage node fit one 64-port leaf's 32 downlinks: a single switch.

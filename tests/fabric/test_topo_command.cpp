@@ -101,7 +101,8 @@ TEST_CASE("topo: a cluster too large for the switches exits 2 naming the largest
         CHECK(f.exit_code == 2);
         CHECK(f.text == kScenario +
                             ": cluster.servers: 1100 servers with 8 NICs each need 8800 endpoints; a leaf-spine fabric of "
-                            "128-port switches at 1:1 holds at most 8192 endpoints (1024 servers) (variant \"leaf-spine\")\n"
+                            "128-port switches at 1:1 holds at most 8192 endpoints (1024 servers); it would fit with topology: "
+                            "fat-tree, planes: 2 or switches with 256 ports at this link rate (variant \"leaf-spine\")\n"
                             "fabricsim: 1 error in the input\n");
     }
     // At 2:1 the leaves have 84 downlinks: 128 x 84 = 10752 endpoints fit.
