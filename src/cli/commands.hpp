@@ -29,6 +29,7 @@ struct RunArgs {
     std::string out_dir;  // "" → outputs.dir → results/<name>
     bool quiet = false;
     bool check = false;   // --check: the network's invariants after each variant
+    std::string max_memory;  // --max-memory: "8GiB"; "" = the machine's available memory
 };
 
 int run_command(const RunArgs& args);

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--check", run.check,
                       "Check the network model's invariants after the run (no lossless drop, no link above "
                       "capacity, bytes conserved); always on in debug builds");
+    run_cmd->add_option("--max-memory", run.max_memory,
+                        "Refuse (exit 2) a run whose estimated memory is above this size, e.g. 8GiB "
+                        "(default: the machine's available memory)");
 
     ScenarioArgs validate;
     bool print = false;
