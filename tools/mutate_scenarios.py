@@ -149,6 +149,7 @@ def main():
 
     tally = collections.Counter()
     bugs = []
+    outcomes = []  # (mutant, mutation, outcome): outcomes.tsv in --keep's folder
     for i in range(args.mutants):
         src = sources[i % len(sources)]
         with open(src) as f:
@@ -165,6 +166,7 @@ def main():
             yaml.safe_dump(doc, f, sort_keys=False)
         code, out = run([binary, "validate", name], args.timeout, args.address_space_mb)
         tally[f"validate-{code}"] += 1
+        outcomes.append([os.path.basename(name), what, f"validate-{code}", out.strip().splitlines()[:1]])
         if code not in (0, 2):
             bugs.append((name, what, f"validate {code}", out.strip().splitlines()[-1:] or [""]))
             continue
@@ -180,13 +182,19 @@ def main():
         elif isinstance(code, int) and code < 0:
             code = "signal"
         tally[f"run-{code}"] += 1
+        outcomes[-1][2] = f"run-{code}"
+        outcomes[-1][3] = out.strip().splitlines()[:1]
         if code not in (0, 2, 3):
             bugs.append((name, what, f"run {code}", out.strip().splitlines()[-1:] or [""]))
 
     print("tally:", ", ".join(f"{k} {v}" for k, v in sorted(tally.items(), key=lambda kv: str(kv[0]))))
     for name, what, outcome, last in bugs:
         print(f"BUG {outcome}: {name}: {what}: {last[0][:300]}")
-    if not args.keep:
+    if args.keep:
+        with open(os.path.join(work, "outcomes.tsv"), "w") as f:
+            for name, what, outcome, first in outcomes:
+                f.write(f"{name}\t{what}\t{outcome}\t{(first or [''])[0][:300]}\n")
+    else:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if bugs else 0
 

@@ -80,14 +80,18 @@ double traffic_ops(const scenario::TrafficSpec& t, const scenario::ClusterSpec& 
 }
 
 // Per iteration and micro-batch, every GPU computes forward and backward, sends to the next
-// and previous stage, and takes part in two TP ring all-reduces (one message per ring step,
-// training.hpp); each iteration ends with the DP gradient reduction (a ring, in buckets).
-double training_ops(const scenario::TrainingSpec& t) {
+// and previous stage, takes part in two TP ring all-reduces (one message per ring step; one
+// channel inside a server, two per NIC across servers: training.cpp) and, with experts, four
+// all-to-alls; each iteration ends with the DP gradient reduction: a ring in at most 8 buckets
+// (training.cpp's kMaxBuckets), counted with the channels of a ring across servers. About four
+// zero-time joins per GPU and micro-batch come with them.
+double training_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec& cluster) {
     const double gpus = t.gpus();
     const double m = std::max(t.micro_batches(), 1);
-    const double tp_channels = std::min(16, std::max(t.tp, 1));
-    const double per_micro = 4 + 2 * 2.0 * (t.tp - 1) * tp_channels + 4.0 * std::max(t.ep - 1, 0);
-    const double dp = 2.0 * (t.dp - 1) * 16;  // buckets x steps, generously
+    const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
+    const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
+    const double per_micro = 4 + 4 + 2 * 2.0 * (t.tp - 1) * tp_channels + 4.0 * (t.ep - 1) * across;
+    const double dp = 2.0 * (t.dp - 1) * across * 8;
     return t.iterations * gpus * (m * per_micro + dp + 2);
 }
 
@@ -132,7 +136,7 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
                 if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) return 1;
                 if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>) return collective_ops(kind, cl);
                 if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) return traffic_ops(kind, cl);
-                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) return training_ops(kind);
+                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) return training_ops(kind, cl);
                 return 0;
             },
             entry.kind);

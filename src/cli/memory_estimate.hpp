@@ -18,7 +18,9 @@
 //   halving-doubling      c · n · 2·log2(n)
 //   pairwise all-to-all   c · n · (n-1)
 //   broadcast, send-recv  c · n · ceil(S / (c·M))
-// `auto` counts the largest of ring and tree. The per-item constants were measured on Linux
+// `auto` counts the largest of ring and tree. A training job: per GPU, micro-batch and
+// iteration its compute, pipeline sends, joins, two TP all-reduces (and four EP all-to-alls),
+// plus the DP reduction per iteration (memory_estimate.cpp); a traffic entry: its flows. The per-item constants were measured on Linux
 // x86-64 (docs/SCENARIO.md, "Memory"); the estimate is meant to be within a factor of two.
 #pragma once
 

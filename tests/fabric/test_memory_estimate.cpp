@@ -102,3 +102,18 @@ TEST_CASE("a run estimated above the limit is a ConfigError that gives the estim
     // The same run within a limit above its estimate passes.
     CHECK_NOTHROW(cli::check_memory(estimate, estimate.total(), "--max-memory", "m.yaml", ""));
 }
+
+TEST_CASE("the estimate of a training job's ops is an upper bound within a factor of four", "[memory]") {
+    // The shipped Llama-70B job (64 GPUs, 32 micro-batches, 2 iterations): the estimate counts
+    // every GPU's compute, pipeline sends, joins and two TP ring all-reduces per micro-batch,
+    // and the DP reduction as a ring across servers in 8 buckets.
+    scenario::LoadOptions o;
+    o.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
+    const auto loaded = scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o);
+    const auto& spec = loaded.variants.front().spec;
+    const double estimated = cli::estimate_memory(spec).ops;
+    const double built = built_ops(spec);
+    INFO("estimated " << estimated << " built " << built);
+    CHECK(estimated >= built);
+    CHECK(estimated <= 4 * built);
+}
