@@ -120,9 +120,9 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
                 : fmt::format(", {} for its {} {} link", to_string(largest), to_string(longest->length),
                               to_string(longest->bandwidth));
         issue.message = fmt::format(
-            "switch {}: its {} ports need {} of PFC headroom ({} lossless priorit{}{}) and {} reserved ({} queues x {}) "
-            "per port in all, {}; its buffer is {}: use shorter cables, fewer lossless priorities, less reserved space "
-            "or a switch with a larger buffer",
+            "switch {}: its {} ports need {} of PFC headroom ({} lossless priorit{}{}) and {} of reserved space ({} "
+            "queues x {} per port), {} in all; its buffer is {}: use shorter cables, fewer lossless priorities, less "
+            "reserved space or a switch with a larger buffer",
             node.name, node.ports.size(), to_string(headroom), lossless, lossless == 1 ? "y" : "ies", worst,
             to_string(reserved), queues, to_string(roce.mmu.reserved_per_queue), to_string(headroom + reserved),
             to_string(node.buffer));
