@@ -68,13 +68,16 @@ def scalar_text(value):
         {"": "", "[]": [], "{}": {}, "[1, 2]": [1, 2]}[value]
 
 
-def mutate(doc, rng):
+KINDS = ["delete", "duplicate", "retype", "huge", "odd", "unit", "scale"]
+
+
+def mutate(doc, rng, kinds=KINDS):
     """One mutation, in place; returns a description."""
     candidates = [(p, v) for p, v in paths(doc) if p and p[0] not in ("name", "variants")]
     path, value = rng.choice(candidates)
     parent = get_parent(doc, path)
     key = path[-1]
-    kind = rng.choice(["delete", "duplicate", "retype", "huge", "odd", "unit", "scale"])
+    kind = rng.choice(kinds)
     where = ".".join(str(p) for p in path)
     if kind == "delete":
         del parent[key]
@@ -135,7 +138,9 @@ def main():
     ap.add_argument("--address-space-mb", type=int, default=6144,
                     help="RLIMIT_AS of each fabricsim process, so that no mutant takes the machine's memory")
     ap.add_argument("--keep", help="keep mutants and failures in this folder")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="mutations to draw from: " + ",".join(KINDS))
     args = ap.parse_args()
+    kinds = args.kinds.split(",")
 
     rng = random.Random(args.seed)
     binary = os.path.abspath(args.binary)
@@ -154,10 +159,10 @@ def main():
         src = sources[i % len(sources)]
         with open(src) as f:
             doc = yaml.safe_load(f)
-        what = mutate(doc, rng)
+        what = mutate(doc, rng, kinds)
         if rng.random() < 0.3:  # a second mutation now and then
             try:
-                what += "; " + mutate(doc, rng)
+                what += "; " + mutate(doc, rng, kinds)
             except (KeyError, IndexError, TypeError):
                 pass
         name = os.path.join(shadow, f"mutant-{i:04d}-{os.path.basename(src)}")
