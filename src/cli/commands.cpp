@@ -15,8 +15,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <new>
 #include <fstream>
+#include <new>
 
 #include <fmt/format.h>
 

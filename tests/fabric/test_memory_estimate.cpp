@@ -3,6 +3,7 @@
 // /proc/meminfo, and the refusal it turns into (a ConfigError, exit 2).
 #include <catch2/catch.hpp>
 
+#include "cli/commands.hpp"
 #include "cli/memory_estimate.hpp"
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
@@ -116,4 +117,28 @@ TEST_CASE("the estimate of a training job's ops is an upper bound within a facto
     INFO("estimated " << estimated << " built " << built);
     CHECK(estimated >= built);
     CHECK(estimated <= 4 * built);
+}
+
+TEST_CASE("run --max-memory refuses a run above it before building, and a limit that is not a size", "[memory][cli]") {
+    cli::RunArgs args;
+    args.scenario.file = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/ideal-transfers.yaml";
+    args.quiet = true;
+    args.max_memory = "1KiB";  // below any topology's estimate
+    try {
+        cli::run_command(args);
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        const std::string text = e.issues().front().str();
+        INFO(text);
+        CHECK(text.find("/scenarios/ideal-transfers.yaml: variant \"") != std::string::npos);
+        CHECK(text.find("this run would need about ") != std::string::npos);
+        CHECK(text.find("the limit is 1.0KiB (--max-memory)") != std::string::npos);
+    }
+    args.max_memory = "lots";
+    try {
+        cli::run_command(args);
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        CHECK(e.issues().front().str() == "--max-memory: expected a size (e.g. 4KiB, 1MB), found \"lots\"");
+    }
 }
