@@ -1,19 +1,23 @@
 #include "cli/commands.hpp"
 
 #include "cli/interrupt.hpp"
+#include "cli/memory_estimate.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/result_files.hpp"
 #include "cli/variant_runner.hpp"
 #include "core/errors.hpp"
+#include "fabric/packet/pfc_headroom.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/busbw_curve.hpp"
 #include "report/run_status.hpp"
 #include "report/summary_table.hpp"
 #include "scenario/loader.hpp"
+#include "scenario/units_parse.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <algorithm>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -56,6 +60,31 @@ void check_in_network_algorithms(const scenario::LoadedScenario& loaded, const s
     if (!issues.empty()) throw ConfigError(std::move(issues));
 }
 
+// Refuses, before anything is built, a variant whose estimated memory exceeds --max-memory
+// or, without it, the memory the machine has available now.
+void check_variants_memory(const RunArgs& args, const scenario::LoadedScenario& loaded,
+                           const std::vector<const scenario::Variant*>& selected) {
+    std::optional<Bytes> limit;
+    std::string source = "--max-memory";
+    if (!args.max_memory.empty()) {
+        const auto parsed = scenario::parse_bytes(args.max_memory);
+        if (!parsed.ok() || parsed.value() <= Bytes::zero()) {
+            ConfigIssue issue;
+            issue.location.file = "--max-memory";
+            issue.message = parsed.ok() ? "expected a size greater than 0, found \"" + args.max_memory + "\"" : parsed.error();
+            throw ConfigError(std::move(issue));
+        }
+        limit = parsed.value();
+    } else {
+        limit = available_memory();
+        source = "the memory available now, /proc/meminfo MemAvailable";
+    }
+    if (!limit) return;
+    for (const scenario::Variant* variant : selected)
+        check_memory(estimate_memory(variant->spec), *limit, source, loaded.file,
+                     loaded.variants.size() > 1 ? variant->name : std::string());
+}
+
 }  // namespace
 
 Failure describe_failure(const std::exception& error) {
@@ -68,6 +97,10 @@ Failure describe_failure(const std::exception& error) {
     }
     if (dynamic_cast<const ModelError*>(&error) != nullptr)
         return {kExitModel, fmt::format("fabricsim: model error: {}\n", error.what())};
+    if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+        return {kExitBadInput, "fabricsim: out of memory: the scenario needs more memory than this machine could give; "
+                               "make it smaller (fewer ranks, sizes, iterations or flows). The estimate that "
+                               "`run --max-memory` checks was too low for it (please report it)\n"};
     if (dynamic_cast<const InternalError*>(&error) != nullptr)
         return {kExitInternal, fmt::format("fabricsim: internal error (a bug, please report it): {}\n", error.what())};
     return {kExitInternal, fmt::format("fabricsim: error: {}\n", error.what())};
@@ -83,7 +116,13 @@ scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {
 
 fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
     try {
-        return fabric::build_topology(variant.spec.cluster);
+        fabric::Topology topology = fabric::build_topology(variant.spec.cluster);
+        const scenario::ClusterSpec& cluster = variant.spec.cluster;
+        // The packet model carves each switch buffer into PFC headroom and reserved space.
+        if (variant.spec.simulation.model == scenario::NetworkModel::packet &&
+            cluster.fabric.technology == scenario::Technology::roce)
+            fabric::check_pfc_buffers(topology, cluster.roce, cluster.fabric.mtu);
+        return topology;
     } catch (const ConfigError& e) {
         std::vector<ConfigIssue> issues = e.issues();
         for (auto& issue : issues) {
@@ -112,6 +151,7 @@ int run_command(const RunArgs& args) {
     const scenario::LoadedScenario loaded = load_scenario_args(args.scenario);
     const std::vector<const scenario::Variant*> selected = select_variants(loaded, args.variants);
     const scenario::ScenarioSpec& first = loaded.variants.front().spec;
+    check_variants_memory(args, loaded, selected);  // before anything large is built
     for (const scenario::Variant* variant : selected) check_variant_runs(loaded, *variant);
     // Before any simulating: a folder that cannot be written fails now, not after hours.
     const ResultFolder folder(output_dir(args, first), first.outputs.formats,

@@ -35,6 +35,7 @@ struct RunArgs {
     bool check = false;   // --check: the network's invariants during each variant too
     std::vector<std::string> variants;  // --variant: only these ("" none: all)
     int jobs = 0;         // -j: variants at once; 0 every core
+    std::string max_memory;  // --max-memory: "8GiB"; "" = the machine's available memory
 };
 
 int run_command(const RunArgs& args);

@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
     run_cmd->add_option("-j,--jobs", run.jobs, "Variants to run at once (default: one per core)")
         ->check(CLI::NonNegativeNumber);
+    run_cmd->add_option("--max-memory", run.max_memory,
+                        "Refuse (exit 2) a run whose estimated memory is above this size, e.g. 8GiB "
+                        "(default: the machine's available memory)");
 
     ScenarioArgs validate;
     bool print = false;

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -113,24 +115,40 @@ int ports_at_link_rate(const scenario::SwitchSpec& sw, Bandwidth link, const std
     if (link > sw.port_speed)
         bad(key_prefix + ".link_speed", fmt::format("{} is faster than the switch's {} ports", link, sw.port_speed));
     const std::int64_t port = sw.port_speed.bits_per_second(), l = link.bits_per_second();
-    if (l > 0 && port % l == 0) return static_cast<int>(sw.radix * (port / l));
-    return sw.radix;
+    if (l <= 0 || port % l != 0) return sw.radix;
+    // radix <= 4096 and port / l <= 10^15 (input_limits.hpp): the product fits 64 bits.
+    const std::int64_t ports = std::int64_t{sw.radix} * (port / l);
+    if (ports > kMaxPortsPerSwitch)
+        bad(key_prefix + ".link_speed",
+            fmt::format("{} links split each of the switch's {} {} ports {} ways, {} ports in all; at most {} ports "
+                        "per switch (use a switch whose port speed is nearer the link speed)",
+                        link, sw.radix, sw.port_speed, port / l, ports, kMaxPortsPerSwitch));
+    return static_cast<int>(ports);
 }
 
 Capacity capacity(TopologyKind kind, int radix, const LeafSplit& leaf, int per_server) {
-    per_server = std::max(per_server, 1);
+    // In 64 bits: a fat-tree of 65536-port switches holds 2^47 endpoints. Reported capped at
+    // the int range, which is far above any cluster a scenario can describe (2^30 ranks).
+    const std::int64_t r = radix, down = leaf.down, per = std::max(per_server, 1);
+    const auto capped = [](std::int64_t v) {
+        return static_cast<int>(std::min<std::int64_t>(v, std::numeric_limits<int>::max()));
+    };
     Capacity c;
+    std::int64_t endpoints = 0;
     switch (kind) {
-        case TopologyKind::single_switch: c.endpoints = radix; break;
-        case TopologyKind::leaf_spine: c.endpoints = radix * leaf.down; break;
-        case TopologyKind::fat_tree: c.endpoints = radix * (radix / 2) * leaf.down; break;
-        case TopologyKind::rail_optimized:
+        case TopologyKind::single_switch: endpoints = r; break;
+        case TopologyKind::leaf_spine: endpoints = r * down; break;
+        case TopologyKind::fat_tree: endpoints = r * (r / 2) * down; break;
+        case TopologyKind::rail_optimized: {
             // At most R leaves in all, ceil(servers / down) per rail; or one switch.
-            c.servers = std::max((radix / per_server) * leaf.down, leaf.down / per_server);
-            c.endpoints = c.servers * per_server;
+            const std::int64_t servers = std::max((r / per) * down, down / per);
+            c.servers = capped(servers);
+            c.endpoints = capped(servers * per);
             return c;
+        }
     }
-    c.servers = c.endpoints / per_server;
+    c.endpoints = capped(endpoints);
+    c.servers = capped(endpoints / per);
     return c;
 }
 

@@ -34,6 +34,7 @@
 
 #include "scenario/spec.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -59,7 +60,10 @@ UpperTier upper_tier(int lower, int uplinks, int radix);
 
 // Ports per switch at the fabric link rate: a faster port splits into port_speed / link
 // breakout ports when that divides exactly. Throws ConfigError (cluster.fabric.link_speed)
-// when the link is faster than the switch's ports.
+// when the link is faster than the switch's ports, or when the split makes more than
+// kMaxPortsPerSwitch ports (64 800G ports at 10G make 5120; a 100 Mbps link on 400G ports
+// would make 256000).
+inline constexpr std::int64_t kMaxPortsPerSwitch = 65'536;
 int ports_at_link_rate(const scenario::SwitchSpec& sw, Bandwidth link, const std::string& key_prefix);
 
 // What one plane must connect: `servers` endpoint owners with `per_server` NIC ports each

@@ -42,8 +42,11 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);
 
+// Each value is also held to its limit in input_limits.hpp (the limit is in the message).
 enum class Zero { allowed, rejected };
 std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues);
+// A time added once per hop or per message (a latency), held to kMaxDelay.
+std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues);
 std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues);
 std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues);
 std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues);

@@ -1,8 +1,11 @@
 #include "scenario/flow_size_cdf.hpp"
 
+#include "scenario/input_limits.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <sstream>
 
@@ -113,6 +116,11 @@ std::optional<FlowSizeCdf> parse_flow_size_cdf(std::string_view text, std::strin
         const auto y = w.size() == 2 ? number(w[1]) : std::nullopt;
         if (!x || !y) {
             error = fmt::format("line {}: expected \"<bytes> <cumulative percent>\", found \"{}\"", line_no, line);
+            return std::nullopt;
+        }
+        if (!std::isfinite(*x) || !std::isfinite(*y) || *x > static_cast<double>(kMaxBytes.count())) {
+            error = fmt::format("line {}: sizes must be finite numbers of at most {} B (1PiB) and percents finite, "
+                                "found \"{}\"", line_no, kMaxBytes.count(), line);
             return std::nullopt;
         }
         if (*x < 0 || *y < 0 || *y > 100) {

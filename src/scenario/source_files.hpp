@@ -34,6 +34,10 @@ private:
     std::vector<std::string> pseudo_;
 };
 
+// Whether `path` lies on a kernel pseudo file system (procfs, sysfs, debugfs), whose files
+// look regular but are not scenarios: they report no true size, and some never end.
+bool is_kernel_pseudo_file(const std::filesystem::path& path);
+
 // How a file is named in messages: `relative` resolved against the folder of `including`.
 std::string resolve_display(std::string_view including, std::string_view relative);
 

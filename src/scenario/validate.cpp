@@ -4,6 +4,7 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/validate_clients.hpp"
 #include "scenario/validate_infiniband.hpp"
+#include "scenario/validate_limits.hpp"
 #include "scenario/validate_roce.hpp"
 
 #include <fmt/format.h>
@@ -52,7 +53,7 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
         if (const Node* ideal = read_section(*n, "simulation.ideal", issues)) {
             check_keys(*ideal, "simulation.ideal", {"latency"}, issues);
             if (const Node* l = ideal->find("latency"))
-                if (auto t = read_time(*l, "simulation.ideal.latency", Zero::allowed, issues)) spec.ideal.latency = *t;
+                if (auto t = read_delay(*l, "simulation.ideal.latency", Zero::allowed, issues)) spec.ideal.latency = *t;
         }
     }
     if (const Node* n = map->find("packet")) {
@@ -232,6 +233,12 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
         missing(root, "workload", "section", issues);
     }
     if (const Node* n = root.find("outputs")) spec.outputs = validate_outputs(*n, issues);
+    // Only a scenario whose every value was read: a message's time needs its cluster's rates.
+    if (issues.empty()) {
+        check_message_times(spec, issues);
+        check_training_times(spec, issues);
+        check_pfc_buffers(spec, root, issues);
+    }
     return spec;
 }
 

@@ -1,6 +1,7 @@
 // `- collective: all_reduce` entries: the op is the kind key's value and the parameters sit
 // beside it (algorithm, size or sizes, ranks, iterations, channels, root), as in DESIGN §5.
 #include "scenario/field_readers.hpp"
+#include "scenario/input_limits.hpp"
 #include "scenario/units_parse.hpp"
 #include "scenario/validate_collective.hpp"
 
@@ -85,6 +86,10 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
     if (!from.ok() || !to.ok() || factor < 2) return bad();
     if (from.value().count() <= 0 || to.value() < from.value()) {
         issues.add(node.location, path, fmt::format("the sweep must go up from a positive size, found \"{}\"", t));
+        return std::nullopt;
+    }
+    if (const auto beyond = beyond_limit(to.value())) {
+        issues.add(node.location, path, fmt::format("expected a size {}, found \"{}\"", *beyond, t));
         return std::nullopt;
     }
     std::vector<Bytes> sizes;

@@ -93,7 +93,7 @@ SwitchRead validate_switch(const Node& node, const std::string& path, std::optio
         if (v) s.port_speed = *v;
     }
     if (const Node* n = map->find("latency"))
-        if (auto v = read_time(*n, key_path(path, "latency"), Zero::allowed, issues)) s.latency = *v;
+        if (auto v = read_delay(*n, key_path(path, "latency"), Zero::allowed, issues)) s.latency = *v;
     if (const Node* n = map->find("buffer"))
         if (auto v = read_bytes(*n, key_path(path, "buffer"), Zero::rejected, issues)) s.buffer = *v;
     if (const Node* n = map->find("sharp"))

@@ -2,7 +2,9 @@
 // beside it, as for collectives. Each pattern takes only its own keys (docs/SCENARIO.md).
 #include "scenario/validate_traffic.hpp"
 
+#include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
+#include "scenario/input_limits.hpp"
 #include "scenario/source_files.hpp"
 
 #include <fmt/format.h>
@@ -10,8 +12,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 namespace fabricsim::scenario {
 
@@ -68,17 +68,22 @@ bool read_cdf(const Node& node, const std::string& path, TrafficSpec& spec, Issu
         return true;
     }
     const std::string file = resolve_display(node.location.file, *name);
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    if (in) text << in.rdbuf();
-    if (!in || in.bad()) {
+    // With the limits of every file a scenario names: a regular file of at most 16 MiB (a
+    // device or a FIFO would never end).
+    SourceFiles files;
+    Issues why;
+    const auto text = files.read(file, node.location, path, why);
+    if (!text) {
+        const std::string& m = why.list().front().message;  // cannot read "<file>": <reason>
+        const auto reason = m.find("\": ") == std::string::npos ? m : m.substr(m.find("\": ") + 3);
         issues.add(node.location, path,
-                   fmt::format("cannot read the flow-size CDF file \"{}\"; give a readable file or a built-in CDF{}",
-                               file, available_choices(*name, builtin_flow_size_cdf_names())));
+                   fmt::format("cannot read the flow-size CDF file \"{}\"{}; give a readable file or a built-in CDF{}",
+                               file, reason == "file not found" ? "" : fmt::format(" ({})", reason),
+                               available_choices(*name, builtin_flow_size_cdf_names())));
         return false;
     }
     std::string error;
-    auto parsed = parse_flow_size_cdf(text.str(), error);
+    auto parsed = parse_flow_size_cdf(*text, error);
     if (!parsed) {
         issues.add(node.location, path, fmt::format("flow-size CDF file \"{}\": {}", file, error));
         return false;
@@ -235,6 +240,18 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
         if (cluster && cluster->clients.nodes == 0) {
             issues.add(kind_node.location, key_path(path, "traffic"),
                        "gpu_pool traffic needs client hosts; the cluster has none (add cluster.clients: { nodes: N })");
+            ok = false;
+        }
+        // A chain's last call starts at start + (calls - 1)·interval: within the clock's limit.
+        const Node* interval = find("interval");
+        if (ok && interval != nullptr &&
+            static_cast<__int128>(spec.interval.picoseconds()) * (spec.calls - 1) + spec.start.picoseconds() >
+                kMaxTime.picoseconds()) {
+            issues.add(interval->location, key_path(path, "interval"),
+                       fmt::format("the last of {} calls would start after {} + {} x {}, beyond the {} a run can "
+                                   "simulate; use fewer calls or a shorter interval",
+                                   spec.calls, to_string(spec.start), spec.calls - 1, to_string(spec.interval),
+                                   to_string(kMaxTime)));
             ok = false;
         }
     }

@@ -1,8 +1,13 @@
 #include "fabric/packet/pfc_headroom.hpp"
 
 #include "core/errors.hpp"
+#include "core/units_format.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
+#include <vector>
 #include <cmath>
 
 namespace fabricsim::fabric {
@@ -77,6 +82,52 @@ HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, B
     in.interface_delay = d.interface;
     in.response_time = d.response;
     return in;
+}
+
+void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu) {
+    const bool pfc = roce.lossless && roce.pfc.enabled;
+    if (roce.lossless && !roce.pfc.enabled) return;  // no PFC, no reservations
+    std::vector<int> reserving = pfc ? roce.pfc.priorities : std::vector<int>{};
+    const auto lossless = static_cast<std::int64_t>(reserving.size());
+    if (std::find(reserving.begin(), reserving.end(), roce.control_priority) == reserving.end())
+        reserving.push_back(roce.control_priority);
+    const auto queues = static_cast<std::int64_t>(reserving.size());
+    for (const Node& node : topology.nodes()) {
+        if (!is_fabric_switch(node.kind)) continue;
+        Bytes headroom = Bytes::zero(), largest = Bytes::zero();
+        const Link* longest = nullptr;
+        for (const Port& port : node.ports) {
+            const Link& link = topology.link(port.link);
+            const Bytes h = roce.pfc.headroom ? *roce.pfc.headroom
+                                              : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            headroom += h * lossless;
+            if (longest == nullptr || h > largest) {
+                largest = h;
+                longest = &link;
+            }
+        }
+        const Bytes reserved = roce.mmu.reserved_per_queue * queues * static_cast<std::int64_t>(node.ports.size());
+        if (headroom + reserved < node.buffer) continue;
+        ConfigIssue issue;
+        if (reserved >= headroom) {
+            issue.key_path = "cluster.roce.mmu.reserved_per_queue";
+        } else {
+            issue.key_path = roce.pfc.headroom ? "cluster.roce.pfc.headroom" : "cluster.roce.pfc";
+        }
+        const std::string worst =
+            longest == nullptr || roce.pfc.headroom
+                ? std::string()
+                : fmt::format(", {} for its {} {} link", to_string(largest), to_string(longest->length),
+                              to_string(longest->bandwidth));
+        issue.message = fmt::format(
+            "switch {}: its {} ports need {} of PFC headroom ({} lossless priorit{}{}) and {} of reserved space ({} "
+            "queues x {} per port), {} in all; its buffer is {}: use shorter cables, fewer lossless priorities, less "
+            "reserved space or a switch with a larger buffer",
+            node.name, node.ports.size(), to_string(headroom), lossless, lossless == 1 ? "y" : "ies", worst,
+            to_string(reserved), queues, to_string(roce.mmu.reserved_per_queue), to_string(headroom + reserved),
+            to_string(node.buffer));
+        throw ConfigError(std::move(issue));
+    }
 }
 
 Bytes xoff_threshold(Bytes free_buffer, double alpha) {

@@ -18,6 +18,8 @@
 #pragma once
 
 #include "core/units.hpp"
+#include "fabric/topology.hpp"
+#include "scenario/roce_spec.hpp"
 
 namespace fabricsim::fabric {
 
@@ -68,6 +70,14 @@ HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, B
 
 // Bytes that `rate` carries in `duration`, rounded up (a partial byte still needs room).
 Bytes bytes_during(Time duration, Bandwidth rate);
+
+// The check the packet model's PFC makes when it carves each switch buffer (pfc.cpp), made
+// before the run so that a buffer too small for its headroom is bad input (ConfigError at
+// cluster.roce...) rather than a model error: every port of a fabric switch reserves
+// reserved_per_queue for each lossless priority and the control priority, and the headroom
+// of its link (given, or the 802.1Qbb worst case of its speed and cable) for each lossless
+// priority. `mtu` is the fabric's payload MTU. No check for a RoCE fabric without PFC.
+void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu);
 
 // Dynamic XOFF threshold: floor(alpha x free), zero when nothing is free.
 Bytes xoff_threshold(Bytes free_buffer, double alpha);

@@ -1,0 +1,223 @@
+#include "cli/memory_estimate.hpp"
+
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+#include <variant>
+
+namespace fabricsim::cli {
+
+namespace {
+
+using scenario::CollectiveAlgorithm;
+using scenario::CollectiveOp;
+
+// Bytes per item, measured with the peak resident size of runs at two sizes (the slope; see
+// docs/SCENARIO.md, "Memory"): an op with its successor list, predecessor count, timing and
+// the executor's state; a topology node with its name and ports; a link; a packet-model port
+// with its queues, flow control and counters; a QP.
+constexpr double kBytesPerOp = 160;
+constexpr double kBytesPerNode = 200;
+constexpr double kBytesPerLink = 100;
+constexpr double kBytesPerPort = 600;
+constexpr double kBytesPerQp = 400;
+constexpr double kBytesPerRoute = 8;
+constexpr double kMessageBytes = 512.0 * 1024;  // workloads/collective.hpp
+
+double ceil_div(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
+
+int ranks_of(const std::vector<RankId>& listed, const scenario::ClusterSpec& cluster) {
+    return listed.empty() ? cluster.ranks() : static_cast<int>(listed.size());
+}
+
+// collective.cpp's default_channels: two per NIC across servers, else up to 16 in a server.
+double channels_of(const scenario::CollectiveSpec& spec, int n, const scenario::ClusterSpec& cluster) {
+    if (spec.channels > 0) return spec.channels;
+    if (n > cluster.server.ranks()) return 2.0 * std::max(cluster.server.nics, 1);
+    return std::min(16, std::max(1, n));
+}
+
+double ring_ops(CollectiveOp op, double n, double c, double size) {
+    const double steps = op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+    return c * n * steps * std::max(1.0, ceil_div(size, c * n * kMessageBytes));
+}
+
+double tree_ops(double n, double c, double size) { return c * 2 * (n - 1) * std::max(1.0, ceil_div(size, c * kMessageBytes)); }
+
+double bytes_of(double v) { return std::min(v, 4.0e18); }
+
+std::string human(Bytes b) {
+    const double v = static_cast<double>(b.count());
+    if (v >= 1024.0 * 1024 * 1024) return fmt::format("{:.1f}GiB", v / (1024.0 * 1024 * 1024));
+    if (v >= 1024.0 * 1024) return fmt::format("{:.1f}MiB", v / (1024.0 * 1024));
+    if (v >= 1024.0) return fmt::format("{:.1f}KiB", v / 1024.0);
+    return fmt::format("{}B", b.count());
+}
+
+double traffic_ops(const scenario::TrafficSpec& t, const scenario::ClusterSpec& cluster) {
+    using scenario::TrafficPattern;
+    const double senders = t.senders.empty() ? cluster.ranks() : static_cast<double>(t.senders.size());
+    switch (t.pattern) {
+        case TrafficPattern::permutation:
+        case TrafficPattern::incast: return senders;
+        case TrafficPattern::all_to_all: return senders * std::max(senders - 1, 0.0);
+        case TrafficPattern::storage: return ranks_of(t.ranks, cluster);
+        case TrafficPattern::poisson: {
+            const double rate = static_cast<double>(cluster.server.nic.line_rate.bits_per_second()) / 8;
+            return senders * t.load * rate * t.duration.seconds() / std::max(t.sizes.mean(), 1.0);
+        }
+        case TrafficPattern::gpu_pool:
+            return 6.0 * (t.clients == 0 ? cluster.clients.nodes : t.clients) * t.concurrency * t.calls;
+    }
+    return 0;
+}
+
+// Per iteration and micro-batch, every GPU computes forward and backward, sends to the next
+// and previous stage, takes part in two TP ring all-reduces (one message per ring step; one
+// channel inside a server, two per NIC across servers: training.cpp) and, with experts, four
+// all-to-alls; each iteration ends with the DP gradient reduction: a ring in at most 8 buckets
+// (training.cpp's kMaxBuckets), counted with the channels of a ring across servers. About four
+// zero-time joins per GPU and micro-batch come with them.
+double training_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec& cluster) {
+    const double gpus = t.gpus();
+    const double m = std::max(t.micro_batches(), 1);
+    const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
+    const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
+    const double per_micro = 4 + 4 + 2 * 2.0 * (t.tp - 1) * tp_channels + 4.0 * (t.ep - 1) * across;
+    const double dp = 2.0 * (t.dp - 1) * across * 8;
+    return t.iterations * gpus * (m * per_micro + dp + 2);
+}
+
+}  // namespace
+
+double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster) {
+    const double n = ranks_of(spec.ranks, cluster);
+    if (n < 2) return 1;
+    const double c = channels_of(spec, static_cast<int>(n), cluster);
+    double ops = 0;
+    for (Bytes size : spec.sizes) {
+        const double s = static_cast<double>(size.count());
+        double run = 0;
+        switch (spec.op) {
+            case CollectiveOp::all_to_all: run = c * n * (n - 1); break;
+            case CollectiveOp::broadcast:
+            case CollectiveOp::send_recv: run = c * n * std::max(1.0, ceil_div(s, c * kMessageBytes)); break;
+            default:
+                switch (spec.algorithm) {
+                    case CollectiveAlgorithm::tree: run = tree_ops(n, c, s); break;
+                    case CollectiveAlgorithm::halving_doubling: run = c * n * 2 * std::log2(n); break;
+                    case CollectiveAlgorithm::nvls:
+                    case CollectiveAlgorithm::sharp: run = 4 * n; break;
+                    default: run = std::max(ring_ops(spec.op, n, c, s), tree_ops(n, c, s)); break;
+                }
+        }
+        ops += (run + 1) * spec.iterations;
+    }
+    return ops;
+}
+
+MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
+    const scenario::ClusterSpec& cl = spec.cluster;
+    const scenario::ServerSpec& sv = cl.server;
+    MemoryEstimate e;
+
+    // The workload.
+    for (const auto& entry : spec.workload) {
+        e.ops += std::visit(
+            [&](const auto& kind) -> double {
+                using Kind = std::decay_t<decltype(kind)>;
+                if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) return 1;
+                if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>) return collective_ops(kind, cl);
+                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) return traffic_ops(kind, cl);
+                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) return training_ops(kind, cl);
+                return 0;
+            },
+            entry.kind);
+    }
+    e.op_graph = Bytes{static_cast<std::int64_t>(bytes_of(e.ops * kBytesPerOp))};
+
+    // The topology: each server's CPU, GPUs, NICs and switches; storage nodes and clients; and
+    // the fabric switches of a three-tier fabric at most.
+    const double servers = cl.servers;
+    const double per_server = 1.0 + sv.gpus + sv.nics + sv.storage_nics + sv.nvlink.switches + sv.pcie.switches;
+    const double server_links = sv.gpus + sv.nics + sv.storage_nics + sv.pcie.switches +
+                                static_cast<double>(sv.gpus) * sv.nvlink.links_per_gpu;
+    const double others = static_cast<double>(cl.storage_nodes()) * (1 + cl.nics_per_storage_node()) +
+                          static_cast<double>(cl.clients.nodes) * (1 + cl.clients.nics_per_node);
+    const double endpoints = servers * (sv.nics + sv.storage_nics) + others;
+    const double switches = 3 * std::ceil(endpoints / std::max(cl.fabric.switch_spec.radix / 2, 1)) + 1;
+    e.nodes = servers * per_server + others + switches;
+    const double links = servers * server_links + others + 3 * endpoints;
+    e.ports = 2 * links;
+    e.topology = Bytes{static_cast<std::int64_t>(bytes_of(e.nodes * kBytesPerNode + links * kBytesPerLink))};
+
+    if (spec.simulation.model == scenario::NetworkModel::packet) {
+        const double n = cl.endpoints();
+        const double connections = std::min(e.ops, n * n);
+        double largest = 0;
+        for (const auto& entry : spec.workload)
+            if (const auto* t = std::get_if<scenario::TransferSpec>(&entry.kind))
+                largest = std::max(largest, static_cast<double>(t->size.count()));
+            else if (const auto* c = std::get_if<scenario::CollectiveSpec>(&entry.kind))
+                for (Bytes b : c->sizes) largest = std::max(largest, static_cast<double>(b.count()) / std::max(n, 1.0));
+        const bool out_of_order = cl.fabric.routing == scenario::RoutingKind::spray ||
+                                  cl.fabric.routing == scenario::RoutingKind::adaptive;
+        const double bitmap = out_of_order ? largest / static_cast<double>(std::max<std::int64_t>(cl.fabric.mtu.count(), 1)) / 8 : 0;
+        e.packet_model = Bytes{static_cast<std::int64_t>(
+            bytes_of(e.ports * kBytesPerPort + switches * endpoints * kBytesPerRoute +
+                     connections * sv.nic.qps_per_connection * kBytesPerQp + bitmap))};
+    }
+    return e;
+}
+
+std::string MemoryEstimate::describe() const {
+    std::string out = fmt::format("about {}: op graph {} ({:.0f} ops), topology {} ({:.0f} nodes)", human(total()),
+                                  human(op_graph), ops, human(topology), nodes);
+    if (packet_model > Bytes::zero()) out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
+    return out;
+}
+
+std::optional<Bytes> mem_available(std::string_view meminfo) {
+    std::istringstream in{std::string(meminfo)};
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.starts_with("MemAvailable:")) continue;
+        std::istringstream words(line.substr(13));
+        std::int64_t kib = 0;
+        std::string unit;
+        if (!(words >> kib) || kib < 0) return std::nullopt;
+        words >> unit;
+        if (!unit.empty() && unit != "kB") return std::nullopt;
+        return Bytes{kib * 1024};  // proc(5): the kernel's "kB" is KiB
+    }
+    return std::nullopt;
+}
+
+std::optional<Bytes> available_memory() {
+    std::ifstream in("/proc/meminfo");
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return mem_available(text.str());
+}
+
+void check_memory(const MemoryEstimate& estimate, Bytes limit, std::string_view limit_source, const std::string& file,
+                  const std::string& variant) {
+    if (estimate.total() <= limit) return;
+    ConfigIssue issue;
+    issue.location.file = file;
+    issue.message = fmt::format(
+        "{}this run would need {}; the limit is {} ({}): use fewer ranks, sizes, iterations or flows, "
+        "or set --max-memory",
+        variant.empty() ? "" : fmt::format("variant \"{}\": ", variant), estimate.describe(), human(limit), limit_source);
+    throw ConfigError(std::move(issue));
+}
+
+}  // namespace fabricsim::cli

@@ -1,0 +1,64 @@
+// How much memory a variant's run will take, estimated from its scenario before anything is
+// built, so that a run too large for the machine is refused with the estimate (exit 2)
+// instead of ending in std::bad_alloc or the OOM killer.
+//
+//   op graph      ops x kBytesPerOp: every send and compute op of the workload with its
+//                 dependencies and timings (a collective's sends counted per algorithm, below)
+//   topology      nodes x kBytesPerNode + links x kBytesPerLink (servers' GPUs, NICs, PCIe and
+//                 NVLink switches, CPUs; fabric switches)
+//   packet model  ports x kBytesPerPort (queues, flow control, counters), routing tables
+//                 (switches x endpoints x 8 B), QPs of the connections the workload opens, and
+//                 the receive bitmap of the largest message where packets may arrive out of
+//                 order (spray, adaptive routing)
+//
+// Sends of one collective run of S bytes over n ranks in c channels, messages of at most
+// M = 512 KiB (workloads/collective.hpp):
+//   ring all-reduce       c · n · 2(n-1) · ceil(S / (c·n·M))   (all-gather, reduce-scatter: n-1)
+//   tree all-reduce       c · 2(n-1) · ceil(S / (c·M))
+//   halving-doubling      c · n · 2·log2(n)
+//   pairwise all-to-all   c · n · (n-1)
+//   broadcast, send-recv  c · n · ceil(S / (c·M))
+// `auto` counts the largest of ring and tree. A training job: per GPU, micro-batch and
+// iteration its compute, pipeline sends, joins, two TP all-reduces (and four EP all-to-alls),
+// plus the DP reduction per iteration (memory_estimate.cpp); a traffic entry: its flows. The per-item constants were measured on Linux
+// x86-64 (docs/SCENARIO.md, "Memory"); the estimate is meant to be within a factor of two.
+#pragma once
+
+#include "core/units.hpp"
+#include "scenario/spec.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fabricsim::cli {
+
+struct MemoryEstimate {
+    double ops = 0;           // op-graph operations
+    double nodes = 0;         // topology nodes
+    double ports = 0;         // topology ports (two per link)
+    Bytes op_graph;
+    Bytes topology;
+    Bytes packet_model;       // zero for the ideal model
+    Bytes total() const { return op_graph + topology + packet_model; }
+    // "about 12GiB: op graph 11GiB (120000000 ops), topology 1GiB (2000000 nodes), ..."
+    std::string describe() const;
+};
+
+MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec);
+
+// Operations one collective entry adds to the op graph (the formulas above).
+double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster);
+
+// MemAvailable of /proc/meminfo's text, in bytes; nullopt when the line is missing.
+std::optional<Bytes> mem_available(std::string_view meminfo);
+// The machine's available memory now (Linux: /proc/meminfo), or nullopt when unknown.
+std::optional<Bytes> available_memory();
+
+// Throws ConfigError (at `file`) when the estimate exceeds `limit`; `limit_source` says where
+// the limit came from ("--max-memory", "available memory").
+void check_memory(const MemoryEstimate& estimate, Bytes limit, std::string_view limit_source,
+                  const std::string& file, const std::string& variant);
+
+}  // namespace fabricsim::cli

@@ -1,0 +1,144 @@
+// The memory estimate `fabricsim run` checks before building anything (cli/memory_estimate.hpp):
+// its op counts against the op graphs the workload builder really makes, its reading of
+// /proc/meminfo, and the refusal it turns into (a ConfigError, exit 2).
+#include <catch2/catch.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/memory_estimate.hpp"
+#include "core/errors.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+#include "scenario/loader.hpp"
+#include "workloads/workload_graph.hpp"
+
+#include <filesystem>
+#include <string>
+
+using namespace fabricsim;
+
+namespace {
+
+scenario::ScenarioSpec spec_of(const std::string& text) {
+    scenario::LoadOptions o;
+    o.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
+    const auto loaded = scenario::load_scenario_text(text, "m.yaml", o);
+    REQUIRE(loaded.variants.size() == 1);
+    return loaded.variants.front().spec;
+}
+
+// Ops the workload builder makes for `spec`.
+double built_ops(const scenario::ScenarioSpec& spec) {
+    fabric::IdealNetwork network(spec.cluster, spec.simulation.ideal);
+    return static_cast<double>(workloads::build_workload(spec, network).graph.ops().size());
+}
+
+std::string collective(const std::string& servers, const std::string& lines) {
+    return "name: m\ncluster: { servers: " + servers + ", server: hgx-h100 }\nworkload:\n  - collective: " + lines;
+}
+
+}  // namespace
+
+TEST_CASE("the estimated op count of a ring all-reduce is the builder's, by the closed form", "[memory]") {
+    // 2 servers x 8 GPUs: 16 ranks over 2 servers take 2 x 8 NICs = 16 channels. A 1GiB
+    // all-reduce: each channel's 64MiB goes in loops of 16 x 512KiB = 8MiB, 8 loops; each loop
+    // is 2(n-1) = 30 rounds of 16 sends. 16 x 8 x 30 x 16 = 61440 sends, and one zero-time
+    // barrier closes the run: 61441 ops.
+    const auto spec = spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n"));
+    CHECK(cli::collective_ops(std::get<scenario::CollectiveSpec>(spec.workload[0].kind), spec.cluster) == 61441);
+    CHECK(built_ops(spec) == 61441);
+}
+
+TEST_CASE("the estimated op counts of tree, pairwise and halving-doubling collectives are the builder's",
+          "[memory]") {
+    // Tree all-reduce of 64MiB on 16 ranks in 16 channels: each channel's 4MiB in 8 messages of
+    // 512KiB, each up and down the tree's 15 edges: 16 x 8 x 30 = 3840 sends + 1 barrier.
+    const auto tree = spec_of(collective("2", "all_reduce\n    algorithm: tree\n    size: 64MiB\n"));
+    CHECK(cli::collective_ops(std::get<scenario::CollectiveSpec>(tree.workload[0].kind), tree.cluster) == 3841);
+    CHECK(built_ops(tree) == 3841);
+    // Pairwise all-to-all on 16 ranks in 16 channels: 16 x 16 x 15 = 3840 sends + 1 barrier.
+    const auto a2a = spec_of(collective("2", "all_to_all\n    algorithm: pairwise\n    size: 64MiB\n"));
+    CHECK(cli::collective_ops(std::get<scenario::CollectiveSpec>(a2a.workload[0].kind), a2a.cluster) == 3841);
+    CHECK(built_ops(a2a) == 3841);
+    // Halving-doubling all-reduce on 16 ranks in 16 channels: 2 log2(16) = 8 rounds of 16
+    // sends per channel: 16 x 16 x 8 = 2048 sends + 1 barrier.
+    const auto hd = spec_of(collective("2", "all_reduce\n    algorithm: halving_doubling\n    size: 64MiB\n"));
+    CHECK(cli::collective_ops(std::get<scenario::CollectiveSpec>(hd.workload[0].kind), hd.cluster) == 2049);
+    CHECK(built_ops(hd) == 2049);
+}
+
+TEST_CASE("iterations and sweep sizes multiply the estimated ops", "[memory]") {
+    // Ring all-reduce on one server (8 ranks, min(16, 8) = 8 channels), 1MiB: one loop of
+    // 2 x 7 rounds of 8 sends per channel = 896 sends + 1 barrier; 3 iterations of 2 sizes
+    // (1MiB and 2MiB, the latter still one loop of 8 x 512KiB per channel).
+    const auto spec = spec_of(collective("1", "all_reduce\n    algorithm: ring\n    sizes: [1MiB, 2MiB]\n"
+                                              "    iterations: 3\n"));
+    CHECK(cli::collective_ops(std::get<scenario::CollectiveSpec>(spec.workload[0].kind), spec.cluster) == 6 * 897);
+    CHECK(built_ops(spec) == 6 * 897);
+}
+
+TEST_CASE("MemAvailable is read from /proc/meminfo's text in KiB", "[memory]") {
+    const std::string meminfo = "MemTotal:       32768000 kB\nMemFree:         1000 kB\nMemAvailable:   16384 kB\n";
+    REQUIRE(cli::mem_available(meminfo).has_value());
+    CHECK(*cli::mem_available(meminfo) == Bytes{16384 * 1024});
+    CHECK_FALSE(cli::mem_available("MemTotal: 1 kB\n").has_value());
+    CHECK_FALSE(cli::mem_available("MemAvailable: lots\n").has_value());
+}
+
+TEST_CASE("a run estimated above the limit is a ConfigError that gives the estimate and the limit", "[memory]") {
+    // 10000 iterations of the 61441-op all-reduce above: 6.1e8 ops, far above 1GiB at any
+    // per-op size of at least 2 bytes.
+    const auto spec = spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n    iterations: 10000\n"));
+    const auto estimate = cli::estimate_memory(spec);
+    CHECK(estimate.ops == 614410000);
+    CHECK(estimate.total() > Bytes{std::int64_t{1} << 30});
+    try {
+        cli::check_memory(estimate, Bytes{std::int64_t{1} << 30}, "--max-memory", "m.yaml", "");
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        REQUIRE(e.issues().size() == 1);
+        const std::string text = e.issues().front().str();
+        CHECK(text.starts_with("m.yaml: this run would need about "));
+        CHECK(text.find("(614410000 ops)") != std::string::npos);
+        CHECK(text.find("the limit is 1.0GiB (--max-memory)") != std::string::npos);
+    }
+    // The same run within a limit above its estimate passes.
+    CHECK_NOTHROW(cli::check_memory(estimate, estimate.total(), "--max-memory", "m.yaml", ""));
+}
+
+TEST_CASE("the estimate of a training job's ops is an upper bound within a factor of four", "[memory]") {
+    // The shipped Llama-70B job (64 GPUs, 32 micro-batches, 2 iterations): the estimate counts
+    // every GPU's compute, pipeline sends, joins and two TP ring all-reduces per micro-batch,
+    // and the DP reduction as a ring across servers in 8 buckets.
+    scenario::LoadOptions o;
+    o.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
+    const auto loaded = scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o);
+    const auto& spec = loaded.variants.front().spec;
+    const double estimated = cli::estimate_memory(spec).ops;
+    const double built = built_ops(spec);
+    INFO("estimated " << estimated << " built " << built);
+    CHECK(estimated >= built);
+    CHECK(estimated <= 4 * built);
+}
+
+TEST_CASE("run --max-memory refuses a run above it before building, and a limit that is not a size", "[memory][cli]") {
+    cli::RunArgs args;
+    args.scenario.file = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/ideal-transfers.yaml";
+    args.quiet = true;
+    args.max_memory = "1KiB";  // below any topology's estimate
+    try {
+        cli::run_command(args);
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        const std::string text = e.issues().front().str();
+        INFO(text);
+        CHECK(text.find("/scenarios/ideal-transfers.yaml: variant \"") != std::string::npos);
+        CHECK(text.find("this run would need about ") != std::string::npos);
+        CHECK(text.find("the limit is 1.0KiB (--max-memory)") != std::string::npos);
+    }
+    args.max_memory = "lots";
+    try {
+        cli::run_command(args);
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        CHECK(e.issues().front().str() == "--max-memory: expected a size (e.g. 4KiB, 1MB), found \"lots\"");
+    }
+}
