@@ -131,7 +131,8 @@ void Dcqcn::increase(Increase kind) {
     const int b = params_.byte_counter > Bytes::zero() ? byte_stage_ : timer_stage_;
     if (std::max(t, b) >= f) {
         const Bandwidth step = std::min(t, b) > f ? params_.rate_hai : params_.rate_ai;
-        target_ = std::min(line_rate_, target_ + step);
+        // R_T <= line: compare the step with the room left, as R_T + step may not fit 64 bits.
+        target_ = step >= line_rate_ - target_ ? line_rate_ : target_ + step;
     }
     current_ = average_up(current_, target_);
     int& stage = kind == Increase::timer ? timer_stage_ : byte_stage_;

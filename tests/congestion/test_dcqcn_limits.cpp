@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <limits>
 
 #include "congestion/dcqcn.hpp"
 #include "dcqcn_driver.hpp"
@@ -60,4 +61,23 @@ TEST_CASE("the paper preset with the largest alpha and increase periods cuts onc
     CHECK(cc.next_timer() == Time::max());  // every period lies past the end of time
     run_timers_until(cc, 1_s);
     CHECK(cc.rate() == 20_Gbps);
+}
+
+TEST_CASE("an additive step of the largest Bandwidth takes the target to the line rate, not past 64 bits",
+          "[dcqcn][limits]") {
+    // R_T + R_AI with R_AI = 2^63 - 1 bit/s wrapped negative: the rate fell to the 1 bit/s
+    // pacing floor and the run crawled. Single counter, F = 1: the first increase after a cut
+    // is fast recovery, the second additive (R_T = min(line, R_T + R_AI) = line).
+    DcqcnParams p = DcqcnParams::nic(100_Gbps);
+    p.rate_ai = Bandwidth::bps(std::numeric_limits<std::int64_t>::max());
+    p.rate_hai = p.rate_ai;
+    Dcqcn cc(p, 100_Gbps);
+    cnp_at(cc, 0_us);
+    run_timers_until(cc, 4_us);  // the cut
+    const Bandwidth cut = cc.rate();
+    REQUIRE(cut < 100_Gbps);
+    run_timers_until(cc, 4_us + 2 * p.rate_increase_timer);  // fast recovery, then additive
+    CHECK(cc.target_rate() == 100_Gbps);
+    CHECK(cc.rate() > cut);
+    CHECK(cc.rate() <= 100_Gbps);
 }
