@@ -333,6 +333,8 @@ private:
     // A new QP's congestion control (DCQCN or IB CC) and its receiver's notification spacing.
     std::unique_ptr<congestion::CongestionControl> make_cc(Bandwidth line, Time& cnp_interval) const;
     std::unique_ptr<congestion::CongestionControl> make_ib_cc(Bandwidth line) const;
+    congestion::IbCcParams ib_cc_params(Bandwidth line) const;
+    Bandwidth ib_cc_floor(Bandwidth line) const;
     // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
     Bandwidth cc_floor(Bandwidth line) const;
     void mark_fecn(std::uint32_t q, Packet& packet);

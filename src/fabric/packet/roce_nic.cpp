@@ -88,8 +88,7 @@ std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_cc(Bandwidth 
 }
 
 Bandwidth PacketNetwork::cc_floor(Bandwidth line) const {
-    // IB CC: a CCT entry slows to 2^shift / (2^shift + multiplier), multiplier <= 16383.
-    const Bandwidth floor = ib_ ? line / 16384 : std::min(line, dcqcn_params(spec_.roce.dcqcn, line).min_rate);
+    const Bandwidth floor = ib_ ? ib_cc_floor(line) : std::min(line, dcqcn_params(spec_.roce.dcqcn, line).min_rate);
     return std::max(floor, Bandwidth::bps(1));
 }
 
