@@ -5,6 +5,7 @@
 // run long enough to see that such a message is cut into full packets and is not done early.
 #include <catch2/catch.hpp>
 
+#include "core/errors.hpp"
 #include "fabric/packet/packet_count.hpp"
 #include "packet_fixtures.hpp"
 
@@ -110,4 +111,17 @@ TEST_CASE("more than 2^32 MTU packets' worth of bytes through the counters: a 16
     CHECK_NOTHROW(m.network.check_invariants(sim.now()));  // sent = delivered, in 64 bits
     // At the sum of the links' payload rates, within 1 % (the last segments do not fill all 18).
     CHECK(sink.at[0].seconds() == Approx(transmit_time(size, total).seconds()).epsilon(0.01));
+}
+
+TEST_CASE("a message of 2^40 packets or more is a model error that names the limit", "[packet][count]") {
+    // A packet record holds its number in 40 bits: at most 2^40 - 1 packets of 4 KiB, that
+    // is 2^52 - 4096 B; one byte more needs packet number 2^40.
+    Model m(hosts(2), pfc_only());
+    Simulator sim(1);
+    Sink sink;
+    const std::int64_t most = (std::int64_t{1} << 52) - 4096;
+    CHECK_NOTHROW(m.network.send(sim, msg(0, 0, 1, Bytes{most}), sink));
+    CHECK_THROWS_AS(m.network.send(sim, msg(1, 0, 1, Bytes{most + 1}), sink), ModelError);
+    CHECK_THROWS_WITH(m.network.send(sim, msg(2, 0, 1, Bytes{most + 1}), sink),
+                      Catch::Contains("1099511627776 packets of 4096 B; the model numbers packets in 40 bits"));
 }

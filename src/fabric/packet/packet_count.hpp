@@ -24,14 +24,19 @@ constexpr std::int64_t packet_payload(Bytes size, std::int64_t unit, std::uint64
     return static_cast<std::int64_t>(std::clamp<__int128>(left, 0, unit));
 }
 
-// The first packet of part `part` of `qps` (128-bit product: packets may pass 2^32).
+// The first packet of part `part` of `qps`. Asked per packet received: the products take the
+// 64-bit path below 2^32 packets and 128 bits only past it (a 128-bit division is a call).
 constexpr std::uint64_t qp_part_begin(std::uint32_t part, std::uint64_t packets, std::uint32_t qps) {
+    if (part == 0) return 0;
+    if (packets <= UINT32_MAX) return (std::uint64_t{part} * packets + qps - 1) / qps;
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(part) * packets + qps - 1) / qps);
 }
 
 // The part packet `seq` belongs to: floor(seq * qps / packets), the inverse of qp_part_begin.
 constexpr std::uint32_t qp_part_of(std::uint64_t seq, std::uint64_t packets, std::uint32_t qps) {
-    return qps == 1 ? 0 : static_cast<std::uint32_t>(static_cast<unsigned __int128>(seq) * qps / packets);
+    if (qps == 1) return 0;
+    if (packets <= UINT32_MAX) return static_cast<std::uint32_t>(seq * qps / packets);
+    return static_cast<std::uint32_t>(static_cast<unsigned __int128>(seq) * qps / packets);
 }
 
 }  // namespace fabricsim::fabric

@@ -130,8 +130,9 @@ public:
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
     // Packet numbers are 64-bit: a 16 TiB message is 2^32 packets of 4 KiB (2^36 of 256 B).
-    // A packet record keeps its number in kSeqBits, so a message has fewer than 2^56 packets.
-    static constexpr int kSeqBits = 56;
+    // A packet record keeps its number in kSeqBits, so a message has fewer than 2^40 packets
+    // (4 PiB of 4 KiB packets; a trillion packets is beyond any run's event budget anyway).
+    static constexpr int kSeqBits = 40;
     static constexpr std::uint64_t kNoSeq = UINT64_MAX;
     // A NIC reads a QP's data from memory as it schedules it, a bounded number of reads ahead:
     // the source sends a message's next packet only while its QP holds fewer than this many,
@@ -150,9 +151,10 @@ private:
         std::uint32_t next = kNone; // FIFO successor
         Time ready;                 // when it reached the node it waits in
         std::uint64_t seq : kSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
-        std::uint64_t prio : 4 = 0;        // its priority / service level
-        std::uint64_t type : 2 = kData;    // a PacketType
-        std::uint64_t marked : 1 = 0;      // ECN congestion experienced
+        // Whole bytes after the 40 bits (one load each on the per-hop path).
+        std::uint8_t prio = 0;      // its priority / service level
+        PacketType type = kData;
+        bool marked = false;        // ECN congestion experienced
     };
     static_assert(sizeof(Packet) == 32);
     static Packet make_packet(std::uint32_t message, std::uint64_t seq, std::uint32_t bytes, std::uint32_t link,
