@@ -18,6 +18,7 @@ TEST_CASE("checked_add names what passed the end of time", "[units][limits]") {
     CHECK(checked_add(1_us, 2_us, "x") == 3_us);
     CHECK(checked_add(Time::max() - 1_ps, 1_ps, "x") == Time::max());
     CHECK_THROWS_AS(checked_add(20_ms, Time::max(), "PFC: a pause frame's arrival"), ModelError);
-    CHECK_THROWS_WITH(checked_add(20_ms, Time::max(), "PFC: a pause frame's arrival"), Catch::Contains("PFC: a pause frame's arrival: 20ms + ") &&
-                             Catch::Contains("passes the end of simulated time"));
+    CHECK_THROWS_WITH(checked_add(20_ms, Time::max(), "PFC: a pause frame's arrival"),
+                      Catch::Contains("PFC: a pause frame's arrival: 20ms + ") &&
+                          Catch::Contains("passes the end of simulated time"));
 }
