@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/time_limits.hpp"
 
 namespace fabricsim::congestion {
 
@@ -25,10 +26,13 @@ Bandwidth average_up(Bandwidth a, Bandwidth b) {
     return Bandwidth::bps(x / 2 + y / 2 + ((x % 2) | (y % 2)));
 }
 
-// First point of the grid next + k*period (k >= 0) strictly after now.
+// First point of the grid next + k*period (k >= 0) strictly after now; Time::max() (never)
+// when that point lies past the end of simulated time.
 Time next_after(Time next, Time period, Time now) {
     if (next == Time::max() || next > now) return next;
-    return next + period * ((now - next) / period + 1);
+    const std::int64_t k = (now - next) / period + 1;
+    if (k > (Time::max() - next) / period) return Time::max();
+    return next + period * k;
 }
 
 // base * line_rate / 25 Gb/s, rounded down: the NIC-style scaling of models.md.
@@ -118,7 +122,7 @@ void Dcqcn::cut(Time now) {
     timer_stage_ = 0;
     byte_stage_ = 0;
     bytes_since_event_ = Bytes::zero();
-    next_increase_ = now + params_.rate_increase_timer;
+    next_increase_ = saturating_add(now, params_.rate_increase_timer);
 }
 
 void Dcqcn::increase(Increase kind) {
@@ -127,7 +131,8 @@ void Dcqcn::increase(Increase kind) {
     const int b = params_.byte_counter > Bytes::zero() ? byte_stage_ : timer_stage_;
     if (std::max(t, b) >= f) {
         const Bandwidth step = std::min(t, b) > f ? params_.rate_hai : params_.rate_ai;
-        target_ = std::min(line_rate_, target_ + step);
+        // R_T <= line: compare the step with the room left, as R_T + step may not fit 64 bits.
+        target_ = step >= line_rate_ - target_ ? line_rate_ : target_ + step;
     }
     current_ = average_up(current_, target_);
     int& stage = kind == Increase::timer ? timer_stage_ : byte_stage_;
@@ -143,17 +148,17 @@ void Dcqcn::advance(Time now) {
     if (!started_ || asleep_) return;
     for (;;) {
         const Time due = std::min({next_alpha_, next_decrease_, next_increase_});
-        if (due > now) return;
+        if (due > now || due == Time::max()) return;  // max: past the end of time, never
         if (next_alpha_ == due) {
             if (params_.reaction == DcqcnReaction::per_cnp) alpha_cnp_seen_ = false;
             update_alpha();
-            next_alpha_ += params_.alpha_update_interval;
+            next_alpha_ = saturating_add(next_alpha_, params_.alpha_update_interval);
         } else if (next_decrease_ == due) {
             if (decrease_cnp_seen_) cut(due);
             decrease_cnp_seen_ = false;
-            next_decrease_ += params_.rate_decrease_interval;
+            next_decrease_ = saturating_add(next_decrease_, params_.rate_decrease_interval);
         } else {
-            next_increase_ += params_.rate_increase_timer;
+            next_increase_ = saturating_add(next_increase_, params_.rate_increase_timer);
             increase(Increase::timer);
         }
         if (nothing_left_to_do()) {
@@ -182,7 +187,7 @@ void Dcqcn::on_cnp(Time now) {
         cut(now);
         alpha_cnp_seen_ = true;  // this update counts the CNP: alpha = (1-g)*alpha + g
         update_alpha();
-        next_alpha_ = now + params_.alpha_update_interval;  // decay only after a quiet interval
+        next_alpha_ = saturating_add(now, params_.alpha_update_interval);  // decay only after a quiet interval
         return;
     }
     if (first) {
@@ -190,8 +195,8 @@ void Dcqcn::on_cnp(Time now) {
         target_ = current_;
         alpha_cnp_seen_ = false;
         decrease_cnp_seen_ = true;
-        next_alpha_ = now + params_.alpha_update_interval;
-        next_decrease_ = now + params_.rate_decrease_interval;
+        next_alpha_ = saturating_add(now, params_.alpha_update_interval);
+        next_decrease_ = saturating_add(now, params_.rate_decrease_interval);
         return;
     }
     alpha_cnp_seen_ = true;

@@ -32,6 +32,8 @@
 //            The first CNP only arms the flags of the decrease check, not of the alpha update.
 // Events due at the same instant run alpha update, then decrease check, then increase timer;
 // a cut restarts the increase timer, so an increase due at the same instant is dropped.
+// A period may be as long as the input allows: an event it would put past the end of
+// simulated time (Time::max(), core/time_limits.hpp) never comes due.
 //
 // Numbers (deterministic on every machine, no floating point after construction):
 //   rates are integer bits/s. A cut rounds down: R_C*(1 - alpha/2) = floor(R_C*(2^33 - a)/2^33)

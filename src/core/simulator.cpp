@@ -14,8 +14,16 @@ namespace fabricsim {
 Simulator::Simulator(std::uint64_t seed) : seed_(seed) {}
 
 EventHandle Simulator::at(Time time, EventTarget& target, std::uint64_t arg) {
-    if (time < now_)
+    if (time < now_) [[unlikely]] {
+        // The clock never reads below zero, so a negative time is a sum of times that passed
+        // Time::max() and wrapped (core/time_limits.hpp): inputs beyond the engine, not a bug.
+        if (time < Time::zero())
+            throw ModelError(fmt::format("an event at {} while the clock reads {}: a sum of times passed the end of "
+                                         "simulated time ({}, int64 picoseconds) and wrapped; a delay, timer or rate "
+                                         "in the scenario is too extreme for the run",
+                                         time, now_, Time::max()));
         throw InternalError(fmt::format("event scheduled in the past: at {} while the clock reads {}", time, now_));
+    }
     return queue_.push(time, &target, arg);
 }
 

@@ -11,6 +11,7 @@ namespace {
 using i128 = __int128;
 constexpr i128 kPsPerSecond = 1'000'000'000'000;
 constexpr i128 kInt64Max = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kInt64Max_ps = std::numeric_limits<std::int64_t>::max();
 }  // namespace
 
 Time transmit_time_wide(Bytes size, Bandwidth rate) {
@@ -22,9 +23,11 @@ Time transmit_time_wide(Bytes size, Bandwidth rate) {
     const i128 num = static_cast<i128>(size.count()) * 8 * kPsPerSecond;
     const i128 den = rate.bits_per_second();
     const i128 ps = (num + den - 1) / den;
+    // Not a bug but an input beyond the engine: a size too large or a rate too small.
     if (ps > kInt64Max)
-        throw InternalError(fmt::format("transmit_time: {} B at {} bit/s overflows Time",
-                                        size.count(), rate.bits_per_second()));
+        throw ModelError(fmt::format("sending {} B at {} bit/s takes longer than the simulator can count ({} ps, "
+                                     "about 106 days): the size or the rate in the scenario is too extreme",
+                                     size.count(), rate.bits_per_second(), kInt64Max_ps));
     return Time::ps(static_cast<std::int64_t>(ps));
 }
 

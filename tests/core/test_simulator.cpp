@@ -4,6 +4,7 @@
 #include "core/simulator.hpp"
 
 #include <atomic>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,18 @@ TEST_CASE("scheduling in the past is an internal error; cancel removes an event"
     sim.run();
     CHECK(r.seen.size() == 1);
     CHECK(sim.now() == 2_us);
+}
+
+TEST_CASE("an event at a negative time is a wrapped sum of times: a model error that says so", "[simulator]") {
+    Simulator sim(1);
+    Recorder r;
+    sim.at(2_us, r, 1);
+    sim.run();
+    // 2 us + (2^63 - 1 ps) wraps to -2^63 ps + 2 us - 1 ps: what "event scheduled in the past:
+    // at -9223372.036854775808s" used to report as a bug.
+    const Time wrapped = Time::ps(std::numeric_limits<std::int64_t>::min()) + (2_us - 1_ps);
+    CHECK_THROWS_AS(sim.at(wrapped, r, 9), ModelError);
+    CHECK_THROWS_WITH(sim.at(wrapped, r, 9), Catch::Contains("passed the end of simulated time"));
 }
 
 TEST_CASE("named RNG streams are stable references derived from the seed", "[simulator]") {

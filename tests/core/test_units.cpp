@@ -43,9 +43,12 @@ TEST_CASE("transmit_time needs 128 bits: exact for 8 GiB at 100 Mb/s and at 1.6 
     CHECK(transmit_time(2_MiB, 1_Tbps).picoseconds() == 16'777'216);
 }
 
-TEST_CASE("transmit_time rejects a zero rate and an overflowing result", "[units]") {
+TEST_CASE("transmit_time rejects a zero rate (a bug) and an overflowing result (an input beyond the engine)", "[units]") {
     CHECK_THROWS_AS(transmit_time(1_B, Bandwidth::zero()), InternalError);
-    CHECK_THROWS_AS(transmit_time(Bytes{INT64_MAX / 8}, 1_bps), InternalError);
+    // 2^40 B at 1 bit/s is 8.8e12 s, past the 9.2e6 s that int64 picoseconds hold.
+    CHECK_THROWS_AS(transmit_time(Bytes{INT64_MAX / 8}, 1_bps), ModelError);
+    CHECK_THROWS_WITH(transmit_time(Bytes{INT64_MAX / 8}, 1_bps), Catch::Contains("takes longer than the simulator can count"));
+    CHECK_THROWS_AS(transmit_time(Bytes{std::int64_t{1} << 40}, 1_bps), ModelError);
 }
 
 TEST_CASE("bytes_in is the floor of rate times time", "[units]") {

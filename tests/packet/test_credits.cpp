@@ -25,3 +25,22 @@ TEST_CASE("credits: a paused NIC holds at most the PCIe link's credit window and
     }
     CHECK_NOTHROW(m.network.check_invariants(sim.now()));
 }
+
+// A segment below 1 KiB once gave the PCIe link 4 x segment < 4 KiB of credits, less than the
+// 4 KiB MTU packet of a fabric message crossing it: the first packet waited for ever and the
+// watchdog called it a PFC deadlock (lossy mode: go-back-N until time overflowed). Credits
+// now cover kCreditSegments of the largest packet, so the segment, which only cuts messages
+// inside a server, cannot change a fabric message's time: the idle pipeline's closed form.
+TEST_CASE("credits: a segment below the MTU leaves a fabric message's time unchanged", "[packet][credits]") {
+    const bool lossless = GENERATE(true, false);
+    const Bytes segment = GENERATE(64_B, 512_B, 1_KiB, 64_KiB);
+    scenario::ClusterSpec c = hosts(2);
+    scenario::RoceSpec roce = pfc_only();
+    roce.lossless = lossless;
+    fabric::PacketModelSpec spec = model_spec(c, roce);
+    spec.segment = segment;
+    Model m(c, spec);
+    const Message one = msg(0, 0, 1, 1_MiB);
+    INFO("segment " << segment.count() << " B, lossless " << lossless);
+    CHECK(run_alone(m, one) == m.network.unloaded_time(one));
+}

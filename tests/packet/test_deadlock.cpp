@@ -192,3 +192,10 @@ TEST_CASE("the PFC watchdog breaks the ring's deadlock by dropping and says so",
     CHECK(run.net.packets_in_flight() == 0);
     CHECK_THROWS_WITH(run.net.check_invariants(run.sim.now()), Catch::Contains("dropped on the lossless class"));
 }
+
+TEST_CASE("with fast links the window stays the deadlock timeout and the ring's deadlock is still named",
+          "[packet][pfc][deadlock]") {
+    RingRun run;
+    // 100G ring: 4 x (0.34 us + 550 ns) is far below the 1 ms timeout.
+    CHECK(run.net.deadlock_window() == 1_ms);
+}

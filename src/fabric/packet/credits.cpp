@@ -1,15 +1,21 @@
 #include "fabric/packet/credits.hpp"
 
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 
 namespace fabricsim::fabric {
 
-Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes segment, FlowControlHost& host)
-    : topology_(topology), layout_(layout), host_(host), ledger_(layout.port.size(), (segment * kCreditSegments).count()) {}
+Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes largest_packet,
+                 FlowControlHost& host)
+    : topology_(topology),
+      layout_(layout),
+      host_(host),
+      ledger_(layout.port.size(), (largest_packet * kCreditSegments).count()) {}
 
 void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
     const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
-    sim.at(sim.now() + delay, *this, (static_cast<std::uint64_t>(size.count()) << 32) | q);
+    sim.at(checked_add(sim.now(), delay, "credits: a credit return"), *this,
+           (static_cast<std::uint64_t>(size.count()) << 32) | q);
 }
 
 void Credits::on_event(Simulator& sim, std::uint64_t arg) {

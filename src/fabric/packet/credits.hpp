@@ -4,8 +4,10 @@
 // never sends without them, so nothing is dropped and a stalled receiver stalls its senders
 // (PCIe Base Specification, flow-control credits; NVLink's link-level credits).
 //
-// Here a link's credits are kCreditSegments segments of simulation.packet.segment bytes —
-// enough to cover the link's round trip many times over at a segment's granularity — and a
+// Here a link's credits are kCreditSegments of the largest packet that crosses it — a segment
+// (simulation.packet.segment) of a message inside the server, or an MTU packet of a message on
+// its way to or from the fabric, whichever is larger — enough to cover the link's round trip
+// many times over; credits for fewer bytes than one packet would hold it back for ever. A
 // packet's credits return one link propagation delay after it leaves the receiving node (or is
 // delivered there). Time a queue spends with a packet waiting and no credit adds to
 // credit_stall_time_s.
@@ -21,7 +23,8 @@ class Credits final : public LinkFlowControl {
 public:
     static constexpr std::int64_t kCreditSegments = 4;
 
-    Credits(const Topology& topology, const QueueLayout& layout, Bytes segment, FlowControlHost& host);
+    // `largest_packet`: max(segment, MTU), the most one packet on these links can carry.
+    Credits(const Topology& topology, const QueueLayout& layout, Bytes largest_packet, FlowControlHost& host);
 
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }

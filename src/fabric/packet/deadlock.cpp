@@ -3,13 +3,21 @@
 // node, whose queue towards the next link holds packets that came in through the first —
 // stops traffic for good while pause frames keep being refreshed
 // (Guo et al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16; Hu et al., "Deadlocks in
-// Datacenter Networks", HotNets'16). A watchdog looks every deadlock_timeout: when no packet
-// has arrived anywhere for that long while packets wait, it finds the cycle of paused ports
-// and stops the run with a ModelError naming each switch, port and priority (exit code 3).
+// Datacenter Networks", HotNets'16). A watchdog looks every window: when no packet has arrived
+// anywhere for that long while packets wait, it looks for the cycle of held ports and stops
+// the run with a ModelError (exit code 3) naming each switch, port and priority of it; with no
+// cycle it is no deadlock but a stall, and the error says what waits where.
+//
+// The window is simulation.packet.deadlock_timeout, raised to kWatchMargin times the slowest
+// hop a healthy network can take between two arrivals: the largest packet's serialisation on
+// the slowest link (or at a paced NIC's lowest congestion-control rate) plus the largest
+// propagation delay and forwarding latency. A 20 ms switch, a cable thousands of km long or a
+// 100 bps NIC is slow, not deadlocked.
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 #include "core/units_format.hpp"
 
 #include <algorithm>
@@ -18,24 +26,81 @@
 
 namespace fabricsim::fabric {
 
+void PacketNetwork::setup_watchdog() {
+    if (spec_.deadlock_timeout <= Time::zero()) return;
+    const Bytes largest = std::max(spec_.mtu, spec_.segment);
+    Time slowest = Time::zero(), delay = Time::zero();
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+        const Port& p = ports_[i];
+        const Link& link = topology_.link(DirectedLink::from_index(i).link);
+        const bool fabric = link.type == LinkType::fabric || link.type == LinkType::storage_fabric;
+        Bandwidth rate = p.rate;
+        if (p.paced) rate = std::min(rate, cc_floor(p.wire));
+        slowest = std::max(slowest, transmit_time(fabric ? spec_.mtu : largest, rate));
+        delay = std::max(delay, p.delay);
+    }
+    const Time hop = saturating_add(slowest, delay);
+    watch_window_ = hop > Time::max() / kWatchMargin ? Time::max() : std::max(spec_.deadlock_timeout, hop * kWatchMargin);
+}
+
 void PacketNetwork::arm_watchdog(Simulator& sim) {
-    if (watchdog_armed_ || (pfc_ == nullptr && ib_credits_ == nullptr) || lossy_ || spec_.deadlock_timeout <= Time::zero())
+    if (watchdog_armed_ || (pfc_ == nullptr && ib_credits_ == nullptr) || lossy_ || watch_window_ == Time::max())
         return;
+    const Time at = saturating_add(sim.now(), watch_window_);
+    if (at == Time::max()) return;  // past the end of time: it could never report
     watchdog_armed_ = true;
-    watchdog_ = sim.at(sim.now() + spec_.deadlock_timeout, *this, event(0, kWatchdog));
+    watchdog_ = sim.at(at, *this, event(0, kWatchdog));
 }
 
 void PacketNetwork::on_watchdog(Simulator& sim) {
     watchdog_armed_ = false;
     if (in_flight_ == 0) return;  // idle: the next send re-arms it
-    if (sim.now() - last_move_ >= spec_.deadlock_timeout) {
+    if (sim.now() - last_move_ >= watch_window_) {
         const std::string cycle = blocked_cycle();
-        throw ModelError(fmt::format("{} deadlock: no packet has moved for {} while {} wait; {}",
-                                     ib_ ? "credit" : "PFC",
-                                     to_string(sim.now() - last_move_), in_flight_,
-                                     cycle.empty() ? "no cycle of paused ports found (a pause storm?)" : cycle));
+        if (!cycle.empty())
+            throw ModelError(fmt::format("{} deadlock: no packet has moved for {} while {} wait; {}", ib_ ? "credit" : "PFC",
+                                         to_string(sim.now() - last_move_), in_flight_, cycle));
+        throw ModelError(fmt::format("stall: no packet has moved for {} while {} wait, and no cycle of {} ports holds "
+                                     "them (not a deadlock); waiting: {}",
+                                     to_string(sim.now() - last_move_), in_flight_, ib_ ? "credit-blocked" : "paused",
+                                     waiting()));
     }
     arm_watchdog(sim);
+}
+
+// The queues that hold packets (the first few), each with its count and what holds it.
+std::string PacketNetwork::waiting() const {
+    constexpr int kShown = 8;
+    std::string text;
+    int listed = 0, more = 0;
+    const auto add = [&](std::string entry) {
+        if (listed == kShown) {
+            ++more;
+            return;
+        }
+        text += (listed++ == 0 ? "" : "; ") + entry;
+    };
+    const auto name = [&](std::uint32_t port) {
+        const DirectedLink d = DirectedLink::from_index(port);
+        return fmt::format("{} -> {}", topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name);
+    };
+    for (std::uint32_t q = 0; q < queues_.size(); ++q) {
+        if (queues_[q].fifo.empty()) continue;
+        std::int64_t n = 0;
+        for (std::uint32_t k = queues_[q].fifo.head; k != kNone; k = packets_[k].next) ++n;
+        const std::uint32_t port = layout_.port[q];
+        const LinkFlowControl* fc = ports_[port].fc;
+        const char* why = fc == nullptr || !fc->blocked(q) ? "not held" : fc == pfc_.get() ? "paused" : "no credits";
+        const int priority = ports_[port].classes == 1 ? data_prio_ : layout_.class_of[q];
+        add(fmt::format("{} {} {}: {} packets, {}", name(port), ib_ ? "VL" : "priority", priority, n, why));
+    }
+    for (const Qp& q : qps_)
+        if (q.queued > 0)
+            add(fmt::format("{} qp {} ({} -> {}): {} packets paced at {}", name(q.port), q.number,
+                            topology_.node(q.src).name, topology_.node(q.dst).name, q.queued, q.cc->rate()));
+    if (listed == 0) return "nothing queued at a port (all on the wire)";
+    if (more > 0) text += fmt::format("; and {} more", more);
+    return text;
 }
 
 // A held queue Q (of the port u -> v) waits for v's queues that hold packets that came in

@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 
 #include <algorithm>
 
@@ -54,9 +55,10 @@ void IbCredits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
 // A flow-control packet with every block freed so far leaves for the sender.
 void IbCredits::send_update(Simulator& sim, std::uint32_t q) {
     const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
-    sim.at(sim.now() + delay, *this, (static_cast<std::uint64_t>(freed_[q]) << 33) | (std::uint64_t{q} << 1) | kReturn);
+    sim.at(checked_add(sim.now(), delay, "InfiniBand credits: a credit update"), *this,
+           (static_cast<std::uint64_t>(freed_[q]) << 33) | (std::uint64_t{q} << 1) | kReturn);
     freed_[q] = 0;
-    next_update_[q] = sim.now() + period_;
+    next_update_[q] = checked_add(sim.now(), period_, "InfiniBand credits: the next credit update");
 }
 
 void IbCredits::on_event(Simulator& sim, std::uint64_t arg) {

@@ -55,6 +55,19 @@ void PacketNetwork::setup_infiniband() {
 // IB CC for a new QP at a NIC uplink of line rate `line` (cluster.infiniband.congestion_control;
 // `auto` table and limit: congestion::IbCcParams::defaults).
 std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_ib_cc(Bandwidth line) const {
+    return std::make_unique<congestion::IbCongestionControl>(ib_cc_params(line), line);
+}
+
+// The slowest entry IB CC may reach (CCTI up to ccti_limit).
+Bandwidth PacketNetwork::ib_cc_floor(Bandwidth line) const {
+    const congestion::IbCcParams p = ib_cc_params(line);
+    Bandwidth floor = line;
+    for (int i = 0; i <= p.ccti_limit && i < static_cast<int>(p.table.size()); ++i)
+        floor = std::min(floor, p.table[static_cast<std::size_t>(i)].rate(line));
+    return floor;
+}
+
+congestion::IbCcParams PacketNetwork::ib_cc_params(Bandwidth line) const {
     const auto& cc = spec_.infiniband.congestion_control;
     congestion::IbCcParams p = congestion::IbCcParams::defaults(line, spec_.mtu);
     p.ccti_increase = cc.ccti_increase;
@@ -71,7 +84,7 @@ std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_ib_cc(Bandwid
             p.table = congestion::IbCcParams::linear_table(congestion::kCctMaxDelay,
                                                            congestion::cct_packet_time(line, spec_.mtu), p.ccti_limit);
     }
-    return std::make_unique<congestion::IbCongestionControl>(p, line);
+    return p;
 }
 
 void PacketNetwork::mark_fecn(std::uint32_t q, Packet& packet) {

@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 
 #include <algorithm>
 
@@ -42,7 +43,8 @@ void PacketNetwork::init() {
                 throw ModelError(fmt::format("packet model: link {} -> {} has no bandwidth",
                                              topology.node(topology.source(d)).name,
                                              topology.node(topology.target(d)).name));
-            p.delay = link.propagation + topology.node(topology.target(d)).forwarding_latency;
+            p.delay = checked_add(link.propagation, topology.node(topology.target(d)).forwarding_latency,
+                                  "packet model: a link's propagation delay plus the next node's forwarding latency");
             p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
             p.from_fabric = p.switch_egress && !is_fabric_switch(topology.node(topology.target(d)).kind);
             p.to = topology.target(d);
@@ -67,13 +69,17 @@ void PacketNetwork::init() {
                 if (pfc_->applies_to(DirectedLink::from_index(i))) ports_[i].fc = pfc_.get();
         }
     }
-    credits_ = std::make_unique<Credits>(topology, layout_, spec_.segment, static_cast<FlowControlHost&>(*this));
+    // MTU packets of fabric messages cross PCIe too: credits of kCreditSegments segments alone
+    // would never admit one when a segment is below MTU / kCreditSegments (1 KiB at 4 KiB).
+    credits_ = std::make_unique<Credits>(topology, layout_, std::max(spec_.segment, spec_.mtu),
+                                         static_cast<FlowControlHost&>(*this));
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
         if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
     rto_ = roce.retransmit_timeout;
     setup_roce();
     setup_infiniband();
+    setup_watchdog();
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -203,7 +209,11 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // switch (SHARP's tree) included: an InfiniBand VL buffer holds a few MTUs, never a segment.
     const bool fabric_hop = direct && (fabric_switch_[src.value()] || fabric_switch_[dst.value()]);
     m.unit = static_cast<std::uint32_t>((inside && !fabric_hop ? spec_.segment : spec_.mtu).count());
-    m.packets = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (m.size.count() + m.unit - 1) / m.unit));
+    m.packets = packet_count(m.size, m.unit);
+    if (m.packets >= (std::uint64_t{1} << kSeqBits))
+        throw ModelError(fmt::format("packet model: message {} of {} B is {} packets of {} B; the model numbers "
+                                     "packets in {} bits",
+                                     message.id.value(), m.size.count(), m.packets, m.unit, kSeqBits));
     m.start = sim.now();
     if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);
     m.reliable = !inside && ack_every_ > 0;
@@ -242,35 +252,34 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
         if (p.next_injector >= p.injectors.size()) p.next_injector = 0;
         const Injector inj = p.injectors[p.next_injector];
         MessageState& m = messages_[inj.message];
-        if (m.generation != inj.generation || (m.injected == m.packets && m.resend == kNone)) {
+        if (m.generation != inj.generation || (m.injected == m.packets && m.resend == kNoSeq)) {
             // Done (or a finished message's slot reused): drop it from this port's list.
             p.injectors.erase(p.injectors.begin() + p.next_injector);
             continue;
         }
         ++p.next_injector;
-        if (nic_pull_full(m, m.resend != kNone ? m.resend : m.injected)) {
+        if (nic_pull_full(m, m.resend != kNoSeq ? m.resend : m.injected)) {
             ++waiting;
             continue;
         }
-        std::uint32_t seq;
+        std::uint64_t seq;
         Time ready = m.start;
         if (m.pull_held) {  // it could not go before the NIC asked for it
             m.pull_held = false;
             ready = now;
         }
-        if (m.resend != kNone) {
+        if (m.resend != kNoSeq) {
             seq = m.resend++;
-            if (m.resend >= m.resend_end) m.resend = kNone;
+            if (m.resend >= m.resend_end) m.resend = kNoSeq;
             ready = now;
             ++retransmitted_;
         } else {
             seq = m.injected++;
         }
         const std::uint32_t k = new_packet();
-        const std::int64_t left = m.size.count() - static_cast<std::int64_t>(seq) * m.unit;
-        const auto bytes = static_cast<std::uint32_t>(std::clamp<std::int64_t>(left, 0, m.unit));
+        const auto bytes = static_cast<std::uint32_t>(packet_payload(m.size, m.unit, seq));
         injected_ += Bytes{bytes};
-        packets_[k] = Packet{inj.message, seq, bytes, port, ready, kNone, m.prio, kData, false};
+        packets_[k] = make_packet(inj.message, seq, bytes, port, ready, m.prio, kData);
         enqueue(port, k);
         return true;
     }
@@ -340,7 +349,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
-    p.free_at = start + tx;
+    p.free_at = checked_add(start, tx, "packet model: the end of a packet's transmission");
     p.busy_time += tx;
     if (k.type == kData) {
         p.bytes_sent += Bytes{k.bytes};
@@ -350,7 +359,8 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     ++hops_;
     // The link rides above the packet index (on_event reads 32 bits of index), so that
     // prefetch() can load the port with the packet.
-    sim.at(start + tx + p.delay, *this, event(packet, kArrival) | (std::uint64_t{port} << 36));
+    sim.at(checked_add(p.free_at, p.delay, "packet model: a packet's arrival at the next node"), *this,
+           event(packet, kArrival) | (std::uint64_t{port} << 36));
 }
 
 // What the port starts now is back-dated no further than its flow control allows (may_send).
@@ -482,7 +492,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     pump(sim, idx);
 }
 
-std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const {
+std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const {
     if (fabric_switch_[at.value()]) return egress_of(at, routing_.next_port(at, flow, seq, &load_));
     // Inside a server a segment takes the equal-cost link that can start it first, as
     // credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
@@ -498,7 +508,7 @@ std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const 
     for (std::size_t i = 0; i < k; ++i) {
         const std::uint32_t idx = egress_of(at, candidates[(seq + i) % k]);
         const Port& p = ports_[idx];
-        const Time start = std::max(p.free_at, sim.now()) + transmit_time(queues_[p.first].queued, p.rate);
+        const Time start = saturating_add(std::max(p.free_at, sim.now()), transmit_time(queues_[p.first].queued, p.rate));
         if (start < best_start) {
             best_start = start;
             best = idx;

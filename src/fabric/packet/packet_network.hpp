@@ -44,6 +44,7 @@
 #include "fabric/packet/credits.hpp"
 #include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/link_flow_control.hpp"
+#include "fabric/packet/packet_count.hpp"
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/router.hpp"
 #include "fabric/routing.hpp"
@@ -111,6 +112,10 @@ public:
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
     Bytes bytes_sent(DirectedLink link, int priority) const { return queues_[queue_of(link.index(), priority)].bytes_sent; }
     Time busy_time(DirectedLink link) const { return ports_[link.index()].busy_time; }
+    // How long no packet may move while some wait before the run stops as deadlocked or
+    // stalled: deadlock_timeout, raised to kWatchMargin times the slowest hop (deadlock.cpp).
+    Time deadlock_window() const { return watch_window_; }
+    static constexpr std::int64_t kWatchMargin = 4;
     // The most packets alive at once (the pool's size: freed records are reused).
     std::size_t peak_packets() const { return packets_.size(); }
     Bytes max_queued(DirectedLink link) const;
@@ -128,6 +133,11 @@ public:
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
+    // Packet numbers are 64-bit: a 16 TiB message is 2^32 packets of 4 KiB (2^36 of 256 B).
+    // A packet record keeps its number in kSeqBits, so a message has fewer than 2^40 packets
+    // (4 PiB of 4 KiB packets; a trillion packets is beyond any run's event budget anyway).
+    static constexpr int kSeqBits = 40;
+    static constexpr std::uint64_t kNoSeq = UINT64_MAX;
     // A NIC reads a QP's data from memory as it schedules it, a bounded number of reads ahead:
     // the source sends a message's next packet only while its QP holds fewer than this many,
     // and is woken when the QP has sent half of them (docs/models/packet.md, "NIC pull").
@@ -137,17 +147,32 @@ private:
 
     enum PacketType : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
 
+    // 32 bytes: two records per cache line.
     struct Packet {
         std::uint32_t message = 0;  // slot in messages_ (a CNP: its QP)
-        std::uint32_t seq = 0;      // index within its message (an ACK / NAK: the next expected)
         std::uint32_t bytes = 0;    // payload (control: the frame)
         std::uint32_t link = 0;     // directed link it is on / arrived by
-        Time ready;                 // when it reached the node it waits in
         std::uint32_t next = kNone; // FIFO successor
+        Time ready;                 // when it reached the node it waits in
+        std::uint64_t seq : kSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
+        // Whole bytes after the 40 bits (one load each on the per-hop path).
         std::uint8_t prio = 0;      // its priority / service level
         PacketType type = kData;
         bool marked = false;        // ECN congestion experienced
     };
+    static_assert(sizeof(Packet) == 32);
+    static Packet make_packet(std::uint32_t message, std::uint64_t seq, std::uint32_t bytes, std::uint32_t link,
+                              Time ready, std::uint8_t prio, PacketType type) {
+        Packet p;
+        p.message = message;
+        p.bytes = bytes;
+        p.link = link;
+        p.ready = ready;
+        p.seq = seq;
+        p.prio = prio;
+        p.type = type;
+        return p;
+    }
 
     // An intrusive FIFO of packets (linked through Packet::next).
     struct Fifo {
@@ -157,9 +182,9 @@ private:
 
     // RC transport state of one QP part of a message that crosses the fabric.
     struct Part {
-        std::uint32_t expected = 0;      // receiver: the next packet in order (absolute seq)
-        std::uint32_t acked = 0;         // sender: everything below is acknowledged
-        std::uint32_t end = 0;           // one past its last packet
+        std::uint64_t expected = 0;      // receiver: the next packet in order (absolute seq)
+        std::uint64_t acked = 0;         // sender: everything below is acknowledged
+        std::uint64_t end = 0;           // one past its last packet
         bool nak_sent = false;           // receiver: a NAK for `expected` is out
     };
 
@@ -170,9 +195,9 @@ private:
         FlowKey flow;
         Bytes size;
         std::uint32_t unit = 0;          // payload per packet
-        std::uint32_t packets = 0;
-        std::uint32_t injected = 0;      // the next new packet to make
-        std::uint32_t arrived = 0;       // distinct packets placed at the destination
+        std::uint64_t packets = 0;       // packet_count(size, unit)
+        std::uint64_t injected = 0;      // the next new packet to make
+        std::uint64_t arrived = 0;       // distinct packets placed at the destination
         Time start;
         std::uint32_t qps = 1;           // QPs it is split over (contiguous parts)
         std::uint32_t qp = kNone;        // its first QP at the sending NIC, once it has reached it
@@ -182,8 +207,8 @@ private:
         bool delivered = false;
         bool pull_held = false;          // its next packet waited for the NIC's pull window
         std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
-        std::uint32_t resend = kNone;    // go-back-N: the next packet to send again ...
-        std::uint32_t resend_end = 0;    // ... up to here
+        std::uint64_t resend = kNoSeq;   // go-back-N: the next packet to send again ...
+        std::uint64_t resend_end = 0;    // ... up to here
         std::uint32_t control_out = 0;   // its ACKs and NAKs still in the network
         Time rto_at = Time::max();       // lossy mode: go back unless acknowledged by then
         bool rto_pending = false;        // an RTO event is in the queue (at or before rto_at)
@@ -205,7 +230,7 @@ private:
         std::vector<QpSample> rates;  // sampled (outputs.qp_rates)
         NodeId src, dst;                 // for the series' name
         std::uint32_t number = 0;
-        std::uint32_t queued = 0;        // packets in `queue`
+        std::uint64_t queued = 0;        // packets in `queue`
         bool source_waits = false;       // its source holds packets back for the pull window
     };
 
@@ -301,9 +326,11 @@ private:
         if (LinkFlowControl* fc = ports_[link].fc) fc->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes});
     }
     // Deadlock detection (deadlock.cpp).
+    void setup_watchdog();
     void arm_watchdog(Simulator& sim);
     void on_watchdog(Simulator& sim);
     std::string blocked_cycle() const;
+    std::string waiting() const;  // what holds packets, for a stall without a cycle
     // RoCE NIC and ECN (roce_nic.cpp).
     void setup_roce();
     void pace_nic_uplinks();  // NIC uplinks serve per-QP queues at their CC rates
@@ -312,38 +339,40 @@ private:
     // A new QP's congestion control (DCQCN or IB CC) and its receiver's notification spacing.
     std::unique_ptr<congestion::CongestionControl> make_cc(Bandwidth line, Time& cnp_interval) const;
     std::unique_ptr<congestion::CongestionControl> make_ib_cc(Bandwidth line) const;
+    congestion::IbCcParams ib_cc_params(Bandwidth line) const;
+    Bandwidth ib_cc_floor(Bandwidth line) const;
+    // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
+    Bandwidth cc_floor(Bandwidth line) const;
     void mark_fecn(std::uint32_t q, Packet& packet);
     // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port.
     std::uint32_t arbitrate(Port& p, std::uint32_t port, std::uint32_t ready);
-    // The flow (5-tuple) of packet `seq` of a message: its part's QP.
-    std::uint32_t part_of(const MessageState& m, std::uint32_t seq) const {
-        return m.qps == 1 ? 0 : static_cast<std::uint32_t>(std::uint64_t{seq} * m.qps / m.packets);
+    // The flow (5-tuple) of packet `seq` of a message: its part's QP (packet_count.hpp).
+    static std::uint32_t part_of(const MessageState& m, std::uint64_t seq) { return qp_part_of(seq, m.packets, m.qps); }
+    static std::uint64_t part_begin(const MessageState& m, std::uint32_t part) {
+        return qp_part_begin(part, m.packets, m.qps);
     }
-    std::uint32_t part_begin(const MessageState& m, std::uint32_t part) const {
-        return static_cast<std::uint32_t>((std::uint64_t{part} * m.packets + m.qps - 1) / m.qps);
-    }
-    FlowKey flow_of(const MessageState& m, std::uint32_t seq) const {
+    FlowKey flow_of(const MessageState& m, std::uint64_t seq) const {
         FlowKey f = m.flow;
         f.qp = m.flow.qp * m.qps + part_of(m, seq);
         return f;
     }
-    std::uint32_t qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq);
+    std::uint32_t qp_of(std::uint32_t message, std::uint32_t port, std::uint64_t seq);
     void enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet);
     void pump_paced(Simulator& sim, std::uint32_t port);
-    bool nic_pull_full(MessageState& m, std::uint32_t seq);
+    bool nic_pull_full(MessageState& m, std::uint64_t seq);
     void resume_source(Simulator& sim, std::uint32_t qp);
     void arm_timer(Simulator& sim, std::uint32_t qp);
     void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());
     void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);
-    void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint32_t seq);
+    void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq);
     // RC transport (rc_transport.cpp).
     void setup_transport(MessageState& m);
     // The receiving NIC saw data packet `packet`; false: a duplicate or out of order, dropped.
     bool receive(Simulator& sim, NodeId nic, std::uint32_t packet);
     void on_control(Simulator& sim, std::uint32_t packet);
     // A CNP (target: the QP), ACK or NAK (target: the message slot) from the NIC `from`.
-    void send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint32_t seq);
-    void go_back(Simulator& sim, std::uint32_t slot, std::uint32_t from);
+    void send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq);
+    void go_back(Simulator& sim, std::uint32_t slot, std::uint64_t from);
     void arm_rto(Simulator& sim, std::uint32_t slot);
     void on_rto(Simulator& sim, std::uint64_t arg);
     void finish_message(Simulator& sim, std::uint32_t slot);
@@ -368,7 +397,7 @@ private:
     std::uint32_t pop(Fifo& fifo);
     void discard(Simulator& sim, std::uint32_t packet);
     void lose(Simulator& sim, std::uint32_t packet);
-    std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint32_t seq) const;
+    std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const;
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
     // as this is asked at every hop.
@@ -435,6 +464,7 @@ private:
     std::int64_t hops_ = 0;
     Time last_move_ = Time::zero();       // the latest packet arrival anywhere
     bool watchdog_armed_ = false;
+    Time watch_window_ = Time::max();     // deadlock_timeout, at least a few of the slowest hops
     EventHandle watchdog_;
     Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
     // RC transport.

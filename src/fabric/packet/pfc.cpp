@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 #include "fabric/packet/pfc_headroom.hpp"
 
 #include <algorithm>
@@ -54,8 +55,12 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
         b.shared = node.buffer - reserved;
     }
     quanta_.resize(layout.first.size() - 1);
-    for (std::uint32_t i = 0; i < quanta_.size(); ++i)
-        quanta_[i] = transmit_time(Bytes{0xFFFF * 512 / 8}, topology.link(DirectedLink::from_index(i).link).bandwidth);
+    // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
+    for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
+        const Bandwidth rate = topology.link(DirectedLink::from_index(i).link).bandwidth;
+        const Bytes pause{0xFFFF * 512 / 8};
+        quanta_[i] = transmit_time(Bytes{1}, rate) > Time::max() / pause.count() ? Time::max() : transmit_time(pause, rate);
+    }
 }
 
 bool Pfc::applies_to(DirectedLink link) const { return is_fabric_switch(topology_.node(topology_.target(link)).kind); }
@@ -110,12 +115,14 @@ void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
 // The frame goes back along q's link (from the switch to the port that feeds it).
 void Pfc::send_pause(Simulator& sim, std::uint32_t q, bool pause) {
     const Link& l = topology_.link(DirectedLink::from_index(layout_.port[q]).link);
-    const Time arrival = sim.now() + transmit_time(kPauseFrameOnWire, l.bandwidth) + l.propagation;
+    const Time arrival = checked_add(sim.now(), saturating_add(transmit_time(kPauseFrameOnWire, l.bandwidth), l.propagation),
+                                     "PFC: a pause frame's arrival");
     sim.at(arrival, *this, (std::uint64_t{q} << 3) | (pause ? kPause : kResume));
     ++pauses_sent_;
     if (pause) {
-        ingress_[q].refresh_at = sim.now() + quanta_[layout_.port[q]] / 2;
-        sim.at(ingress_[q].refresh_at, *this, (std::uint64_t{q} << 3) | kRefresh);
+        ingress_[q].refresh_at = saturating_add(sim.now(), quanta_[layout_.port[q]] / 2);
+        if (ingress_[q].refresh_at != Time::max())  // else the pause outlasts the run
+            sim.at(ingress_[q].refresh_at, *this, (std::uint64_t{q} << 3) | kRefresh);
     }
 }
 
@@ -139,6 +146,11 @@ void Pfc::on_event(Simulator& sim, std::uint64_t arg) {
             p.total += sim.now() - p.since;
             p.watchdog_dropping = true;
             host_.drop_queue(sim, q);
+            // The port no longer honours pauses: it sends from now on. Without this wake a NIC
+            // uplink's QP queues (DCQCN pacing keeps them out of the port's queue, so the drop
+            // leaves them) waited for some later event, which then back-dated their sends to
+            // before itself: "event scheduled in the past".
+            host_.wake(sim, q);
             return;
         }
     }
@@ -155,10 +167,11 @@ void Pfc::on_pause(Simulator& sim, std::uint32_t q, bool pause) {
         if (!p.paused) {
             p.paused = true;
             p.since = now;
-            if (roce_.pfc.watchdog) sim.at(now + *roce_.pfc.watchdog, *this, (std::uint64_t{q} << 3) | kWatchdog);
+            if (roce_.pfc.watchdog && saturating_add(now, *roce_.pfc.watchdog) != Time::max())
+                sim.at(now + *roce_.pfc.watchdog, *this, (std::uint64_t{q} << 3) | kWatchdog);
         }
-        p.until = now + quanta_[layout_.port[q]];
-        sim.at(p.until, *this, (std::uint64_t{q} << 3) | kExpiry);
+        p.until = saturating_add(now, quanta_[layout_.port[q]]);
+        if (p.until != Time::max()) sim.at(p.until, *this, (std::uint64_t{q} << 3) | kExpiry);
         return;
     }
     if (p.watchdog_dropping) {  // the peer has drained: back to lossless

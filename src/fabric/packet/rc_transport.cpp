@@ -20,6 +20,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 
 #include <algorithm>
 
@@ -28,7 +29,7 @@ namespace fabricsim::fabric {
 void PacketNetwork::setup_transport(MessageState& m) {
     m.parts.resize(m.qps);
     for (std::uint32_t j = 0; j < m.qps; ++j) {
-        const std::uint32_t begin = part_begin(m, j);
+        const std::uint64_t begin = part_begin(m, j);
         m.parts[j] = Part{begin, begin, j + 1 == m.qps ? m.packets : part_begin(m, j + 1), false};
         if (m.parts[j].end == begin) ++m.parts_acked;  // more QPs than packets: an empty part
     }
@@ -38,11 +39,11 @@ void PacketNetwork::setup_transport(MessageState& m) {
 
 bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
     const std::uint32_t slot = packets_[packet].message;
-    const std::uint32_t seq = packets_[packet].seq;
+    const std::uint64_t seq = packets_[packet].seq;
     MessageState& m = messages_[slot];
     Part& part = m.parts[part_of(m, seq)];
-    const std::uint32_t begin = part_begin(m, part_of(m, seq));
-    const auto ack_due = [&](std::uint32_t next) { return (next - begin) % ack_every_ == 0 || next == part.end; };
+    const std::uint64_t begin = part_begin(m, part_of(m, seq));
+    const auto ack_due = [&](std::uint64_t next) { return (next - begin) % ack_every_ == 0 || next == part.end; };
     if (!m.recovers) {  // lossless: count it in, in any order
         ++part.expected;
         if (ack_due(part.expected)) send_control(sim, nic, kAckFrame, slot, part.expected - 1);
@@ -56,7 +57,7 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
             return false;
         }
         word |= bit;
-        const std::uint32_t before = part.expected;
+        const std::uint64_t before = part.expected;
         while (part.expected < part.end && (m.seen[part.expected / 64] >> (part.expected % 64) & 1) != 0) ++part.expected;
         if (part.expected != before && (ack_due(part.expected) || part.expected - before > 1))
             send_control(sim, nic, kAckFrame, slot, part.expected - 1);
@@ -80,7 +81,7 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
     return false;
 }
 
-void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint32_t seq) {
+void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq) {
     FlowKey flow;
     if (type == kCnpFrame) {
         const Qp& q = qps_[target];
@@ -95,7 +96,7 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     const std::uint32_t k = new_packet();
     // RoCE: the control priority; InfiniBand: the QP's own service level.
     const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? qps_[target].prio : messages_[target].prio;
-    packets_[k] = Packet{target, seq, kControlBytes, port, sim.now(), kNone, prio, type, false};
+    packets_[k] = make_packet(target, seq, kControlBytes, port, sim.now(), prio, type);
     enqueue(port, k);
     pump(sim, port);
 }
@@ -117,21 +118,21 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         part.acked = std::max(part.acked, pk.seq);
         go_back(sim, slot, pk.seq);
     } else if (pk.seq + 1 > part.acked) {
-        const std::uint32_t newly = pk.seq + 1 - part.acked;
+        const std::uint64_t newly = pk.seq + 1 - part.acked;
         part.acked = pk.seq + 1;
         if (part.acked == part.end) ++m.parts_acked;
-        if (m.qp != kNone) cc_call(sim, m.qp + j, CcInput::ack, Bytes{std::int64_t{newly} * m.unit});
-        if (m.recovers) m.rto_at = sim.now() + rto_;  // progress: the timer starts again
+        if (m.qp != kNone) cc_call(sim, m.qp + j, CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
+        if (m.recovers) m.rto_at = saturating_add(sim.now(), rto_);  // progress: the timer starts again
     }
     maybe_release(slot);
 }
 
 // Sends part of the message again from packet `from` up to what it has sent of that part.
-void PacketNetwork::go_back(Simulator& sim, std::uint32_t slot, std::uint32_t from) {
+void PacketNetwork::go_back(Simulator& sim, std::uint32_t slot, std::uint64_t from) {
     MessageState& m = messages_[slot];
-    const std::uint32_t end = std::min(m.parts[part_of(m, from)].end, m.injected);
+    const std::uint64_t end = std::min(m.parts[part_of(m, from)].end, m.injected);
     if (from >= end) return;
-    if (m.resend == kNone) {
+    if (m.resend == kNoSeq) {
         m.resend = from;
         m.resend_end = end;
     } else {
@@ -149,8 +150,8 @@ void PacketNetwork::go_back(Simulator& sim, std::uint32_t slot, std::uint32_t fr
 
 void PacketNetwork::arm_rto(Simulator& sim, std::uint32_t slot) {
     MessageState& m = messages_[slot];
-    m.rto_at = sim.now() + rto_;
-    if (m.rto_pending) return;
+    m.rto_at = saturating_add(sim.now(), rto_);
+    if (m.rto_pending || m.rto_at == Time::max()) return;  // max: a timeout past the end of time never fires
     m.rto_pending = true;
     sim.at(m.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
 }
@@ -162,6 +163,7 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
     m.rto_pending = false;
     if (m.parts_acked == m.qps) return;
     if (m.rto_at > sim.now()) {  // acknowledgements came since: wait on
+        if (m.rto_at == Time::max()) return;
         m.rto_pending = true;
         sim.at(m.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
         return;

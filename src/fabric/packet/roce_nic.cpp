@@ -18,6 +18,7 @@
 #include "congestion/dcqcn.hpp"
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/time_limits.hpp"
 
 #include <algorithm>
 
@@ -86,9 +87,14 @@ std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_cc(Bandwidth 
     return std::make_unique<congestion::Dcqcn>(params, line);
 }
 
+Bandwidth PacketNetwork::cc_floor(Bandwidth line) const {
+    const Bandwidth floor = ib_ ? ib_cc_floor(line) : std::min(line, dcqcn_params(spec_.roce.dcqcn, line).min_rate);
+    return std::max(floor, Bandwidth::bps(1));
+}
+
 // A connection's QPs are made together, in order, the first time one of them is needed;
 // part j of a message uses the connection's QP j.
-std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, std::uint32_t seq) {
+std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, std::uint64_t seq) {
     MessageState& m = messages_[message];
     if (m.qp == kNone) {
         const auto key = std::make_tuple(port, m.flow.src.value(), m.flow.dst.value(), m.flow.qp);
@@ -184,7 +190,8 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         const Link& link = topology_.link(DirectedLink::from_index(port).link);
         const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
             static_cast<__int128>(q.cc->rate().bits_per_second()) * p.rate.bits_per_second() / link.bandwidth.bits_per_second()));
-        q.next_send = best_start + transmit_time(size, std::max(payload_rate, Bandwidth::bps(1)));
+        q.next_send = checked_add(best_start, transmit_time(size, std::max(payload_rate, Bandwidth::bps(1))),
+                                  "packet model: a paced QP's next packet");
         cc_call(sim, best, CcInput::sent, size);
         if (q.source_waits && q.queued <= kNicPullWindow / 2) resume_source(sim, best);
     }
@@ -192,7 +199,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
 
 // Whether packet `seq` of message m must wait at its source: its QP at the NIC (once the
 // message has reached it) holds a full pull window. The QP then wakes the source.
-bool PacketNetwork::nic_pull_full(MessageState& m, std::uint32_t seq) {
+bool PacketNetwork::nic_pull_full(MessageState& m, std::uint64_t seq) {
     if (m.qp == kNone) return false;
     Qp& q = qps_[m.qp + part_of(m, seq)];
     if (q.queued < kNicPullWindow) return false;
@@ -255,7 +262,7 @@ void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet) {
     }
 }
 
-void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint32_t seq) {
+void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq) {
     if (m.qp == kNone) return;  // its NIC does not run DCQCN
     const std::uint32_t qp = m.qp + part_of(m, seq);
     if (!qps_[qp].pacer.on_marked_packet(sim.now())) return;
