@@ -1,12 +1,14 @@
 #include "cli/commands.hpp"
 
 #include "cli/progress_bar.hpp"
+#include "cli/fault_results.hpp"
 #include "cli/run_variant.hpp"
 #include "core/errors.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
 #include "report/busbw_curve.hpp"
+#include "report/fault_summary.hpp"
 #include "report/summary_table.hpp"
 #include "scenario/loader.hpp"
 
@@ -94,6 +96,11 @@ int run_command(const RunArgs& args) {
         ProgressBar bar(variant.name, show_progress);
         auto progress = [&bar](Time t, std::size_t done, std::size_t total) { bar.update(t, done, total); };
         result.variants.push_back(run_variant(variant, show_progress ? ProgressFn(progress) : ProgressFn{}, args.check));
+        if (args.baseline && !variant.spec.faults.empty()) {  // the same variant without its faults
+            scenario::Variant clean = variant;
+            clean.spec.faults.clear();
+            result.variants.back().baseline = compare_with_baseline(result.variants.back(), run_variant(clean, {}, args.check));
+        }
     }
 
     const fs::path dir = output_dir(args, first);
@@ -121,9 +128,10 @@ int run_command(const RunArgs& args) {
     }
     if (!args.quiet) {
         const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
-        fmt::print("{} — {} variant{}\n\n{}\n{}{}results in {}\n", first.name, result.variants.size(),
+        const std::string faults = report::faults_summary(result);
+        fmt::print("{} — {} variant{}\n\n{}\n{}{}{}{}results in {}\n", first.name, result.variants.size(),
                    result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
-                   curves.empty() ? "" : "\n", dir.string());
+                   curves.empty() ? "" : "\n", faults, faults.empty() ? "" : "\n", dir.string());
     }
     return kExitOk;
 }

@@ -29,6 +29,7 @@ struct RunArgs {
     std::string out_dir;  // "" → outputs.dir → results/<name>
     bool quiet = false;
     bool check = false;   // --check: the network's invariants after each variant
+    bool baseline = false;  // --baseline: each variant with faults also runs without them
 };
 
 int run_command(const RunArgs& args);

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--check", run.check,
                       "Check the network model's invariants after the run (no lossless drop, no link above "
                       "capacity, bytes conserved); always on in debug builds");
+    run_cmd->add_flag("--baseline", run.baseline,
+                      "Also run each variant that has faults without them, and report the slowdown of each "
+                      "collective, training iteration and the makespan");
 
     ScenarioArgs validate;
     bool print = false;

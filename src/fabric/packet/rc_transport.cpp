@@ -16,6 +16,10 @@
 // unacknowledged packet of each part. With out-of-order placement (spraying, adaptive
 // routing; current NICs place such packets directly) the receiver keeps every new packet,
 // acknowledges what is complete in order, and loss is recovered by the timeout alone.
+//
+// With faults or the PFC watchdog (docs/models/faults.md) the lossless class loses packets too
+// and recovers the same way. After kRetryLimit timeouts in a row without progress RC gives up
+// on the message, as a QP goes to the error state once its retry count is spent.
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
@@ -121,7 +125,10 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         part.acked = pk.seq + 1;
         if (part.acked == part.end) ++m.parts_acked;
         if (m.qp != kNone) cc_call(sim, m.qp + j, CcInput::ack, Bytes{std::int64_t{newly} * m.unit});
-        if (m.recovers) m.rto_at = sim.now() + rto_;  // progress: the timer starts again
+        if (m.recovers) {  // progress: the timer and the retry count start again
+            m.rto_at = sim.now() + rto_;
+            m.retries = 0;
+        }
     }
     maybe_release(slot);
 }
@@ -167,6 +174,11 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
         return;
     }
     ++timeouts_;
+    if (++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
+        if (!m.delivered) ++abandoned_;
+        m.resend = kNone;
+        return;
+    }
     for (const Part& part : m.parts)
         if (part.acked < part.end) go_back(sim, slot, part.acked);
     arm_rto(sim, slot);
@@ -175,6 +187,7 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
 void PacketNetwork::finish_message(Simulator& sim, std::uint32_t slot) {
     MessageState& m = messages_[slot];
     m.delivered = true;
+    if (m.retries > kRetryLimit) --abandoned_;  // a copy sent before RC gave up got through
     const MessageId id = m.id;
     DeliveryListener* listener = m.listener;
     maybe_release(slot);

@@ -1,0 +1,247 @@
+// Faults in the packet model (docs/models/faults.md): a failed uplink under an all-reduce, a
+// flapping uplink, a stuck receiver with and without the PFC watchdog. Expected values are
+// derived in each test from the link rates.
+#include <catch2/catch.hpp>
+
+#include "fabric/packet/fault_injector.hpp"
+#include "packet_fixtures.hpp"
+
+using namespace packet_test;
+using scenario::FaultKind;
+using scenario::FaultSpec;
+
+namespace {
+
+// 8 plain hosts at 100G on a 2:1 leaf-spine of 6-port switches: each leaf has 4 hosts below
+// and 2 uplinks (fabric_plan.cpp: 6 ports split 4:2), and the 2 leaves' 4 uplinks go to one
+// spine, 2 parallel links per leaf. Spraying spreads every flow's packets evenly over the
+// links it may take, so a link's share of a leaf's traffic is exact, not a hash's luck.
+scenario::ClusterSpec leaf_spine() {
+    scenario::ClusterSpec c = hosts(8);
+    c.fabric.topology = scenario::TopologyKind::leaf_spine;
+    c.fabric.switch_spec.radix = 6;
+    c.fabric.oversubscription = scenario::Ratio{2, 1};
+    c.fabric.routing = scenario::RoutingKind::spray;
+    return c;
+}
+
+fabric::PacketModelSpec faulty_spec(const scenario::ClusterSpec& c, scenario::RoceSpec roce) {
+    fabric::PacketModelSpec spec = model_spec(c, roce);
+    spec.ooo_placement = c.fabric.routing == scenario::RoutingKind::spray ||
+                         c.fabric.routing == scenario::RoutingKind::adaptive;
+    spec.recover_lossless = true;
+    return spec;
+}
+
+// The network as `fabricsim run` builds it for a scenario with faults.
+struct FaultyModel {
+    FaultyModel(const scenario::ClusterSpec& c, const scenario::RoceSpec& roce, std::vector<FaultSpec> faults)
+        : topology(fabric::build_topology(c)),
+          routing(topology, c.fabric.routing, c.fabric.technology, 1),
+          router(topology, routing, 1),
+          network(topology, router, faulty_spec(c, roce)),
+          injector(topology, router, network, std::move(faults)) {}
+    fabric::Topology topology;
+    fabric::Routing routing;
+    fabric::FaultRouter router;
+    fabric::PacketNetwork network;
+    fabric::FaultInjector injector;
+};
+
+FaultSpec link_fault(FaultKind kind, std::string from, std::string to, Time at) {
+    FaultSpec f;
+    f.kind = kind;
+    f.name = std::string(scenario::to_string(kind)) + "0";
+    f.from = std::move(from);
+    f.to = std::move(to);
+    f.at = at;
+    return f;
+}
+
+// A halving-doubling all-reduce of `size` over `ranks` in that order (round r pairs positions
+// p and p xor 2^r), one channel: finished, and its busbw.
+struct HdRun {
+    bool finished = false;
+    double busbw_GBps = 0;
+};
+HdRun hd_all_reduce(fabric::PacketNetwork& net, fabric::FaultInjector* injector, const scenario::ClusterSpec& c,
+                        std::vector<RankId> ranks, Bytes size) {
+    Simulator sim(1);
+    workloads::OpGraph g;
+    const auto e = g.add_entry("ar");
+    scenario::CollectiveSpec spec;
+    spec.op = scenario::CollectiveOp::all_reduce;
+    spec.algorithm = scenario::CollectiveAlgorithm::halving_doubling;
+    spec.sizes = {size};
+    spec.ranks = std::move(ranks);
+    spec.channels = 1;
+    const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(c), &net);
+    workloads::Executor ex(std::move(g), net);
+    if (injector != nullptr) injector->start(sim);
+    ex.start(sim);
+    sim.run();
+    HdRun r;
+    r.finished = ex.ops_done() == ex.ops_total();
+    if (r.finished) r.busbw_GBps = workloads::measure(plan, ex.op_timings()).at(0).busbw_GBps;
+    return r;
+}
+
+// Hosts 0-3 hang off leaf0, 4-7 off leaf1. Position p holds a leaf0 host when p has an even
+// number of one bits (0, 3, 5, 6) and a leaf1 host otherwise (1, 2, 4, 7): partners p and
+// p xor 2^r differ in one bit, so in every round every pair is split across the leaves.
+std::vector<RankId> alternating() {
+    return {RankId{0}, RankId{4}, RankId{5}, RankId{1}, RankId{6}, RankId{2}, RankId{3}, RankId{7}};
+}
+
+}  // namespace
+
+TEST_CASE("a failed leaf uplink under an all-reduce: routes avoid it and busbw drops by the capacity lost",
+          "[packet][faults]") {
+    // Derivation. Halving-doubling over alternating() pairs every rank with one on the other
+    // leaf in each of its 6 rounds: each leaf's uplinks carry 4 flows each way, all rounds
+    // long. Each rank sends 2(n−1)/n·S in all, in rounds that end together, so the busbw
+    // (S·2(n−1)/n over the time) is the rate of one flow: the leaf's uplink capacity over its
+    // 4 flows, as the hosts' 100G NICs are faster than that share:
+    //   both uplinks:  busbw = 2·P/4      P: a 100G link's payload rate
+    //   one left:      busbw = 1·P/4      (the spine reaches leaf0 over the surviving link too)
+    // so the failure costs the fraction of the leaf's uplink capacity lost, 1/2.
+    const scenario::ClusterSpec c = leaf_spine();
+    const Bytes size = 16_MiB;
+    Model healthy(c, faulty_spec(c, pfc_only()));
+    REQUIRE(healthy.topology.count(fabric::NodeKind::spine) == 1);
+    const Bandwidth payload = healthy.topology.links().front().payload_bandwidth();  // all links run at 100G
+    const double share_GBps = payload.bytes_per_second() / 1e9 / 4;
+
+    const HdRun before = hd_all_reduce(healthy.network, nullptr, c, alternating(), size);
+    REQUIRE(before.finished);
+    CHECK(before.busbw_GBps == Approx(2 * share_GBps).epsilon(0.03));
+
+    // Down from the start with routes already converged: no packet is lost, only capacity.
+    FaultSpec down = link_fault(FaultKind::link_down, "leaf0", "spine0", Time::zero());
+    down.reconverge = Time::zero();
+    FaultyModel failed(c, pfc_only(), {down});
+    const HdRun after = hd_all_reduce(failed.network, &failed.injector, c, alternating(), size);
+    REQUIRE(after.finished);
+    CHECK(after.busbw_GBps == Approx(share_GBps).epsilon(0.03));
+    CHECK(after.busbw_GBps / before.busbw_GBps == Approx(0.5).epsilon(0.03));
+    const auto damage = failed.injector.damage();
+    REQUIRE(damage.size() == 1);
+    CHECK(damage[0].packets_lost == 0);
+    CHECK(damage[0].reconverged == Time::zero());
+    CHECK(failed.network.counters().lossless_drops == 0);
+}
+
+TEST_CASE("a link that fails under traffic loses what it carries and RC on the lossless class sends it again",
+          "[packet][faults]") {
+    // ECMP (one path per QP), so the flows on the failed link lose packets until routes
+    // reconverge 20 us later; go-back-N recovers them, the all-reduce finishes, and no packet
+    // counts as a lossless drop (the loss was the link's, not PFC's).
+    scenario::ClusterSpec c = leaf_spine();
+    c.fabric.routing = scenario::RoutingKind::ecmp;
+    scenario::RoceSpec roce = pfc_only();
+    roce.retransmit_timeout = 100_us;
+    FaultSpec down = link_fault(FaultKind::link_down, "leaf0", "spine0", 200_us);
+    down.reconverge = 20_us;
+    FaultyModel m(c, roce, {down});
+    const HdRun run = hd_all_reduce(m.network, &m.injector, c, alternating(), 16_MiB);
+    CHECK(run.finished);
+    const FabricCounters k = m.network.counters();
+    CHECK(k.fault_drops > 0);
+    CHECK(k.retransmitted > 0);
+    CHECK(k.lossless_drops == 0);
+    CHECK(k.messages_abandoned == 0);
+    CHECK(m.network.packets_in_flight() == 0);
+    const auto damage = m.injector.damage();
+    CHECK(damage.at(0).packets_lost == k.fault_drops);
+    CHECK(damage.at(0).reconverged == 220_us);
+}
+
+TEST_CASE("a flapping uplink: the all-reduce finishes with retransmissions and no lossless drop", "[packet][faults]") {
+    scenario::ClusterSpec c = leaf_spine();
+    c.fabric.routing = scenario::RoutingKind::ecmp;
+    scenario::RoceSpec roce = pfc_only();
+    roce.retransmit_timeout = 100_us;
+    // Down 30 us of every 200 us from 50 us to 1 ms (jitter ±10 us), routes 10 us behind.
+    FaultSpec flap = link_fault(FaultKind::link_flap, "leaf0", "spine0", 50_us);
+    flap.period = 200_us;
+    flap.down = 30_us;
+    flap.jitter = 10_us;
+    flap.until = 1_ms;
+    flap.reconverge = 10_us;
+    FaultyModel m(c, roce, {flap});
+    const HdRun run = hd_all_reduce(m.network, &m.injector, c, alternating(), 16_MiB);
+    CHECK(run.finished);
+    const FabricCounters k = m.network.counters();
+    CHECK(k.retransmitted > 0);
+    CHECK(k.lossless_drops == 0);
+    CHECK_NOTHROW(m.network.check_invariants(Time::max()));
+    // Flaps start in [50 us + 200 us·i − 10 us, + 10 us] for i = 0..4 (the next nominal start,
+    // 1.05 ms, is past `until`; a jittered one could be at most 1.06 ms, also past it).
+    CHECK(m.injector.damage().at(0).times_down == 5);
+}
+
+namespace {
+
+// Hosts 0-3 each send 4 MiB to host 4, whose NIC is stuck from 0 to 1 ms; host 0 also sends
+// 1 MiB to host 5 (a victim: it shares host 0's uplink, not the stuck port) on its own QP.
+struct StormRun {
+    Time victim_done = Time::max();
+    bool all_done = false;
+    std::int64_t paused_ports = 0;  // directed links whose sender PFC paused
+    FabricCounters counters;
+};
+StormRun pfc_storm(std::optional<Time> watchdog) {
+    const scenario::ClusterSpec c = small_buffer_hosts(6);
+    scenario::RoceSpec roce = pfc_only();
+    roce.pfc.watchdog = watchdog;
+    roce.retransmit_timeout = 200_us;
+    FaultSpec stuck;
+    stuck.kind = FaultKind::stuck_receiver;
+    stuck.name = "stuck_receiver0";
+    stuck.node = "s4.nic0";
+    stuck.at = Time::zero();
+    stuck.duration = 1_ms;
+    FaultyModel m(c, roce, {stuck});
+    Simulator sim(1);
+    Sink sink;
+    m.injector.start(sim);
+    for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, msg(s, s, 4, 4_MiB), sink);
+    m.network.send(sim, msg(4, 0, 5, 1_MiB, 1), sink);
+    sim.run();
+    StormRun r;
+    r.all_done = sink.at.size() == 5 && std::all_of(sink.at.begin(), sink.at.end(), [](Time t) { return t != Time::max(); });
+    if (sink.at.size() == 5) r.victim_done = sink.at[4];
+    for (const auto& port : m.network.port_reports())
+        if (port.paused > Time::zero()) ++r.paused_ports;
+    r.counters = m.network.counters();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a stuck receiver without the PFC watchdog: the pause spreads to every sender and the victim waits",
+          "[packet][faults][pfc]") {
+    const StormRun r = pfc_storm(std::nullopt);
+    // The switch's port into s4.nic0 holds its packets; the switch's buffer for the four
+    // senders' ingress fills past XOFF and PFC pauses all four NIC uplinks: 4 paused ports.
+    CHECK(r.paused_ports == 4);
+    // The victim's packets queue behind the paused ones at host 0's uplink: it cannot finish
+    // before the receiver drains again at 1 ms (1 MiB alone takes ~85 us at 100G).
+    CHECK(r.victim_done > 1_ms);
+    CHECK(r.all_done);  // once unstuck, everything drains: nothing was dropped
+    CHECK(r.counters.drops == 0);
+    CHECK(r.counters.pfc_watchdog_triggers == 0);
+}
+
+TEST_CASE("a stuck receiver with the PFC watchdog: the storm is contained, RC recovers what it dropped",
+          "[packet][faults][pfc]") {
+    const StormRun r = pfc_storm(100_us);
+    CHECK(r.counters.pfc_watchdog_triggers > 0);
+    CHECK(r.counters.watchdog_drops > 0);
+    CHECK(r.counters.lossless_drops == 0);  // RC sent them again: not a lossless loss
+    CHECK(r.counters.retransmitted > 0);
+    CHECK(r.all_done);
+    // After 100 us the port drops what comes for the stuck NIC, the switch drains and the
+    // pauses end: the victim finishes long before the receiver recovers at 1 ms.
+    CHECK(r.victim_done < 1_ms);
+}
