@@ -31,7 +31,7 @@ Json baseline_json(const std::vector<SlowdownRow>& rows) {
         out.push_back(Json{{"what", r.what},
                            {"time_s", seconds_or_null(r.with_faults)},
                            {"baseline_time_s", seconds_or_null(r.without)},
-                           {"slowdown", r.slowdown()}});
+                           {"slowdown", r.finished() ? Json(r.slowdown()) : Json(nullptr)}});
     return out;
 }
 

@@ -27,6 +27,7 @@ struct SlowdownRow {
     std::string what;              // "collective ar 1GiB", "training llama iteration", "makespan"
     Time with_faults;
     Time without;
+    bool finished() const { return with_faults != Time::max() && without != Time::max(); }
     double slowdown() const {
         return without > Time::zero() ? static_cast<double>(with_faults.picoseconds()) /
                                             static_cast<double>(without.picoseconds())

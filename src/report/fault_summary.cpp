@@ -25,9 +25,10 @@ std::string faults_summary(const RunResult& result) {
                                "triggers, {} drops; unfinished ops: {}\n",
                                c.retransmitted, c.rc_timeouts, c.messages_abandoned, c.pfc_watchdog_triggers,
                                c.watchdog_drops, v.unfinished_ops);
+        const auto shown = [](Time t) { return t == Time::max() ? std::string("unfinished") : to_string(t); };
         for (const auto& row : v.baseline)
-            out += fmt::format("  {}: {} against {} without faults ({:.3f}x)\n", row.what, row.with_faults, row.without,
-                               row.slowdown());
+            out += fmt::format("  {}: {} against {} without faults{}\n", row.what, shown(row.with_faults),
+                               shown(row.without), row.finished() ? fmt::format(" ({:.3f}x)", row.slowdown()) : "");
     }
     return out;
 }

@@ -25,7 +25,8 @@ TEST_CASE("a compute op runs at 1/k of its rate inside a straggler window and is
     // Entirely inside: k times as long.
     CHECK(compute_finish(2_us, Time::ns(500), RankId{1}, s) == Time::ns(3500));
     // An open window from 1 us: 1 us at full rate, then 9 us of work at 1/2.
-    CHECK(compute_finish(Time::zero(), 10_us, RankId{1}, {{RankId{1}, 1_us, Time::max(), 2.0}}) == 19_us);
+    const std::vector<Straggler> open{{RankId{1}, 1_us, Time::max(), 2.0}};
+    CHECK(compute_finish(Time::zero(), 10_us, RankId{1}, open) == 19_us);
 }
 
 TEST_CASE("a straggler in the last pipeline stage stretches a 1F1B iteration to m·k·(f+b) + (f+b)",

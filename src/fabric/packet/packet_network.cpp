@@ -153,7 +153,7 @@ void PacketNetwork::lose(Simulator& sim, std::uint32_t packet) {
     const Packet& pk = packets_[packet];
     if (pk.type == kData) {
         dropped_ += Bytes{pk.bytes};
-    } else if (pk.type != kCnpFrame) {
+    } else if (pk.type != kCnpFrame && pk.generation == static_cast<std::uint8_t>(messages_[pk.message].generation)) {
         --messages_[pk.message].control_out;
         maybe_release(pk.message);
     }
@@ -408,6 +408,12 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
     if (packets_[packet].type != kData) {
+        if (packets_[packet].type != kCnpFrame &&
+            packets_[packet].generation != static_cast<std::uint8_t>(messages_[packets_[packet].message].generation)) {
+            drained(sim, from, packets_[packet]);  // an ACK or NAK of a message whose slot serves another now
+            discard(sim, packet);
+            return;
+        }
         if (ports_[from].from_fabric) {  // control frames end at the first NIC they reach
             drained(sim, from, packets_[packet]);
             on_control(sim, packet);

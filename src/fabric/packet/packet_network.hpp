@@ -166,9 +166,10 @@ private:
         std::uint8_t prio = 0;      // its priority / service level
         PacketType type = kData;
         bool marked = false;        // ECN congestion experienced
-        // Data: its message slot's generation (low bits). Go-back-N can leave a second copy of
-        // a packet in flight after its message is done and the slot serves another message;
-        // the copy is recognised by this and dropped instead of following the new message.
+        // Data, ACK, NAK: its message slot's generation (low bits). Go-back-N can leave a second
+        // copy of a packet (or an ACK for it) in flight after its message is done and the slot
+        // serves another message; the copy is recognised by this and dropped instead of
+        // following the new message.
         std::uint8_t generation = 0;
     };
 
@@ -203,6 +204,7 @@ private:
         bool reliable = false;           // crosses the fabric: RC acknowledgements
         bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
         bool delivered = false;
+        bool released = false;           // its slot is on the free list
         bool pull_held = false;          // its next packet waited for the NIC's pull window
         std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
         std::uint32_t resend = kNone;    // go-back-N: the next packet to send again ...

@@ -18,8 +18,9 @@
 // acknowledges what is complete in order, and loss is recovered by the timeout alone.
 //
 // With faults or the PFC watchdog (docs/models/faults.md) the lossless class loses packets too
-// and recovers the same way. After kRetryLimit timeouts in a row without progress RC gives up
-// on the message, as a QP goes to the error state once its retry count is spent.
+// and recovers the same way. With faults, after kRetryLimit timeouts in a row without progress
+// RC gives up on the message, as a QP goes to the error state once its retry count is spent
+// (a failed NIC or a cut-off destination would otherwise be retried for ever).
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
@@ -99,7 +100,8 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     const std::uint32_t k = new_packet();
     // RoCE: the control priority; InfiniBand: the QP's own service level.
     const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? qps_[target].prio : messages_[target].prio;
-    packets_[k] = Packet{target, seq, kControlBytes, port, sim.now(), kNone, prio, type, false};
+    packets_[k] = Packet{target, seq, kControlBytes, port, sim.now(), kNone, prio, type, false,
+                         static_cast<std::uint8_t>(type == kCnpFrame ? 0 : messages_[target].generation)};
     enqueue(port, k);
     pump(sim, port);
 }
@@ -173,8 +175,17 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
         sim.at(m.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
         return;
     }
+    // The timer covers packets sent and not acknowledged; a message whose every sent packet is
+    // acknowledged waits for its NIC to send more, which is no loss.
+    bool outstanding = false;
+    for (const Part& part : m.parts) outstanding = outstanding || part.acked < std::min(part.end, m.injected);
+    if (!outstanding) {
+        arm_rto(sim, slot);
+        return;
+    }
     ++timeouts_;
-    if (++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
+    // Only a run with faults can lose a path for good; elsewhere RC retries as long as it takes.
+    if (spec_.recover_lossless && ++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
         if (!m.delivered) ++abandoned_;
         m.resend = kNone;
         return;
@@ -195,8 +206,11 @@ void PacketNetwork::finish_message(Simulator& sim, std::uint32_t slot) {
 }
 
 void PacketNetwork::maybe_release(std::uint32_t slot) {
-    const MessageState& m = messages_[slot];
-    if (!m.delivered || (m.reliable && (m.parts_acked < m.qps || m.control_out > 0))) return;
+    MessageState& m = messages_[slot];
+    // Once only: a late copy of a data packet can make the receiver acknowledge again after
+    // the slot was freed, and that ACK's arrival must not free it a second time.
+    if (m.released || !m.delivered || (m.reliable && (m.parts_acked < m.qps || m.control_out > 0))) return;
+    m.released = true;
     free_messages_.push_back(slot);
 }
 
