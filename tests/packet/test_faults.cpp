@@ -6,6 +6,8 @@
 #include "fabric/packet/fault_injector.hpp"
 #include "packet_fixtures.hpp"
 
+#include <cmath>
+
 using namespace packet_test;
 using scenario::FaultKind;
 using scenario::FaultSpec;
@@ -248,4 +250,128 @@ TEST_CASE("a stuck receiver with the PFC watchdog: the storm is contained, RC re
     // After 100 us the port drops what comes for the stuck NIC, the switch drains and the
     // pauses end: the victim finishes long before the receiver recovers at 1 ms.
     CHECK(r.victim_done < 1_ms);
+}
+
+TEST_CASE("a degraded link: its lower speed sets a lone transfer's time, as the closed form says", "[packet][faults]") {
+    // Host 0's NIC link runs at 25G instead of 100G from the start. A lone transfer of n
+    // packets through store-and-forward hops takes the first packet's trip plus (n − 1) times
+    // the slowest hop's packet time. Every fabric hop ran at 100G (PCIe is faster), so the
+    // 25G hop becomes the slowest and adds its extra t25 − t100 once for the first packet and
+    // n − 1 times for the train: T = T(100G) + n·(t25 − t100), n = 1024 packets of 4 KiB.
+    const scenario::ClusterSpec c = hosts(2);
+    FaultSpec slow;
+    slow.kind = FaultKind::link_degraded;
+    slow.name = "link_degraded0";
+    slow.from = "s0.nic0";
+    slow.speed = 25_Gbps;
+    Model fast(c, pfc_only());
+    slow.to = fast.topology.node(fast.topology.node(fast.topology.ranks()[0].nic).ports.back().peer).name;
+    FaultyModel m(c, pfc_only(), {slow});
+    Simulator sim(1);
+    Sink sink;
+    m.injector.start(sim);
+    const Message one = msg(0, 0, 1, 4_MiB);
+    m.network.send(sim, one, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    const Bandwidth p25 = Bandwidth::bps(static_cast<std::int64_t>(
+        25e9 * m.topology.link(m.topology.node(m.topology.ranks()[0].nic).ports.back().link).efficiency));
+    const Time t25 = transmit_time(4_KiB, p25);
+    const Time alone = run_alone(fast, one);
+    const Time t100 = transmit_time(4_KiB, fast.topology.link(fast.topology.node(fast.topology.ranks()[0].nic).ports.back().link).payload_bandwidth());
+    CHECK(sink.at[0].seconds() == Approx((alone + (t25 - t100) * 1024).seconds()).epsilon(0.001));
+}
+
+TEST_CASE("bit errors drop each packet with probability 1 - (1 - BER)^bits, lossless class included; RC recovers",
+          "[packet][faults]") {
+    // BER 1e-6 on host 0's uplink: a 4 KiB packet (32768 bits) is lost with
+    // p = 1 − (1 − 1e-6)^32768 = 0.03223. Over the N packets the link carried (first sends and
+    // go-back-N copies alike), the losses are binomial: within 4 standard deviations of N·p.
+    // The ACKs coming back (64 B, p' = 1 − (1 − 1e-6)^512 = 5.1e-4, one per packet) add N·p'.
+    const scenario::ClusterSpec c = hosts(2);
+    Model probe(c, pfc_only());
+    FaultSpec ber;
+    ber.kind = FaultKind::link_degraded;
+    ber.name = "link_degraded0";
+    ber.from = "s0.nic0";
+    ber.to = probe.topology.node(probe.topology.node(probe.topology.ranks()[0].nic).ports.back().peer).name;
+    ber.ber = 1e-6;
+    scenario::RoceSpec roce = pfc_only();
+    roce.retransmit_timeout = 1_ms;
+    FaultyModel m(c, roce, {ber});
+    Simulator sim(1);
+    Sink sink;
+    m.injector.start(sim);
+    m.network.send(sim, msg(0, 0, 1, 16_MiB), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    CHECK(sink.at[0] != Time::max());
+    const fabric::DirectedLink up = fabric::DirectedLink{m.topology.node(m.topology.ranks()[0].nic).ports.back().link,
+                                                         m.topology.link(m.topology.node(m.topology.ranks()[0].nic).ports.back().link).a !=
+                                                             m.topology.ranks()[0].nic};
+    const double n = static_cast<double>(m.network.bytes_sent(up).count()) / 4096.0;
+    const double p = 1.0 - std::pow(1.0 - 1e-6, 32768.0);
+    const FabricCounters k = m.network.counters();
+    INFO("carried " << n << " packets, lost " << k.fault_drops);
+    const double p_ack = 1.0 - std::pow(1.0 - 1e-6, 512.0);
+    CHECK(std::abs(static_cast<double>(k.fault_drops) - n * (p + p_ack)) < 4 * std::sqrt(n * (p + p_ack)));
+    CHECK(k.retransmitted > 0);
+    CHECK(k.lossless_drops == 0);
+}
+
+TEST_CASE("a NIC that fails for good: RC gives up after its retry count and the run ends, saying so",
+          "[packet][faults]") {
+    // Host 1's NIC fails at 10 us under a 4 MiB transfer to it. Nothing reaches it again, so
+    // every timeout finds no progress: after 7 retries (8 timeouts of 1 ms) RC gives up, the
+    // message stays undelivered, and no event is left.
+    const scenario::ClusterSpec c = hosts(2);
+    FaultSpec dead;
+    dead.kind = FaultKind::nic_down;
+    dead.name = "nic_down0";
+    dead.node = "s1.nic0";
+    dead.at = 10_us;
+    scenario::RoceSpec roce = pfc_only();
+    roce.retransmit_timeout = 1_ms;
+    FaultyModel m(c, roce, {dead});
+    Simulator sim(1);
+    Sink sink;
+    m.injector.start(sim);
+    m.network.send(sim, msg(0, 0, 1, 4_MiB), sink);
+    sim.run();
+    CHECK(sink.at.empty());  // never delivered
+    const FabricCounters k = m.network.counters();
+    CHECK(k.messages_abandoned == 1);
+    CHECK(k.rc_timeouts == 8);
+    CHECK(m.injector.damage().at(0).packets_lost > 0);
+}
+
+TEST_CASE("a failed spine: routes go through the other one, which carries everything", "[packet][faults]") {
+    // 16 hosts on 4 leaves of 6-port switches (4 down, 2 up), two spines (one link from each
+    // leaf to each). spine1 fails at the start with routes converged: a transfer from host 0
+    // (leaf0) to host 15 (leaf3) finishes at its unloaded time (the path through spine0 is as
+    // long) and no byte crosses spine1.
+    scenario::ClusterSpec c = hosts(16);
+    c.fabric.topology = scenario::TopologyKind::leaf_spine;
+    c.fabric.switch_spec.radix = 6;
+    c.fabric.oversubscription = scenario::Ratio{2, 1};
+    FaultSpec down;
+    down.kind = FaultKind::switch_down;
+    down.name = "switch_down0";
+    down.node = "spine1";
+    down.reconverge = Time::zero();
+    FaultyModel m(c, pfc_only(), {down});
+    REQUIRE(m.topology.count(fabric::NodeKind::spine) == 2);
+    Simulator sim(1);
+    Sink sink;
+    m.injector.start(sim);
+    for (std::uint32_t qp = 0; qp < 4; ++qp) m.network.send(sim, msg(qp, 0, 15, 1_MiB, qp), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 4);
+    for (Time t : sink.at) CHECK(t != Time::max());
+    fabric::NodeId spine1;
+    for (std::uint32_t n = 0; n < m.topology.nodes().size(); ++n)
+        if (m.topology.nodes()[n].name == "spine1") spine1 = fabric::NodeId{n};
+    for (const auto& port : m.topology.node(spine1).ports)
+        for (bool reverse : {false, true}) CHECK(m.network.bytes_sent(fabric::DirectedLink{port.link, reverse}) == Bytes::zero());
+    CHECK(m.network.counters().fault_drops == 0);
 }

@@ -93,12 +93,12 @@ TEST_CASE("faults: bad entries are located errors", "[loader][faults]") {
     CHECK(error_of("  - stuck_receiver: { node: s1.nic0, at: 0s }\n") ==
           "f.yaml:6:21: faults[0].stuck_receiver.for: missing required key (how long the receiver stays stuck)");
     CHECK(error_of("  - link_flap: { link: [a, b], at: 0s, period: 100us, down: 90us, jitter: 10us, until: 1ms }\n") ==
-          "f.yaml:6:62: faults[0].link_flap.down: down (90us) plus jitter (10us) must be shorter than the period "
+          "f.yaml:6:61: faults[0].link_flap.down: down (90us) plus jitter (10us) must be shorter than the period "
           "(100us), so that the link comes back between flaps");
     CHECK(error_of("  - straggler: { rank: 2, at: 0s, slowdown: 2 }\n").find("faults[0].straggler.rank") !=
           std::string::npos);  // 2 ranks: 0 and 1
     CHECK(error_of("  - straggler: { rank: 1, at: 0s, slowdown: 0.5 }\n") ==
-          "f.yaml:6:44: faults[0].straggler.slowdown: expected a factor of at least 1 (compute takes this many times "
+          "f.yaml:6:45: faults[0].straggler.slowdown: expected a factor of at least 1 (compute takes this many times "
           "longer), found 0.5");
     CHECK(error_of("  - link_degraded: { link: [a, b], at: 0s }\n") ==
           "f.yaml:6:20: faults[0].link_degraded: a degraded link needs a lower `speed`, a `ber` or both");
