@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string>
+#include <utility>
+
 namespace fabricsim::cli {
 
 bool has_network_faults(const scenario::ScenarioSpec& spec) {
@@ -20,7 +24,10 @@ std::vector<workloads::Straggler> stragglers_of(const scenario::ScenarioSpec& sp
 }
 
 std::vector<report::FaultResult> fault_results(const scenario::ScenarioSpec& spec, const fabric::FaultInjector* injector,
-                                               Time run_end) {
+                                               Time run_end, const std::vector<PortReport>& ports) {
+    std::set<std::pair<std::string, std::string>> paused;  // a port: (from, to), any class
+    for (const auto& p : ports)
+        if (p.paused > Time::zero()) paused.emplace(p.from, p.to);
     std::vector<fabric::FaultDamage> damage;
     if (injector != nullptr) damage = injector->damage();
     std::vector<report::FaultResult> out;
@@ -42,6 +49,7 @@ std::vector<report::FaultResult> fault_results(const scenario::ScenarioSpec& spe
             r.reconverged = d.reconverged;
             r.times_down = d.times_down;
             r.packets_lost = d.packets_lost;
+            if (f.kind == scenario::FaultKind::stuck_receiver) r.ports_paused = static_cast<std::int64_t>(paused.size());
         }
         out.push_back(std::move(r));
     }

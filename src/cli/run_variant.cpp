@@ -150,7 +150,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Progre
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();
-    r.faults = fault_results(spec, model.injector.get(), sim.now());
+    r.faults = fault_results(spec, model.injector.get(), sim.now(), r.ports);
     r.cost = sim.cost();
     return r;
 }

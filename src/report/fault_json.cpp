@@ -20,6 +20,7 @@ Json faults_json(const std::vector<FaultResult>& faults) {
         j["time_to_reconverge_s"] = f.reconverged == Time::max() ? Json(nullptr) : Json((f.reconverged - f.at).seconds());
         j["times_down"] = f.times_down;
         j["packets_lost"] = f.packets_lost;
+        if (f.ports_paused >= 0) j["ports_paused"] = f.ports_paused;
         out.push_back(std::move(j));
     }
     return out;

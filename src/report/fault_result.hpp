@@ -20,6 +20,8 @@ struct FaultResult {
     Time reconverged = Time::max();  // routing had converged around it (link faults)
     std::int64_t times_down = 0;   // strikes (a flapping link: its flaps)
     std::int64_t packets_lost = 0; // on its links, both directions
+    // stuck_receiver: the ports PFC paused during the run, how far the pause spread (-1: n/a).
+    std::int64_t ports_paused = -1;
 };
 
 // One measured thing of the workload with and without the faults.

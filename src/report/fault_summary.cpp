@@ -17,6 +17,7 @@ std::string faults_summary(const RunResult& result) {
             if (f.reconverged != Time::max()) when += fmt::format(", routes converged {} later", f.reconverged - f.at);
             out += fmt::format("  {} ({}): {}", f.name, f.target, when);
             if (f.kind != "straggler") out += fmt::format(", {} packets lost", f.packets_lost);
+            if (f.ports_paused >= 0) out += fmt::format(", {} ports paused by PFC", f.ports_paused);
             out += "\n";
         }
         const FabricCounters& c = v.fabric;
