@@ -4,6 +4,7 @@
 #include "cli/fault_results.hpp"
 #include "cli/run_variant.hpp"
 #include "core/errors.hpp"
+#include "fabric/packet/fault_injector.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
@@ -63,7 +64,11 @@ scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {
 
 fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
     try {
-        return fabric::build_topology(variant.spec.cluster);
+        fabric::Topology topology = fabric::build_topology(variant.spec.cluster);
+        // The faults' links and nodes are names in this topology (docs/models/faults.md).
+        if (variant.spec.simulation.model == scenario::NetworkModel::packet)
+            fabric::resolve_fault_targets(topology, variant.spec.faults);
+        return topology;
     } catch (const ConfigError& e) {
         std::vector<ConfigIssue> issues = e.issues();
         for (auto& issue : issues) {

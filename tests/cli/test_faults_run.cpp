@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include "cli/fault_results.hpp"
+#include "cli_harness.hpp"
 #include "cli/run_variant.hpp"
 #include "scenario/loader.hpp"
+
+#include <filesystem>
 
 using namespace fabricsim;
 
@@ -47,4 +50,20 @@ faults:
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].what == "training job iteration");
     CHECK(rows[0].slowdown() == Approx(17.0 / 9.0).epsilon(1e-3));
+}
+
+TEST_CASE("a fault naming a node the topology does not have is bad input, found before any variant runs",
+          "[faults][cli]") {
+    test::TempDir dir("faults-bad");
+    test::write_file(dir.path() / "bad.yaml",
+                     "name: bad\n"
+                     "simulation: { model: packet }\n"
+                     "cluster: { servers: 2, server: { gpus: 0, nics: 1 } }\n"
+                     "workload: [{ transfer: { from: 0, to: 1, size: 1MiB } }]\n"
+                     "faults:\n"
+                     "  - link_down: { link: [leaf0, spine9], at: 0s }\n");
+    const auto r = test::run_fabricsim("run " + (dir.path() / "bad.yaml").string() + " --out " + (dir.path() / "out").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("bad.yaml:6:5: faults[0].link_down.link: no node is named \"spine9\"") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "out" / "result.json"));
 }

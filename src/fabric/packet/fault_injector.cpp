@@ -11,14 +11,14 @@ namespace fabricsim::fabric {
 
 namespace {
 
+// faults[i].<kind>.<key>: the name is "<kind><i>".
 std::string entry_path(const scenario::FaultSpec& f, const char* key) {
-    return fmt::format("faults.{}.{}", f.name, key);
+    const std::string_view kind = scenario::to_string(f.kind);
+    return fmt::format("faults[{}].{}.{}", f.name.substr(kind.size()), kind, key);
 }
 
-}  // namespace
-
-NodeId FaultInjector::find_node(const scenario::FaultSpec& f, const std::string& name, const char* key) const {
-    const auto& nodes = topology_.nodes();
+NodeId find_node(const Topology& topology, const scenario::FaultSpec& f, const std::string& name, const char* key) {
+    const auto& nodes = topology.nodes();
     for (std::uint32_t n = 0; n < nodes.size(); ++n)
         if (nodes[n].name == name) return NodeId{n};
     throw ConfigError(ConfigIssue{f.location, entry_path(f, key),
@@ -27,69 +27,87 @@ NodeId FaultInjector::find_node(const scenario::FaultSpec& f, const std::string&
                                               name)});
 }
 
+FaultTargets resolve(const Topology& topology, const scenario::FaultSpec& spec) {
+    using scenario::FaultKind;
+    FaultTargets a;
+    switch (spec.kind) {
+        case FaultKind::link_down:
+        case FaultKind::link_flap:
+        case FaultKind::link_degraded: {
+            const NodeId from = find_node(topology, spec, spec.from, "link");
+            const NodeId to = find_node(topology, spec, spec.to, "link");
+            std::vector<LinkId> between;
+            for (const Port& p : topology.node(from).ports)
+                if (p.peer == to) between.push_back(p.link);
+            if (between.empty())
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "link"),
+                                              fmt::format("no link joins {} and {}", spec.from, spec.to)});
+            if (static_cast<std::size_t>(spec.parallel) >= between.size())
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "parallel"),
+                                              fmt::format("{} and {} are joined by {} link{} (parallel 0..{}), found {}",
+                                                          spec.from, spec.to, between.size(),
+                                                          between.size() == 1 ? "" : "s", between.size() - 1,
+                                                          spec.parallel)});
+            a.links.push_back(between[static_cast<std::size_t>(spec.parallel)]);
+            a.target = fmt::format("{} - {}", spec.from, spec.to);
+            return a;
+        }
+        case FaultKind::switch_down:
+        case FaultKind::nic_down:
+        case FaultKind::stuck_receiver: {
+            const NodeId n = find_node(topology, spec, spec.node, "node");
+            const Node& node = topology.node(n);
+            const bool sw = is_fabric_switch(node.kind);
+            if (spec.kind == FaultKind::switch_down && !sw)
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
+                                              fmt::format("{} is a {}, not a fabric switch", spec.node,
+                                                          to_string(node.kind))});
+            if (spec.kind != FaultKind::switch_down && sw)
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
+                                              fmt::format("{} is a switch; a {} names a NIC (or storage node, client) "
+                                                          "on the fabric",
+                                                          spec.node, scenario::to_string(spec.kind))});
+            for (std::uint32_t port = 0; port < node.ports.size(); ++port) {
+                const Link& l = topology.link(node.ports[port].link);
+                if (l.type != LinkType::fabric && l.type != LinkType::storage_fabric) continue;
+                a.links.push_back(node.ports[port].link);
+                a.into.push_back(DirectedLink{node.ports[port].link, l.a == n});  // from its peer's side
+            }
+            if (a.links.empty())
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
+                                              fmt::format("{} has no fabric link", spec.node)});
+            a.target = spec.node;
+            return a;
+        }
+        case FaultKind::straggler: break;
+    }
+    return a;
+}
+
+}  // namespace
+
+std::vector<FaultTargets> resolve_fault_targets(const Topology& topology, const std::vector<scenario::FaultSpec>& faults) {
+    std::vector<FaultTargets> out;
+    for (const auto& f : faults)
+        if (f.kind != scenario::FaultKind::straggler) out.push_back(resolve(topology, f));
+    return out;
+}
+
 FaultInjector::FaultInjector(const Topology& topology, FaultRouter& router, PacketNetwork& network,
                              std::vector<scenario::FaultSpec> faults)
     : topology_(topology), router_(router), network_(network) {
-    using scenario::FaultKind;
+    std::vector<FaultTargets> targets = resolve_fault_targets(topology, faults);
+    std::size_t next = 0;
     for (auto& spec : faults) {
-        if (spec.kind == FaultKind::straggler) continue;
+        if (spec.kind == scenario::FaultKind::straggler) continue;
+        FaultTargets& t = targets[next++];
         Active a;
         a.damage.name = spec.name;
         a.damage.kind = spec.kind;
         a.damage.at = spec.at;
-        switch (spec.kind) {
-            case FaultKind::link_down:
-            case FaultKind::link_flap:
-            case FaultKind::link_degraded: {
-                const NodeId from = find_node(spec, spec.from, "link");
-                const NodeId to = find_node(spec, spec.to, "link");
-                std::vector<LinkId> between;
-                for (const Port& p : topology.node(from).ports)
-                    if (p.peer == to) between.push_back(p.link);
-                if (between.empty())
-                    throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "link"),
-                                                  fmt::format("no link joins {} and {}", spec.from, spec.to)});
-                if (static_cast<std::size_t>(spec.parallel) >= between.size())
-                    throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "parallel"),
-                                                  fmt::format("{} and {} are joined by {} link{} (parallel 0..{}), "
-                                                              "found {}",
-                                                              spec.from, spec.to, between.size(),
-                                                              between.size() == 1 ? "" : "s", between.size() - 1,
-                                                              spec.parallel)});
-                a.links.push_back(between[static_cast<std::size_t>(spec.parallel)]);
-                a.damage.target = fmt::format("{} - {}", spec.from, spec.to);
-                break;
-            }
-            case FaultKind::switch_down:
-            case FaultKind::nic_down:
-            case FaultKind::stuck_receiver: {
-                const NodeId n = find_node(spec, spec.node, "node");
-                const Node& node = topology.node(n);
-                const bool sw = is_fabric_switch(node.kind);
-                if (spec.kind == FaultKind::switch_down && !sw)
-                    throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
-                                                  fmt::format("{} is a {}, not a fabric switch", spec.node,
-                                                              to_string(node.kind))});
-                if (spec.kind != FaultKind::switch_down && sw)
-                    throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
-                                                  fmt::format("{} is a switch; a {} names a NIC (or storage node, "
-                                                              "client) on the fabric",
-                                                              spec.node, scenario::to_string(spec.kind))});
-                for (std::uint32_t port = 0; port < node.ports.size(); ++port) {
-                    const Link& l = topology.link(node.ports[port].link);
-                    if (l.type != LinkType::fabric && l.type != LinkType::storage_fabric) continue;
-                    a.links.push_back(node.ports[port].link);
-                    // The direction into this node: from its peer's side.
-                    a.stuck.push_back(DirectedLink{node.ports[port].link, l.a == n});
-                }
-                if (a.links.empty())
-                    throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
-                                                  fmt::format("{} has no fabric link", spec.node)});
-                a.damage.target = spec.node;
-                break;
-            }
-            case FaultKind::straggler: break;
-        }
+        a.damage.target = std::move(t.target);
+        a.links = std::move(t.links);
+        a.stuck = std::move(t.into);
         a.spec = std::move(spec);
         faults_.push_back(std::move(a));
     }

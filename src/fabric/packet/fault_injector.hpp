@@ -30,6 +30,18 @@ struct FaultDamage {
     std::int64_t packets_lost = 0;  // on its links, both directions, over the whole run
 };
 
+// What a network fault hits, found by name on the topology: the links it takes down or
+// degrades, the switch ports into a stuck receiver, and its target as the report names it.
+struct FaultTargets {
+    std::vector<LinkId> links;
+    std::vector<DirectedLink> into;
+    std::string target;
+};
+// In the order of `faults`, stragglers left out. Throws ConfigError at the entry for a name the
+// topology does not have, or a node of the wrong kind (`fabricsim run` checks this before
+// running any variant).
+std::vector<FaultTargets> resolve_fault_targets(const Topology& topology, const std::vector<scenario::FaultSpec>& faults);
+
 class FaultInjector final : private EventTarget {
 public:
     // Resolves the faults' names on the topology: an unknown node or link is a ConfigError at
@@ -54,7 +66,6 @@ private:
     void strike(Simulator& sim, std::uint32_t f);
     void recover(Simulator& sim, std::uint32_t f);
     void schedule(Simulator& sim, Time at, std::uint32_t f, Action action);
-    NodeId find_node(const scenario::FaultSpec& f, const std::string& name, const char* key) const;
 
     const Topology& topology_;
     FaultRouter& router_;
