@@ -375,3 +375,26 @@ TEST_CASE("a failed spine: routes go through the other one, which carries everyt
         for (bool reverse : {false, true}) CHECK(m.network.bytes_sent(fabric::DirectedLink{port.link, reverse}) == Bytes::zero());
     CHECK(m.network.counters().fault_drops == 0);
 }
+
+TEST_CASE("adaptive routing avoids a dead port of its own at once; ECMP loses packets until routes reconverge",
+          "[packet][faults]") {
+    // The uplink fails as the run starts (nothing is on it yet) and routes reconverge only
+    // 10 ms later. Both ends of the link are switches that see their own port go down:
+    // adaptive routing, which weighs its ports per packet, never uses it, so nothing is lost;
+    // ECMP keeps hashing flows onto it until reconvergence, so RC must recover them.
+    std::int64_t lost[2] = {0, 0};
+    for (const auto routing : {scenario::RoutingKind::adaptive, scenario::RoutingKind::ecmp}) {
+        scenario::ClusterSpec c = leaf_spine();
+        c.fabric.routing = routing;
+        scenario::RoceSpec roce = pfc_only();
+        roce.retransmit_timeout = 2_ms;
+        FaultSpec down = link_fault(FaultKind::link_down, "leaf0", "spine0", Time::zero());
+        down.reconverge = 10_ms;
+        FaultyModel m(c, roce, {down});
+        const HdRun run = hd_all_reduce(m.network, &m.injector, c, 4_MiB);
+        CHECK(run.finished);
+        lost[routing == scenario::RoutingKind::ecmp] = m.network.counters().fault_drops;
+    }
+    CHECK(lost[0] == 0);  // adaptive
+    CHECK(lost[1] > 0);   // ECMP
+}
