@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
+#include "core/units_format.hpp"
 
 #include <fmt/format.h>
 
@@ -49,6 +50,10 @@ FaultTargets resolve(const Topology& topology, const scenario::FaultSpec& spec) 
                                                           between.size() == 1 ? "" : "s", between.size() - 1,
                                                           spec.parallel)});
             a.links.push_back(between[static_cast<std::size_t>(spec.parallel)]);
+            const Bandwidth line = topology.link(a.links.back()).bandwidth;
+            if (spec.speed && *spec.speed >= line)
+                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "speed"),
+                                              fmt::format("{} is not below the link's line rate, {}", *spec.speed, line)});
             a.target = fmt::format("{} - {}", spec.from, spec.to);
             return a;
         }
