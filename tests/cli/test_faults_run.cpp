@@ -67,3 +67,15 @@ TEST_CASE("a fault naming a node the topology does not have is bad input, found 
     CHECK(r.output.find("bad.yaml:6:5: faults[0].link_down.link: no node is named \"spine9\"") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir.path() / "out" / "result.json"));
 }
+
+TEST_CASE("a degraded link must be slower than its line rate", "[faults][cli]") {
+    const std::string text = "name: fast\n"
+                             "simulation: { model: packet }\n"
+                             "cluster: { servers: 2, server: { gpus: 0, nics: 1, nic: { line_rate: 100Gbps } } }\n"
+                             "workload: [{ transfer: { from: 0, to: 1, size: 1MiB } }]\n"
+                             "faults:\n"
+                             "  - link_degraded: { link: [s0.nic0, leaf0], at: 0s, speed: 400Gbps }\n";
+    const auto loaded = scenario::load_scenario_text(text, "fast.yaml", {});
+    CHECK_THROWS_WITH(cli::run_variant(loaded.variants.front()),
+                      "fast.yaml:6:5: faults[0].link_degraded.speed: 400Gbps is not below the link's line rate, 100Gbps");
+}
