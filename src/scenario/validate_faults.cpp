@@ -25,6 +25,8 @@ std::optional<double> parse_real(const std::string& t) {
     return v;
 }
 
+constexpr Time kMaxFaultTime = Time::s(1'000'000);  // 11.6 days; four of them stay below 2^63 ps
+
 struct Reader {
     const Node& map;
     std::string path;
@@ -41,9 +43,17 @@ struct Reader {
     }
     void time(const char* key, Time& out, Zero zero) {
         if (const Node* n = map.find(key)) {
-            if (auto t = read_time(*n, key_path(path, key), zero, issues)) out = *t;
+            if (auto t = read_time(*n, key_path(path, key), zero, issues); t && in_range(*n, key, *t)) out = *t;
             else ok = false;
         }
+    }
+    // A fault's times are added to one another (at + for + reconverge, a flap's period after
+    // period): each at most kMaxFaultTime keeps every sum inside 64-bit picoseconds.
+    bool in_range(const Node& n, const char* key, Time t) {
+        if (t <= kMaxFaultTime) return true;
+        issues.add(n.location, key_path(path, key),
+                   fmt::format("{} is beyond {}, the most a fault's times may reach", t, kMaxFaultTime));
+        return false;
     }
     void node_name(std::string& out) {
         if (const Node* n = required("node")) {
@@ -118,29 +128,17 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
     if (map == nullptr) return std::nullopt;
     check_keys(*map, path, keys_of(f.kind), issues);
     Reader r{*map, path, issues};
-    if (const Node* at = r.required("at")) {
-        if (auto t = read_time(*at, key_path(path, "at"), Zero::allowed, issues)) f.at = *t;
-        else r.ok = false;
-    }
+    if (r.required("at") != nullptr) r.time("at", f.at, Zero::allowed);
     if (f.kind != FaultKind::link_flap) r.time("for", f.duration, Zero::rejected);
     switch (f.kind) {
         case FaultKind::link_down: r.link(f); r.time("reconverge", f.reconverge, Zero::allowed); break;
         case FaultKind::link_flap:
             r.link(f);
             r.time("reconverge", f.reconverge, Zero::allowed);
-            if (const Node* n = r.required("period")) {
-                if (auto t = read_time(*n, key_path(path, "period"), Zero::rejected, issues)) f.period = *t;
-                else r.ok = false;
-            }
-            if (const Node* n = r.required("down")) {
-                if (auto t = read_time(*n, key_path(path, "down"), Zero::rejected, issues)) f.down = *t;
-                else r.ok = false;
-            }
+            if (r.required("period") != nullptr) r.time("period", f.period, Zero::rejected);
+            if (r.required("down") != nullptr) r.time("down", f.down, Zero::rejected);
             r.time("jitter", f.jitter, Zero::allowed);
-            if (const Node* n = r.required("until")) {
-                if (auto t = read_time(*n, key_path(path, "until"), Zero::rejected, issues)) f.until = *t;
-                else r.ok = false;
-            }
+            if (r.required("until") != nullptr) r.time("until", f.until, Zero::rejected);
             if (r.ok && f.down + f.jitter >= f.period) {
                 issues.add(map->find("down")->location, key_path(path, "down"),
                            fmt::format("down ({}) plus jitter ({}) must be shorter than the period ({}), so that the "
@@ -191,10 +189,6 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
             break;
     }
     if (!r.ok) return std::nullopt;
-    if (f.duration != Time::max() && f.duration > Time::max() - f.at) {
-        issues.add(map->location, key_path(path, "for"), "at + for is past the largest time the engine represents");
-        return std::nullopt;
-    }
     return f;
 }
 

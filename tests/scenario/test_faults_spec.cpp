@@ -107,3 +107,11 @@ TEST_CASE("faults: bad entries are located errors", "[loader][faults]") {
           "model has no links or queues, only a straggler");
     CHECK(error_of("  - straggler: { rank: 1, at: 0s, slowdown: 2 }\n", "ideal").empty());
 }
+
+TEST_CASE("faults: times are bounded so that their sums stay inside the engine's clock", "[loader][faults]") {
+    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n").find(
+              "f.yaml:6:36: faults[0].link_down.at: ") != std::string::npos);
+    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n").find("the most a fault's times may reach") !=
+          std::string::npos);
+    CHECK(error_of("  - link_down: { link: [a, b], at: 1000000s, for: 1000000s, reconverge: 1000000s }\n").empty());
+}
