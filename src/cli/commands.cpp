@@ -6,9 +6,11 @@
 #include "cli/result_files.hpp"
 #include "cli/variant_runner.hpp"
 #include "core/errors.hpp"
+#include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/pfc_headroom.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/busbw_curve.hpp"
+#include "report/fault_summary.hpp"
 #include "report/run_status.hpp"
 #include "report/summary_table.hpp"
 #include "scenario/loader.hpp"
@@ -122,6 +124,9 @@ fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, 
         if (variant.spec.simulation.model == scenario::NetworkModel::packet &&
             cluster.fabric.technology == scenario::Technology::roce)
             fabric::check_pfc_buffers(topology, cluster.roce, cluster.fabric.mtu);
+        // The faults' links and nodes are names in this topology (docs/models/faults.md).
+        if (variant.spec.simulation.model == scenario::NetworkModel::packet)
+            fabric::resolve_fault_targets(topology, variant.spec.faults);
         return topology;
     } catch (const ConfigError& e) {
         std::vector<ConfigIssue> issues = e.issues();
@@ -167,6 +172,7 @@ int run_command(const RunArgs& args) {
     RunPlan plan;
     plan.jobs = args.jobs;
     plan.check = args.check;
+    plan.baseline = args.baseline;
     plan.show_progress = !args.quiet && stderr_is_terminal();
     plan.interrupt = &interrupt_flag();
     // Each variant's results are written as soon as it is done, beside those done before, in
@@ -185,9 +191,10 @@ int run_command(const RunArgs& args) {
     fmt::print(stderr, "{}", status);
     if (!args.quiet && !result.variants.empty()) {
         const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
-        fmt::print("{}{} — {} variant{}\n\n{}\n{}{}results in {}\n", status.empty() ? "" : "\n", first.name,
+        const std::string faults = report::faults_summary(result);
+        fmt::print("{}{} — {} variant{}\n\n{}\n{}{}{}{}results in {}\n", status.empty() ? "" : "\n", first.name,
                    result.variants.size(), result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
-                   curves.empty() ? "" : "\n", folder.dir().string());
+                   curves.empty() ? "" : "\n", faults, faults.empty() ? "" : "\n", folder.dir().string());
     }
     if (const int signal = interrupt_flag().load(); signal != 0) return kExitSignalBase + signal;
     return result.complete() ? kExitOk : kExitModel;

@@ -36,6 +36,7 @@ struct RunArgs {
     std::vector<std::string> variants;  // --variant: only these ("" none: all)
     int jobs = 0;         // -j: variants at once; 0 every core
     std::string max_memory;  // --max-memory: "8GiB"; "" = the machine's available memory
+    bool baseline = false;  // --baseline: each variant with faults also runs without them
 };
 
 int run_command(const RunArgs& args);

@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--max-memory", run.max_memory,
                         "Refuse (exit 2) a run whose estimated memory is above this size, e.g. 8GiB "
                         "(default: the machine's available memory)");
+    run_cmd->add_flag("--baseline", run.baseline,
+                      "Also run each variant that has faults without them, and report the slowdown of each "
+                      "collective, training iteration and the makespan");
 
     ScenarioArgs validate;
     bool print = false;

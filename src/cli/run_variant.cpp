@@ -1,11 +1,13 @@
 #include "cli/run_variant.hpp"
 
+#include "cli/fault_results.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/traffic_results.hpp"
 #include "cli/training_results.hpp"
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/packet_network.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_builder.hpp"
@@ -25,7 +27,9 @@ namespace {
 struct NetworkModel {
     std::unique_ptr<fabric::Topology> topology;
     std::unique_ptr<fabric::Routing> routing;
+    std::unique_ptr<fabric::FaultRouter> fault_router;  // with faults: routing around them
     std::unique_ptr<Network> network;
+    std::unique_ptr<fabric::FaultInjector> injector;    // with faults: plays them on the network
 };
 
 NetworkModel make_network(const scenario::ScenarioSpec& spec) {
@@ -58,7 +62,15 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             // Spraying and adaptive routing reorder packets; the receiving NIC places them.
             packet.ooo_placement = spec.cluster.fabric.routing == scenario::RoutingKind::spray ||
                                    spec.cluster.fabric.routing == scenario::RoutingKind::adaptive;
-            m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);
+            if (!has_network_faults(spec)) {
+                m.network = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.routing, packet);
+                return m;
+            }
+            packet.recover_lossless = true;
+            m.fault_router = std::make_unique<fabric::FaultRouter>(*m.topology, *m.routing, spec.seed);
+            auto net = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.fault_router, packet);
+            m.injector = std::make_unique<fabric::FaultInjector>(*m.topology, *m.fault_router, *net, spec.faults);
+            m.network = std::move(net);
             return m;
         }
     }
@@ -132,6 +144,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     Network* network = model.network.get();
     workloads::Workload workload = workloads::build_workload(spec, *network);
     workloads::Executor executor(std::move(workload.graph), *network);
+    executor.set_stragglers(stragglers_of(spec));
 
     report::VariantResult r;
     bool check = options.check;
@@ -141,6 +154,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     ProgressRelay relay(options.progress, executor, check ? network : nullptr);
     RunEnd end = RunEnd::idle;
     try {
+        if (model.injector) model.injector->start(sim);
         executor.start(sim);
         end = sim.run(spec.simulation.stop_time, options.progress || check ? &relay : nullptr);
     } catch (const ModelError& e) {
@@ -181,6 +195,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();
+    r.faults = fault_results(spec, model.injector.get(), sim.now(), r.ports);
     r.cost = sim.cost();
     return r;
 }

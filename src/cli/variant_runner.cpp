@@ -1,5 +1,6 @@
 #include "cli/variant_runner.hpp"
 
+#include "cli/fault_results.hpp"
 #include "cli/progress_bar.hpp"
 #include "core/errors.hpp"
 
@@ -68,6 +69,13 @@ void run_variants(const std::vector<const scenario::Variant*>& variants, const R
                 };
             try {
                 report::VariantResult result = run_variant(variant, options);
+                if (plan.baseline && !variant.spec.faults.empty()) {  // the same variant without its faults
+                    scenario::Variant clean = variant;
+                    clean.spec.faults.clear();
+                    VariantOptions quiet = options;
+                    quiet.progress = {};
+                    result.baseline = compare_with_baseline(result, run_variant(clean, quiet));
+                }
                 std::lock_guard<std::mutex> hold(lock);
                 bar.reset();
                 on_done(i, std::move(result));

@@ -29,6 +29,7 @@ int worker_count(int requested, std::size_t variants);
 struct RunPlan {
     int jobs = 0;                                 // -j: worker threads, 0 every core
     bool check = false;                           // --check
+    bool baseline = false;                        // --baseline: a variant with faults runs again without
     bool show_progress = false;                   // a progress bar on stderr
     const std::atomic<int>* interrupt = nullptr;  // stop every variant at its next event
 };

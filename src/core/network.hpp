@@ -82,6 +82,15 @@ struct FabricCounters {
     Bytes max_queue = Bytes::zero();
     std::int64_t packet_hops = 0;
     std::int64_t pfc_watchdog_triggers = 0;  // ports the PFC watchdog took out of PFC
+    // Faults and recovery (docs/models/faults.md): packets the PFC watchdog dropped (counted in
+    // lossless_drops too unless RC recovers them), packets lost to faults (down links, bit
+    // errors), RC packets sent again and retransmission timeouts, and messages RC gave up on
+    // (retry count exhausted without progress).
+    std::int64_t watchdog_drops = 0;
+    std::int64_t fault_drops = 0;
+    std::int64_t retransmitted = 0;
+    std::int64_t rc_timeouts = 0;
+    std::int64_t messages_abandoned = 0;
 };
 
 // One egress port of a network model (a direction of a link) over a run, for ports.csv.

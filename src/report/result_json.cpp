@@ -1,5 +1,6 @@
 #include "report/result_json.hpp"
 
+#include "report/fault_json.hpp"
 #include "report/traffic_json.hpp"
 #include "report/training_json.hpp"
 
@@ -90,7 +91,12 @@ Json fabric_json(const FabricCounters& f) {
                 {"fecn_marks", f.fecn_marks},
                 {"becns", f.becns},
                 {"max_queue_bytes", f.max_queue.count()},
-                {"pfc_watchdog_triggers", f.pfc_watchdog_triggers}};
+                {"pfc_watchdog_triggers", f.pfc_watchdog_triggers},
+                {"watchdog_drops", f.watchdog_drops},
+                {"fault_drops", f.fault_drops},
+                {"retransmitted_packets", f.retransmitted},
+                {"rc_timeouts", f.rc_timeouts},
+                {"messages_abandoned", f.messages_abandoned}};
 }
 
 Json cost_json(const VariantResult& v) {
@@ -134,6 +140,8 @@ std::string to_json(const RunResult& result) {
         j["traffic"] = traffic_json(v.traffic);
         j["training"] = training_json(v.training);
         j["fabric"] = fabric_json(v.fabric);
+        j["faults"] = faults_json(v.faults);
+        if (!v.baseline.empty()) j["baseline"] = baseline_json(v.baseline);
         j["cost"] = cost_json(v);
         variants.push_back(std::move(j));
     }

@@ -6,6 +6,7 @@
 #include "core/network.hpp"
 #include "core/simulator.hpp"
 #include "core/units.hpp"
+#include "report/fault_result.hpp"
 #include "report/traffic_result.hpp"
 #include "report/training_result.hpp"
 #include "scenario/resolved_tree.hpp"
@@ -82,6 +83,8 @@ struct VariantResult {
     FabricCounters fabric;
     std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
     std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)
+    std::vector<FaultResult> faults;     // the scenario's faults: section, in order
+    std::vector<SlowdownRow> baseline;   // run --baseline: against the run without faults
     RunCost cost;
 };
 

@@ -224,7 +224,7 @@ Value seed(std::uint64_t s) {
 }  // namespace
 
 Value describe(const ScenarioSpec& spec) {
-    return Value{Value::Map{
+    Value out{Value::Map{
         {"name", text(spec.name)},
         {"description", text(spec.description)},
         {"seed", seed(spec.seed)},
@@ -233,6 +233,10 @@ Value describe(const ScenarioSpec& spec) {
         {"workload", workload(spec.workload)},
         {"outputs", outputs(spec.outputs)},
     }};
+    // Only a scenario with faults has the section, so that others describe as before.
+    if (!spec.faults.empty())
+        std::get<Value::Map>(out.v).insert(std::get<Value::Map>(out.v).end() - 1, {"faults", describe_faults(spec.faults)});
+    return out;
 }
 
 }  // namespace fabricsim::scenario

@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/ids.hpp"
 #include "core/units.hpp"
+#include "scenario/faults_spec.hpp"
 #include "scenario/collective_spec.hpp"
 #include "scenario/infiniband_spec.hpp"
 #include "scenario/roce_spec.hpp"
@@ -231,6 +232,7 @@ struct ScenarioSpec {
     SimulationSpec simulation;
     ClusterSpec cluster;
     std::vector<WorkloadEntry> workload;
+    std::vector<FaultSpec> faults;  // faults_spec.hpp; empty: none
     OutputsSpec outputs;
     bool operator==(const ScenarioSpec&) const = default;
 };

@@ -204,7 +204,7 @@ OutputsSpec validate_outputs(const Node& node, Issues& issues) {
 
 ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
     ScenarioSpec spec;
-    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "outputs"}, issues);
+    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "faults", "outputs"}, issues);
 
     if (const Node* n = root.find("name")) {
         if (auto s = read_name(*n, "name", issues)) spec.name = *s;
@@ -232,6 +232,9 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
     } else {
         missing(root, "workload", "section", issues);
     }
+    if (const Node* n = root.find("faults"))
+        spec.faults = validate_faults(*n, cluster_known ? &spec.cluster : nullptr,
+                                      spec.simulation.model == NetworkModel::packet, issues);
     if (const Node* n = root.find("outputs")) spec.outputs = validate_outputs(*n, issues);
     // Only a scenario whose every value was read: a message's time needs its cluster's rates.
     if (issues.empty()) {

@@ -48,4 +48,8 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
 // `cluster`: the validated cluster, or null when it had issues (then rank ids are not checked).
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues);
 
+// faults (validate_faults.cpp): `cluster` as for the workload; every kind but a straggler
+// needs the packet model.
+std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* cluster, bool packet_model, Issues& issues);
+
 }  // namespace fabricsim::scenario

@@ -64,7 +64,10 @@ void Executor::issue(Simulator& sim, OpId id) {
     const Op& op = graph_.ops()[id.value()];
     timings_[id.value()].start = sim.now();
     if (op.kind == OpKind::compute) {
-        sim.after(op.duration, *this, encode(id, kComputeDone));
+        if (stragglers_.empty())
+            sim.after(op.duration, *this, encode(id, kComputeDone));
+        else
+            sim.at(compute_finish(sim.now(), op.duration, op.src, stragglers_), *this, encode(id, kComputeDone));
         return;
     }
     if (op.kind == OpKind::group) {

@@ -6,6 +6,7 @@
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
 #include "workloads/op_graph.hpp"
+#include "workloads/straggler.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -27,6 +28,9 @@ struct EntryTiming {
 class Executor final : private EventTarget, private DeliveryListener {
 public:
     Executor(OpGraph graph, Network& network);
+
+    // GPUs that compute slower for a while (straggler.hpp); before start().
+    void set_stragglers(std::vector<Straggler> stragglers) { stragglers_ = std::move(stragglers); }
 
     // Schedules every op that can start; call once, then run the simulator.
     void start(Simulator& sim);
@@ -53,6 +57,7 @@ private:
     std::vector<Time> entry_open_;           // per entry: when its `after` entry finished (0 if none)
     std::vector<std::vector<OpId>> entry_ops_;
     std::size_t done_ = 0;
+    std::vector<Straggler> stragglers_;
 };
 
 }  // namespace fabricsim::workloads

@@ -76,6 +76,7 @@ void PacketNetwork::init() {
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
         if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
+    recover_all_ = spec_.recover_lossless || (spec_.technology == scenario::Technology::roce && roce.pfc.watchdog);
     rto_ = roce.retransmit_timeout;
     setup_roce();
     setup_infiniband();
@@ -158,7 +159,7 @@ void PacketNetwork::lose(Simulator& sim, std::uint32_t packet) {
     const Packet& pk = packets_[packet];
     if (pk.type == kData) {
         dropped_ += Bytes{pk.bytes};
-    } else if (pk.type != kCnpFrame) {
+    } else if (pk.type != kCnpFrame && pk.generation == generation_bits(messages_[pk.message].generation)) {
         --messages_[pk.message].control_out;
         maybe_release(pk.message);
     }
@@ -218,7 +219,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     if (!inside && spec_.qps_per_connection > 1) m.qps = static_cast<std::uint32_t>(spec_.qps_per_connection);
     m.reliable = !inside && ack_every_ > 0;
     // Loss recovery where loss can happen: lossy mode, or a priority PFC does not cover.
-    m.recovers = m.reliable && pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio));
+    // With faults or the PFC watchdog the lossless class can lose packets too.
+    m.recovers = m.reliable && ((pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio))) || recover_all_);
     if (m.reliable) setup_transport(m);
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
@@ -280,6 +282,7 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
         const auto bytes = static_cast<std::uint32_t>(packet_payload(m.size, m.unit, seq));
         injected_ += Bytes{bytes};
         packets_[k] = make_packet(inj.message, seq, bytes, port, ready, m.prio, kData);
+        packets_[k].generation = generation_bits(m.generation);
         enqueue(port, k);
         return true;
     }
@@ -323,6 +326,7 @@ std::uint32_t PacketNetwork::dequeue(std::uint32_t port, std::uint32_t qi) {
 }
 
 void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
+    if (ports_[port].fault != kPortUp) return;  // down or stuck (packet_faults.cpp)
     if (ports_[port].paced) {
         pump_paced(sim, port);
         return;
@@ -402,6 +406,7 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
             return;
         case kWatchdog: on_watchdog(sim); return;
         case kRto: on_rto(sim, arg >> 4); return;
+        case kStuckWatchdog: on_stuck_watchdog(sim, index); return;
     }
     throw InternalError("packet model: unknown event");
 }
@@ -410,8 +415,15 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
     pump(sim, from);  // the port it left has been free since it finished sending it
+    if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
     if (packets_[packet].type != kData) {
+        if (packets_[packet].type != kCnpFrame &&
+            packets_[packet].generation != generation_bits(messages_[packets_[packet].message].generation)) {
+            drained(sim, from, packets_[packet]);  // an ACK or NAK of a message whose slot serves another now
+            discard(sim, packet);
+            return;
+        }
         if (ports_[from].from_fabric) {  // control frames end at the first NIC they reach
             drained(sim, from, packets_[packet]);
             on_control(sim, packet);
@@ -420,6 +432,13 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     } else {
         const std::uint32_t slot = packets_[packet].message;
         MessageState& m = messages_[slot];
+        if (packets_[packet].generation != generation_bits(m.generation)) {  // its message is done
+            drained(sim, from, packets_[packet]);
+            dropped_ += Bytes{packets_[packet].bytes};
+            ++duplicates_;
+            discard(sim, packet);
+            return;
+        }
         if (ports_[from].from_fabric) {  // the receiving NIC: CNPs, acknowledgements, order
             // (Both calls may send a control frame, which may grow packets_: no Packet& held.)
             if (packets_[packet].marked) {
@@ -466,6 +485,11 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     }
     const std::uint32_t from = pk.link;
     const std::uint32_t idx = egress_port(sim, at, flow, pk.seq);
+    if (ports_[idx].fault == kPortDown || ports_[idx].fault == kPortStuckDropping) {
+        drained(sim, from, pk);
+        lose_at_port(sim, packet, idx);
+        return;
+    }
     pk.ready = sim.now();
     if (spec_.cut_through && fabric_switch_[at.value()]) {
         // Cut-through: the switch may start it out once its header is in (the arrival event
@@ -633,8 +657,16 @@ FabricCounters PacketNetwork::counters() const {
     c.packet_hops = hops_;
     c.ecn_marks = ecn_marks_;
     c.cnps = cnps_;
-    c.lossless_drops = watchdog_drops_;
-    c.drops = watchdog_drops_;
+    // What the PFC watchdog drops RC sends again when it recovers the lossless class: then
+    // not a lossless loss but retransmissions (docs/models/faults.md).
+    c.lossless_drops = recover_all_ ? 0 : watchdog_drops_;
+    c.drops = watchdog_drops_ + fault_drops_;
+    c.watchdog_drops = watchdog_drops_;
+    c.fault_drops = fault_drops_;
+    c.retransmitted = retransmitted_;
+    c.rc_timeouts = timeouts_;
+    c.messages_abandoned = abandoned_;
+    c.pfc_watchdog_triggers += stuck_triggers_;
     if (pfc_ != nullptr) pfc_->add_counters(c);
     credits_->add_counters(c);
     if (ib_credits_ != nullptr) ib_credits_->add_counters(c);

@@ -86,6 +86,10 @@ struct PacketModelSpec {
     // The cluster, for the α–β model `algorithm: auto` estimates on (tuning_model.cpp); none:
     // the tuner uses closed forms.
     std::optional<scenario::ClusterSpec> cluster;
+    // RC recovers losses on the lossless class too (go-back-N and the retransmission timeout):
+    // set when faults are scheduled; always on with the PFC watchdog, which drops lossless
+    // packets (docs/models/faults.md).
+    bool recover_lossless = false;
 };
 
 class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
@@ -126,10 +130,26 @@ public:
     Bytes headroom(DirectedLink link) const;
     Time paused_time(DirectedLink link) const;
     // Times the PFC watchdog (roce.pfc.watchdog) took a queue out of PFC.
-    std::int64_t watchdog_triggers() const { return pfc_ ? pfc_->watchdog_triggers() : 0; }
+    std::int64_t watchdog_triggers() const { return (pfc_ ? pfc_->watchdog_triggers() : 0) + stuck_triggers_; }
     // RC transport: packets sent again (go-back-N) and retransmission timeouts.
     std::int64_t retransmitted() const { return retransmitted_; }
     std::int64_t timeouts() const { return timeouts_; }
+
+    // Faults (packet_faults.cpp; docs/models/faults.md), driven by a FaultInjector. Per-packet
+    // cost without faults: one byte of the port tested where a packet is sent or forwarded.
+    // Down: the link's ports lose what they hold and what is on the wire, and carry nothing
+    // until it is up again.
+    void set_link_up(Simulator& sim, LinkId link, bool up);
+    // A degraded link: its line rate, both directions, and a bit error rate (0: none).
+    void degrade_link(LinkId link, Bandwidth line_rate, double ber);
+    // The receiver at the end of `into` (a switch's port into a NIC) stops draining, or drains
+    // again: the port holds its packets, as if paused by its peer without end. With the PFC
+    // watchdog on, after the watchdog time the port drops what it holds and what comes for it.
+    void set_stuck(Simulator& sim, DirectedLink into, bool stuck);
+    // Packets lost to faults on a link (both directions): down, bit errors, a stuck port's watchdog.
+    std::int64_t fault_losses(LinkId link) const {
+        return fault_losses_.empty() ? 0 : fault_losses_[link.value()];
+    }
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -144,6 +164,9 @@ private:
     static constexpr std::uint32_t kNicPullWindow = 64;
     static constexpr std::uint32_t kMaxClasses = 8;
     static constexpr std::uint32_t kControlBytes = 64;  // a CNP / ACK / NAK frame
+    // RC gives up on a message after this many timeouts in a row without progress (the QP's
+    // retry_cnt, 3 bits: at most 7; IBA Vol. 1 §9.7.5.2.8, "Retry_Cnt").
+    static constexpr std::uint8_t kRetryLimit = 7;
 
     enum PacketType : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
 
@@ -158,8 +181,16 @@ private:
         // Whole bytes after the 40 bits (one load each on the per-hop path).
         std::uint8_t prio = 0;      // its priority / service level
         PacketType type = kData;
-        bool marked = false;        // ECN congestion experienced
+        bool marked : 1 = false;    // ECN congestion experienced
+        // Data, ACK, NAK: its message slot's generation (low kGenerationBits). Go-back-N can
+        // leave a second copy of a packet (or an ACK for it) in flight after its message is done
+        // and the slot serves another message; the copy is recognised by this and dropped
+        // instead of following the new message. Shares marked's byte: the record stays 32 bytes.
+        std::uint8_t generation : 7 = 0;
     };
+    static constexpr std::uint8_t generation_bits(std::uint32_t generation) {
+        return static_cast<std::uint8_t>(generation & 0x7F);
+    }
     static_assert(sizeof(Packet) == 32);
     static Packet make_packet(std::uint32_t message, std::uint64_t seq, std::uint32_t bytes, std::uint32_t link,
                               Time ready, std::uint8_t prio, PacketType type) {
@@ -205,6 +236,7 @@ private:
         bool reliable = false;           // crosses the fabric: RC acknowledgements
         bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
         bool delivered = false;
+        bool released = false;           // its slot is on the free list
         bool pull_held = false;          // its next packet waited for the NIC's pull window
         std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
         std::uint64_t resend = kNoSeq;   // go-back-N: the next packet to send again ...
@@ -212,6 +244,7 @@ private:
         std::uint32_t control_out = 0;   // its ACKs and NAKs still in the network
         Time rto_at = Time::max();       // lossy mode: go back unless acknowledged by then
         bool rto_pending = false;        // an RTO event is in the queue (at or before rto_at)
+        std::uint8_t retries = 0;        // timeouts since the last progress (RC retry count)
         std::vector<Part> parts;         // reliable only (capacity kept across reuse)
         std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
     };
@@ -253,6 +286,7 @@ private:
         bool paced = false;              // a NIC uplink under DCQCN: per-QP queues, paced
         bool switch_egress = false;      // leaves a fabric switch: ECN marking
         bool from_fabric = false;        // from a fabric switch into a NIC or endpoint (the receiving side)
+        std::uint8_t fault = 0;          // PortFault: anything but up sends nothing
         NodeId to;                       // the node at its far end
         Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
@@ -276,8 +310,10 @@ private:
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kWake = 1, kCcTimer = 2, kWatchdog = 3, kRto = 4
+        kArrival = 0, kWake = 1, kCcTimer = 2, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5
     };
+    // A port's fault state (Port::fault).
+    enum PortFault : std::uint8_t { kPortUp = 0, kPortDown, kPortStuck, kPortStuckDropping };
     enum class CcInput { sent, cnp, timer, ack };
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
@@ -365,6 +401,15 @@ private:
     void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());
     void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);
     void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq);
+    // Faults (packet_faults.cpp).
+    void init_faults();
+    // An arrival over `from` that a fault destroyed on the wire (the link failed under it, a
+    // bit error): the packet is gone and true returned.
+    bool lost_on_wire(Simulator& sim, std::uint32_t packet, std::uint32_t from);
+    // A packet at a node whose chosen port is down or dropping: lost there.
+    void lose_at_port(Simulator& sim, std::uint32_t packet, std::uint32_t port);
+    void drop_port(Simulator& sim, std::uint32_t port);
+    void on_stuck_watchdog(Simulator& sim, std::uint32_t port);
     // RC transport (rc_transport.cpp).
     void setup_transport(MessageState& m);
     // The receiving NIC saw data packet `packet`; false: a duplicate or out of order, dropped.
@@ -472,7 +517,18 @@ private:
     std::uint32_t ack_every_ = 0;         // zero: no ACKs
     Time rto_ = Time::max();
     std::int64_t retransmitted_ = 0, timeouts_ = 0, duplicates_ = 0;
+    std::int64_t abandoned_ = 0;          // messages RC gave up on (retry count exhausted)
     std::int64_t watchdog_drops_ = 0;      // packets the PFC watchdog dropped
+    bool recover_all_ = false;             // RC recovers on the lossless class too
+    // Faults: set up by the first fault (empty and false until then).
+    bool faults_ = false;
+    std::vector<Time> down_at_;            // by port: when its link last went down
+    std::vector<double> ber_;              // by port: bit error rate
+    std::vector<std::int64_t> fault_losses_;  // by link
+    std::int64_t fault_drops_ = 0;         // packets lost to faults, all links
+    std::int64_t stuck_triggers_ = 0;      // the watchdog took a stuck receiver's port out of PFC
+    std::int32_t stuck_ports_ = 0;         // ports now stuck (the deadlock detector waits)
+    Rng* fault_rng_ = nullptr;
     // RoCE congestion control.
     bool dcqcn_ = false;
     std::vector<congestion::RedMarker> markers_;  // by port; empty without ECN

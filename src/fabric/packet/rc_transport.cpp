@@ -16,6 +16,11 @@
 // unacknowledged packet of each part. With out-of-order placement (spraying, adaptive
 // routing; current NICs place such packets directly) the receiver keeps every new packet,
 // acknowledges what is complete in order, and loss is recovered by the timeout alone.
+//
+// With faults or the PFC watchdog (docs/models/faults.md) the lossless class loses packets too
+// and recovers the same way. With faults, after kRetryLimit timeouts in a row without progress
+// RC gives up on the message, as a QP goes to the error state once its retry count is spent
+// (a failed NIC or a cut-off destination would otherwise be retried for ever).
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
@@ -97,6 +102,7 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     // RoCE: the control priority; InfiniBand: the QP's own service level.
     const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? qps_[target].prio : messages_[target].prio;
     packets_[k] = make_packet(target, seq, kControlBytes, port, sim.now(), prio, type);
+    packets_[k].generation = generation_bits(type == kCnpFrame ? 0 : messages_[target].generation);
     enqueue(port, k);
     pump(sim, port);
 }
@@ -122,7 +128,10 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         part.acked = pk.seq + 1;
         if (part.acked == part.end) ++m.parts_acked;
         if (m.qp != kNone) cc_call(sim, m.qp + j, CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
-        if (m.recovers) m.rto_at = saturating_add(sim.now(), rto_);  // progress: the timer starts again
+        if (m.recovers) {  // progress: the timer and the retry count start again
+            m.rto_at = saturating_add(sim.now(), rto_);
+            m.retries = 0;
+        }
     }
     maybe_release(slot);
 }
@@ -168,7 +177,21 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
         sim.at(m.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
         return;
     }
+    // The timer covers packets sent and not acknowledged; a message whose every sent packet is
+    // acknowledged waits for its NIC to send more, which is no loss.
+    bool outstanding = false;
+    for (const Part& part : m.parts) outstanding = outstanding || part.acked < std::min(part.end, m.injected);
+    if (!outstanding) {
+        arm_rto(sim, slot);
+        return;
+    }
     ++timeouts_;
+    // Only a run with faults can lose a path for good; elsewhere RC retries as long as it takes.
+    if (spec_.recover_lossless && ++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
+        if (!m.delivered) ++abandoned_;
+        m.resend = kNone;
+        return;
+    }
     for (const Part& part : m.parts)
         if (part.acked < part.end) go_back(sim, slot, part.acked);
     arm_rto(sim, slot);
@@ -177,6 +200,7 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
 void PacketNetwork::finish_message(Simulator& sim, std::uint32_t slot) {
     MessageState& m = messages_[slot];
     m.delivered = true;
+    if (m.retries > kRetryLimit) --abandoned_;  // a copy sent before RC gave up got through
     const MessageId id = m.id;
     DeliveryListener* listener = m.listener;
     maybe_release(slot);
@@ -184,8 +208,11 @@ void PacketNetwork::finish_message(Simulator& sim, std::uint32_t slot) {
 }
 
 void PacketNetwork::maybe_release(std::uint32_t slot) {
-    const MessageState& m = messages_[slot];
-    if (!m.delivered || (m.reliable && (m.parts_acked < m.qps || m.control_out > 0))) return;
+    MessageState& m = messages_[slot];
+    // Once only: a late copy of a data packet can make the receiver acknowledge again after
+    // the slot was freed, and that ACK's arrival must not free it a second time.
+    if (m.released || !m.delivered || (m.reliable && (m.parts_acked < m.qps || m.control_out > 0))) return;
+    m.released = true;
     free_messages_.push_back(slot);
 }
 

@@ -134,6 +134,7 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
 // may start first goes (round robin among equals); a QP held back by its rate wakes the port
 // when it may go.
 void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
+    if (ports_[port].fault != kPortUp) return;  // down (packet_faults.cpp)
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
