@@ -185,7 +185,7 @@ workload:
     }
 }
 
-TEST_CASE("--out that cannot be made fails with exit 2 before anything is simulated", "[cli][integrity][outputs]") {
+TEST_CASE("run --out that cannot be made fails with exit 2 before anything is simulated", "[cli][integrity][outputs]") {
     TempDir dir("bad-out");
     write_file(dir.path() / "file", "x");
     // Under a regular file no folder can be made; the 4 GiB incast would run for minutes.
@@ -221,7 +221,7 @@ TEST_CASE("the default results folder is one safe folder under results/", "[cli]
     CHECK(default_results_dir("") == fs::path("results") / "scenario");
 }
 
-TEST_CASE("--variant runs only the named variants; an unknown name is exit 2 with the names", "[cli][integrity]") {
+TEST_CASE("run --variant runs only the named variants; an unknown name is exit 2 with the names", "[cli][integrity]") {
     TempDir out("select");
     const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-200g --out " + out.path().string());
     REQUIRE(r.exit_code == 0);
