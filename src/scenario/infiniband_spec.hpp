@@ -43,7 +43,8 @@ inline std::vector<VlWeight> default_low_table(int vls) {
 }
 
 // cluster.infiniband.vl_arbitration (IBA §7.6.9): high before low, but after high_limit units
-// of 4 KiB of high-priority packets a low-priority packet gets its chance (255: never).
+// of 4 KiB of high-priority packets a low-priority packet gets its chance (0: after one packet;
+// 255: never).
 struct VlArbitrationSpec {
     std::vector<VlWeight> high;                          // empty: no high-priority VL
     std::vector<VlWeight> low = default_low_table(2);    // follows virtual_lanes when not given

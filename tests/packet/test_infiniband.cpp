@@ -160,3 +160,53 @@ TEST_CASE("a congested VL does not hold another VL beyond its arbitration share"
     CHECK(other == Approx(4.0 / 3.0).epsilon(0.05));
     CHECK(same > 2.0);
 }
+
+namespace {
+
+// Hosts 1 and 2 each send `size` to host 0 at 400G, host 1 on SL 0 (VL 0, the low table) and
+// host 2 on SL 1 (VL 1, the high table), with LimitOfHighPriority `high_limit`. Both VLs stay
+// backlogged at the switch port to host 0 (each arrives at the port's rate). Returns the
+// delivery times of the high- and the low-priority message over S/B (B: the payload rate).
+std::pair<double, double> high_and_low(int high_limit) {
+    scenario::ClusterSpec c = without_cc(ib_hosts(3));
+    c.infiniband.vl_arbitration.high = {scenario::VlWeight{1, 4}};
+    c.infiniband.vl_arbitration.low = {scenario::VlWeight{0, 4}};
+    c.infiniband.vl_arbitration.high_limit = high_limit;
+    Model m(c, pfc_only());
+    Simulator sim(1);
+    Sink sink;
+    const Bytes size = 4_MiB;
+    m.network.send(sim, msg(0, 1, 0, size, 0, 0), sink);  // SL 0: VL 0, low
+    m.network.send(sim, msg(1, 2, 0, size, 0, 1), sink);  // SL 1: VL 1, high
+    sim.run();
+    REQUIRE(sink.at.size() == 2);
+    const DirectedLink down = m.routing.path(RankId{1}, RankId{0})[2];
+    const double unit = transmit_time(size, payload(m, down)).seconds();
+    return {sink.at[1].seconds() / unit, sink.at[0].seconds() / unit};
+}
+
+}  // namespace
+
+TEST_CASE("VL arbitration: LimitOfHighPriority lets n high-priority packets per low-priority one",
+          "[packet][infiniband][vlarb]") {
+    // IBA §7.6.9: a high-priority packet may start while fewer than high_limit x 4096 bytes of
+    // high-priority packets have gone since the low table's last chance, and always when none
+    // has (0: one packet). A 4 KiB packet counts 4096 + 26 = 4122 bytes, so the high table sends
+    // n = max(1, ceil(high_limit x 4096 / 4122)) packets per low-priority packet and gets the
+    // share h = n / (n + 1) of the port: the high message ends at S / (h B); the port never
+    // idles, so the low one ends at 2 S / B.
+    const auto check = [](int high_limit, int n) {
+        const auto [high, low] = high_and_low(high_limit);
+        INFO("high_limit " << high_limit << ": high " << high << ", low " << low << " x S/B");
+        const double h = static_cast<double>(n) / (n + 1);
+        CHECK(high == Approx(1.0 / h).epsilon(0.02));
+        CHECK(low == Approx(2.0).epsilon(0.02));
+    };
+    check(0, 1);  // OpenSM's default: alternate, 1/2 each (it starved the high table before)
+    check(1, 1);  // ceil(4096 / 4122) = 1
+    check(4, 4);  // ceil(16384 / 4122) = 4: 4/5 to the high table
+    // 255: no limit, the high message runs alone at the port's rate.
+    const auto [high, low] = high_and_low(255);
+    CHECK(high == Approx(1.0).epsilon(0.02));
+    CHECK(low == Approx(2.0).epsilon(0.02));
+}
