@@ -65,6 +65,8 @@ struct IbCongestionControlSpec {
     bool enabled = true;                                // DESIGN §5: "IB CC on"
     Bytes threshold = Bytes{8 * 1024};                  // queue per port/VL above which packets are marked
     int marking_rate = 0;                               // every eligible packet: OPA FM sw.marking_rate 0
+    bool victim_mask = false;                           // IBA A10 Victim_Mask, every switch port's bit:
+                                                        // OpenSM's default all-zero mask
     Bytes packet_size = Bytes{512};                     // Mellanox CC manager default 0x200
     int ccti_increase = 5;                              // OPA FM ca.increase 5, the set its timer
                                                         // and table belong to (infiniband.md)

@@ -210,3 +210,49 @@ TEST_CASE("VL arbitration: LimitOfHighPriority lets n high-priority packets per 
     CHECK(high == Approx(1.0).epsilon(0.02));
     CHECK(low == Approx(2.0).epsilon(0.02));
 }
+
+namespace {
+
+// Hosts 0 and 1 each send 4 MiB to host 2, whose NIC sits on PCIe Gen4 x16: the receiver's
+// PCIe, not any fabric link, is the bottleneck. IB CC with its defaults, plus victim_mask.
+struct PcieBoundRun {
+    double time_over_bound = 0;  // the last delivery over 2 S / P (P: the PCIe payload rate)
+    std::int64_t fecn_marks = 0;
+};
+PcieBoundRun pcie_bound_two_to_one(bool victim_mask) {
+    scenario::ClusterSpec c = ib_hosts(3);
+    c.server.nic.pcie_generation = 4;
+    c.infiniband.congestion_control.victim_mask = victim_mask;
+    Model m(c, pfc_only());
+    Simulator sim(1);
+    Sink sink;
+    const Bytes size = 4_MiB;
+    two_to_one(m, sim, sink, size);
+    REQUIRE(sink.at.size() == 2);
+    const auto path = m.routing.path(RankId{0}, RankId{2});
+    const DirectedLink pcie = path.back();  // host 2's NIC -> its CPU
+    REQUIRE(payload(m, pcie) < payload(m, path[2]));
+    PcieBoundRun run;
+    run.time_over_bound = std::max(sink.at[0], sink.at[1]).seconds() / transmit_time(size * 2, payload(m, pcie)).seconds();
+    run.fecn_marks = m.network.counters().fecn_marks;
+    return run;
+}
+
+}  // namespace
+
+TEST_CASE("IB CC: a switch port that only waits for credits is a victim and does not mark",
+          "[packet][infiniband][ibcc]") {
+    // IBA Annex A10, SwitchCongestionSetting: a congested port/VL that cannot send for lack of
+    // credits is a victim of congestion further on, not its root, and marks FECN only where
+    // Victim_Mask has its bit (OpenSM's default mask: no port). The switch port to host 2 is
+    // held by host 2's HCA, which drains into a slower PCIe link: a victim. So nothing is
+    // marked, no source is slowed below its share, and the two messages end when host 2's
+    // PCIe has carried both: 2 S / P (within 3 %: the pipeline's fill and drain).
+    const PcieBoundRun victim = pcie_bound_two_to_one(false);
+    INFO("default: " << victim.time_over_bound << " x 2S/P, " << victim.fecn_marks << " marks");
+    CHECK(victim.fecn_marks == 0);
+    CHECK(victim.time_over_bound == Approx(1.0).epsilon(0.03));
+    // victim_mask on: the port marks while congested whatever the cause.
+    const PcieBoundRun marks_all = pcie_bound_two_to_one(true);
+    CHECK(marks_all.fecn_marks > 0);
+}

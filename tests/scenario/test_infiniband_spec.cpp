@@ -47,6 +47,7 @@ TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB
     CHECK(cc.enabled);
     CHECK(cc.threshold == 8_KiB);
     CHECK(cc.marking_rate == 0);       // OPA FM: every eligible packet
+    CHECK_FALSE(cc.victim_mask);       // OpenSM: an all-zero Victim_Mask
     CHECK(cc.packet_size == 512_B);    // Mellanox CC manager 0x200
     CHECK(cc.ccti_increase == 5);      // OPA FM
     CHECK_FALSE(cc.ccti_limit.has_value());
@@ -89,6 +90,7 @@ TEST_CASE("every key of cluster.infiniband is read into the spec", "[loader][inf
     CHECK(cc.enabled);
     CHECK(cc.threshold == 32_KiB);
     CHECK(cc.marking_rate == 0);
+    CHECK(cc.victim_mask);
     CHECK(cc.packet_size == 0_B);
     CHECK(cc.ccti_increase == 5);
     CHECK(cc.ccti_limit == std::optional<int>(3));

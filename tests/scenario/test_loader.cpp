@@ -468,6 +468,7 @@ cluster:
       enabled: true
       threshold: 8KiB
       marking_rate: 0
+      victim_mask: false
       packet_size: 512B
       ccti_increase: 5
       ccti_limit: auto

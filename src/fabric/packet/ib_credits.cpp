@@ -26,7 +26,8 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
       limit_(layout.port.size(), 0),
       freed_(layout.port.size(), 0),
       next_update_(layout.port.size(), Time::zero()),
-      update_pending_(layout.port.size(), false) {
+      update_pending_(layout.port.size(), false),
+      waited_(layout.port.size(), 0) {
     for (std::uint32_t q = 0; q < layout.port.size(); ++q) {
         const DirectedLink d = DirectedLink::from_index(layout.port[q]);
         const Link& link = topology.link(d.link);

@@ -8,7 +8,8 @@
 // (or been delivered); the update takes the link's propagation delay back, and with
 // credit_update_period > 0 at most one goes out per period per VL, carrying everything freed
 // since. Nothing is ever dropped for lack of buffer; time a VL waits with a packet and no
-// credits adds to credit_stall_time_s.
+// credits adds to credit_stall_time_s, and a VL that waited before a packet is, for IB CC, a
+// victim of congestion when it sends it (waited()).
 #pragma once
 
 #include "fabric/packet/credit_ledger.hpp"
@@ -32,8 +33,16 @@ public:
     static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
     static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
 
-    bool may_send(std::uint32_t q, Bytes size, Time& start) override { return ledger_.may_send(q, blocks(size), start); }
-    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, blocks(size)); }
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override {
+        const Time asked = start;
+        const bool ok = ledger_.may_send(q, blocks(size), start);
+        if (!ok || start != asked) waited_[q] = 1;
+        return ok;
+    }
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override {
+        ledger_.spend(q, blocks(size));
+        waited_[q] = 0;
+    }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
     bool blocked(std::uint32_t q) const override { return ledger_.blocked(q); }
@@ -41,6 +50,9 @@ public:
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
     Bytes buffer(std::uint32_t q) const { return Bytes{limit_[q] * kBlock}; }
+    // Queue q had to wait for credits before the packet it is starting now (asked before
+    // on_sent): the IB CC victim test (congestion::FecnMarker).
+    bool waited(std::uint32_t q) const { return waited_[q] != 0; }
     Time stall(std::uint32_t q) const { return ledger_.stall(q); }
 
 private:
@@ -56,6 +68,7 @@ private:
     std::vector<std::int64_t> freed_;    // by queue: blocks freed, not yet in an update
     std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
     std::vector<bool> update_pending_;
+    std::vector<std::uint8_t> waited_;   // by queue: held back by credits since its last packet
 };
 
 }  // namespace fabricsim::fabric

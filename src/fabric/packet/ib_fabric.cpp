@@ -15,7 +15,8 @@
 //
 // IB congestion control (IBA Annex A10; src/congestion/ib_cc.hpp): a switch marks FECN on a
 // packet leaving a port/VL whose queue is above the threshold (FecnMarker: one eligible packet
-// in marking_rate + 1); the destination's HCA returns a BECN at once, as a 64-byte frame on the
+// in marking_rate + 1) when the port/VL is a root of congestion — it did not have to wait for
+// credits before the packet; a victim that did marks only with victim_mask; the destination's HCA returns a BECN at once, as a 64-byte frame on the
 // message's VL; the source's QP raises its CCTI and paces its packets by the table's
 // inter-packet delay. The NIC uplink serves its QPs as under DCQCN (roce_nic.cpp).
 #include "fabric/packet/packet_network.hpp"
@@ -49,6 +50,7 @@ void PacketNetwork::setup_infiniband() {
     congestion::FecnMarkerParams marker;
     marker.threshold = ib.congestion_control.threshold;
     marker.marking_rate = ib.congestion_control.marking_rate;
+    marker.victim_mask = ib.congestion_control.victim_mask;
     marker.packet_size = ib.congestion_control.packet_size;
     fecn_ = std::make_unique<congestion::FecnMarker>(marker);
     fecn_state_.resize(queues_.size());
@@ -77,8 +79,10 @@ std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_ib_cc(Bandwid
     return std::make_unique<congestion::IbCongestionControl>(p, line);
 }
 
+// A port/VL that waited for credits before this packet is a victim (IbCredits::waited).
 void PacketNetwork::mark_fecn(std::uint32_t q, Packet& packet) {
-    if (fecn_->should_mark(queues_[q].queued, Bytes{packet.bytes}, fecn_state_[q])) {
+    const bool victim = ports_[layout_.port[q]].fc == ib_credits_.get() && ib_credits_->waited(q);
+    if (fecn_->should_mark(queues_[q].queued, Bytes{packet.bytes}, fecn_state_[q], victim)) {
         packet.marked = true;
         ++fecn_marks_;
         ++queues_[q].marks;
