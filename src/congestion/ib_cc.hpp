@@ -52,7 +52,7 @@ struct IbCcParams {
     static constexpr Time timer_unit = Time::ps(1'024'000);  // CCTI_Timer counts 1.024 us
     static constexpr int max_timer_units = 0xffff;           // 16-bit field
 
-    int ccti_increase = 5;               // Intel OPA FM default (the set the timer and table come from)
+    int ccti_increase = 1;               // Mellanox (NVIDIA) CC manager default
     int ccti_limit = 127;                // Intel OPA FM default (128 entries)
     int ccti_min = 0;                    // Mellanox CC manager and OPA FM default
     Time ccti_timer = timer_unit * 10;   // OPA FM default: 10 units = 10.24 us
@@ -106,9 +106,9 @@ private:
 // Switch side (SwitchCongestionSetting), per port and VL.
 struct FecnMarkerParams {
     Bytes threshold = Bytes{8 * 1024};  // queue on the port/VL above which it is congested
-    int marking_rate = 0;               // every eligible packet: Intel OPA FM default
-    bool victim_mask = false;           // victims mark too; OpenSM's default mask is all zero
+    int marking_rate = 10;              // Mellanox (NVIDIA) CC manager default 0xa
     Bytes packet_size = Bytes{512};     // smaller packets are never marked; Mellanox default 0x200
+    bool victim_mask = false;           // victims mark too; OpenSM's default mask is all zero
 
     // Throws ConfigError (infiniband.congestion_control.<name>).
     void validate() const;

@@ -118,9 +118,9 @@ double ib_victim_slowdown(bool cc, int marking_rate = 0, int timer_units = 10, i
 
 TEST_CASE("a congestion tree slows a victim through credits and IB CC frees it", "[packet][infiniband][ibcc]") {
     const double credits_only = ib_victim_slowdown(false);
-    const double with_cc = ib_victim_slowdown(true);  // the defaults (OPA FM set)
-    // The Mellanox CC manager's marking_rate 10 and CCTI_Increase 1 with the same timer: one
-    // BECN per 11 eligible packets does not outpace the 10.24 us decrease.
+    const double with_cc = ib_victim_slowdown(true);  // the Intel OPA FM set: marking_rate 0, CCTI_Increase 5
+    // The defaults, the Mellanox CC manager's marking_rate 10 and CCTI_Increase 1 with the same
+    // timer: one BECN per 11 eligible packets does not outpace the 10.24 us decrease.
     const double sparse = ib_victim_slowdown(true, 10, 10, 1);
     INFO("victim slowdown: credits alone " << credits_only << ", IB CC " << with_cc << ", sparse marking " << sparse);
     // Without CC host 1's uplink credits are held by incast packets waiting at the switch for
