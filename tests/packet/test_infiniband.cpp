@@ -127,9 +127,11 @@ TEST_CASE("a congestion tree slows a victim through credits and IB CC frees it",
     // host 0's port, which drains them at 1/16 of its rate: the victim crawls with them.
     CHECK(credits_only > 2.0);
     // With IB CC each incast QP is held near its share of host 0's port, B/16, so host 1's
-    // uplink has 15B/16 left for the victim: slowdown 16/15 at best. Bound: within 25 %.
-    CHECK(with_cc > 16.0 / 15.0);
-    CHECK(with_cc < 1.25);
+    // uplink has about 15B/16 left for the victim: slowdown about 16/15 (a QP that CC holds
+    // below its share leaves the victim a little more; nothing runs faster than alone, 1).
+    // Bound: within 25 % of 16/15.
+    CHECK(with_cc >= 1.0);
+    CHECK(with_cc < 1.25 * 16.0 / 15.0);
     CHECK(sparse > 2.0);
 }
 
@@ -141,6 +143,9 @@ namespace {
 double victim_on_vl(std::uint8_t victim_sl) {
     scenario::ClusterSpec c = ib_hosts(6, 100_Gbps);
     c.infiniband.congestion_control.threshold = 1_GB;
+    // Input buffers of a few packets, so the start (the incast's share of host 0's uplink until
+    // its buffer at the switch fills) is negligible beside S: the steady state below.
+    c.infiniband.vl_buffer = 32_KiB;
     Model m(c, pfc_only());
     const Bytes size = 4_MiB;
     const Time at = incast_with_victim(m, size, victim_sl);
@@ -255,4 +260,48 @@ TEST_CASE("IB CC: a switch port that only waits for credits is a victim and does
     // victim_mask on: the port marks while congested whatever the cause.
     const PcieBoundRun marks_all = pcie_bound_two_to_one(true);
     CHECK(marks_all.fecn_marks > 0);
+}
+
+TEST_CASE("an InfiniBand switch's input buffer per VL is its preset buffer over radix and VLs", "[packet][infiniband][buffer]") {
+    // 32 MB (the Quantum-2 preset) over 64 ports and 2 VLs: 250000 B, down to 64-byte blocks:
+    // 3906 blocks. A 4 KiB packet takes ceil(4122 / 64) = 65 blocks, so a sender's input buffer
+    // at the switch holds floor(3906 / 65) = 60 packets. 32 senders into one port fill theirs
+    // (each sends 1 MiB = 256 packets, at the rate the port drains them all), so the port's
+    // queue peaks near 32 x 60 packets of 4096 B, and never above.
+    scenario::ClusterSpec c = without_cc(ib_hosts(33));
+    c.fabric.switch_spec.buffer = 32_MB;
+    c.fabric.switch_spec.radix = 64;
+    Model m(c, pfc_only());
+    CHECK(fabric::IbCredits::switch_share(m.topology.node(m.topology.target(m.uplink(0))), 2) == Bytes{3906 * 64});
+    Simulator sim(1);
+    Sink sink;
+    for (std::uint32_t s = 1; s <= 32; ++s) m.network.send(sim, msg(s - 1, s, 0, 1_MiB), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 32);
+    const DirectedLink down = m.routing.path(RankId{1}, RankId{0})[2];
+    const double bound = 32.0 * 60 * 4096;
+    const double peak = static_cast<double>(m.network.max_queued(down).count());
+    INFO("peak queue " << peak << " B against " << bound);
+    CHECK(peak <= bound);
+    CHECK(peak >= 0.97 * bound);
+    CHECK(m.network.ib_buffer_warnings().empty());
+}
+
+TEST_CASE("a switch buffer share under the credit round trip falls back to the round trip, with a warning",
+          "[packet][infiniband][buffer]") {
+    // 2 km cables: the credit round trip of a 400G link, 2 x 10 us of cable, carries about 1 MB,
+    // more than 32 MB / 64 ports / 2 VLs = 250 kB. The round-trip floor keeps one flow at the
+    // line's payload rate — it ends within 1 % of its unloaded time, the path's latency plus S
+    // at that rate — and the switch is named.
+    scenario::ClusterSpec c = without_cc(ib_hosts(2));
+    c.fabric.cable_length = Length::m(2000);
+    c.fabric.switch_spec.buffer = 32_MB;
+    c.fabric.switch_spec.radix = 64;
+    Model m(c, pfc_only());
+    const auto warnings = m.network.ib_buffer_warnings();
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("using the round trip") != std::string::npos);
+    const Message one = msg(0, 0, 1, 64_MiB);
+    const Time at = run_alone(m, one);
+    CHECK(at.seconds() == Approx(m.network.unloaded_time(one).seconds()).epsilon(0.01));
 }

@@ -1,8 +1,11 @@
-// InfiniBand link-level flow control (IBA Vol. 1 §7.9; shared/reference/models.md): credits per
-// virtual lane in 64-byte blocks. The receiver's buffer for each VL of a link is
-// cluster.infiniband.vl_buffer (auto: the bytes the link carries in one credit round trip — a
-// packet's serialisation, the cable out, the receiver's forwarding latency, the cable back —
-// plus two MTU packets of margin); the sender spends a packet's blocks — payload plus the 26 bytes of LRH,
+// InfiniBand link-level flow control (IBA Vol. 1 §7.9): credits per virtual lane in 64-byte
+// blocks. The receiver's buffer for each VL of a link is cluster.infiniband.vl_buffer, or with
+// `auto`: into a switch, its share of the switch's buffer — the preset's `buffer` split evenly
+// over its `radix` ports and the data VLs (NVIDIA publishes no per-port figure for Quantum-2,
+// so the even split is fabricsim's reading) — but never less than the floor below, with a
+// warning (warnings()) where the share is smaller; into an HCA (no buffer figure), the floor:
+// the bytes the link carries in one credit round trip — a packet's serialisation, the cable
+// out, the receiver's forwarding latency, the cable back — plus two MTU packets. The sender spends a packet's blocks — payload plus the 26 bytes of LRH,
 // BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one without all
 // of them. The receiver returns the blocks in a flow-control packet when the packet has left
 // (or been delivered); the update takes the link's propagation delay back, and with
@@ -16,6 +19,9 @@
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/infiniband_spec.hpp"
+
+#include <string>
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -31,6 +37,8 @@ public:
     // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
     // round trip at line rate plus two MTU packets.
     static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
+    // A switch's buffer per port and VL: buffer / radix / vls, down to whole 64-byte blocks.
+    static Bytes switch_share(const Node& node, int vls);
     static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
 
     bool may_send(std::uint32_t q, Bytes size, Time& start) override {
@@ -54,6 +62,8 @@ public:
     // on_sent): the IB CC victim test (congestion::FecnMarker).
     bool waited(std::uint32_t q) const { return waited_[q] != 0; }
     Time stall(std::uint32_t q) const { return ledger_.stall(q); }
+    // One line per switch whose buffer share was under a link's round trip (the floor was used).
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
     enum Kind : std::uint64_t { kReturn, kUpdate };
@@ -69,6 +79,7 @@ private:
     std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
     std::vector<bool> update_pending_;
     std::vector<std::uint8_t> waited_;   // by queue: held back by credits since its last packet
+    std::vector<std::string> warnings_;
 };
 
 }  // namespace fabricsim::fabric

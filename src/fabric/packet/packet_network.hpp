@@ -125,6 +125,9 @@ public:
     // RC transport: packets sent again (go-back-N) and retransmission timeouts.
     std::int64_t retransmitted() const { return retransmitted_; }
     std::int64_t timeouts() const { return timeouts_; }
+    // InfiniBand: a line per switch whose `auto` VL buffer share fell under a link's credit
+    // round trip, which was used instead (ib_credits.hpp).
+    std::vector<std::string> ib_buffer_warnings() const { return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{}; }
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
