@@ -12,7 +12,11 @@
 //                        set_link_ipg), so rate = line * 2^shift / (2^shift + multiplier)
 //   switch:              a packet of at least packet_size bytes leaving a port/VL whose queue is
 //                        above threshold is eligible; one eligible packet is marked, then
-//                        marking_rate are passed over (Marking_Rate: "packets between markings")
+//                        marking_rate are passed over (Marking_Rate: "packets between markings").
+//                        A port/VL that had to wait for credits is a victim of congestion
+//                        downstream, not its root: it marks only with victim_mask (IBA A10
+//                        SwitchCongestionSetting Victim_Mask; OpenSM: "mark packets with FECN
+//                        whether they are the source or victim of congestion")
 //
 // Numbers: integer only; a rate is floor(line * 2^shift / (2^shift + multiplier)) in 128 bits.
 // The timer runs only while CCTI > CCTI_Min, so an idle QP costs no events. A QP starts at
@@ -48,7 +52,7 @@ struct IbCcParams {
     static constexpr Time timer_unit = Time::ps(1'024'000);  // CCTI_Timer counts 1.024 us
     static constexpr int max_timer_units = 0xffff;           // 16-bit field
 
-    int ccti_increase = 5;               // Intel OPA FM default (the set the timer and table come from)
+    int ccti_increase = 1;               // Mellanox (NVIDIA) CC manager default
     int ccti_limit = 127;                // Intel OPA FM default (128 entries)
     int ccti_min = 0;                    // Mellanox CC manager and OPA FM default
     Time ccti_timer = timer_unit * 10;   // OPA FM default: 10 units = 10.24 us
@@ -102,8 +106,9 @@ private:
 // Switch side (SwitchCongestionSetting), per port and VL.
 struct FecnMarkerParams {
     Bytes threshold = Bytes{8 * 1024};  // queue on the port/VL above which it is congested
-    int marking_rate = 0;               // every eligible packet: Intel OPA FM default
+    int marking_rate = 10;              // Mellanox (NVIDIA) CC manager default 0xa
     Bytes packet_size = Bytes{512};     // smaller packets are never marked; Mellanox default 0x200
+    bool victim_mask = false;           // victims mark too; OpenSM's default mask is all zero
 
     // Throws ConfigError (infiniband.congestion_control.<name>).
     void validate() const;
@@ -118,13 +123,14 @@ class FecnMarker {
 public:
     explicit FecnMarker(const FecnMarkerParams& params);
 
-    bool eligible(Bytes queue, Bytes packet) const {
-        return queue > params_.threshold && packet >= params_.packet_size;
+    // `victim`: the port/VL waited for credits before it could send this packet.
+    bool eligible(Bytes queue, Bytes packet, bool victim = false) const {
+        return queue > params_.threshold && packet >= params_.packet_size && (!victim || params_.victim_mask);
     }
     // Mark this packet with FECN? `queue`: bytes on its port/VL (the caller picks the moment, as
     // for RedMarker). Counts eligible packets in `state`; no allocation, no randomness.
-    bool should_mark(Bytes queue, Bytes packet, FecnMarkState& state) const {
-        if (!eligible(queue, packet)) return false;
+    bool should_mark(Bytes queue, Bytes packet, FecnMarkState& state, bool victim = false) const {
+        if (!eligible(queue, packet, victim)) return false;
         if (state.to_skip > 0) {
             --state.to_skip;
             return false;

@@ -55,6 +55,7 @@ NodeId add_switch(Topology& t, const FabricBuild& f, NodeKind kind, std::string 
     n.plane = f.plane;
     n.forwarding_latency = f.spec.switch_spec.latency;
     n.buffer = f.spec.switch_spec.buffer;
+    n.radix = static_cast<std::uint32_t>(f.spec.switch_spec.radix);
     n.storage_fabric = f.storage;
     n.pod = static_cast<std::uint32_t>(pod);
     n.rail = rail;

@@ -31,6 +31,7 @@ Value congestion_control(const IbCongestionControlSpec& c) {
         {"enabled", Value{c.enabled}},
         {"threshold", text(to_string(c.threshold))},
         {"marking_rate", integer(c.marking_rate)},
+        {"victim_mask", Value{c.victim_mask}},
         {"packet_size", text(to_string(c.packet_size))},
         {"ccti_increase", integer(c.ccti_increase)},
         {"ccti_limit", c.ccti_limit ? integer(*c.ccti_limit) : text("auto")},

@@ -43,7 +43,8 @@ inline std::vector<VlWeight> default_low_table(int vls) {
 }
 
 // cluster.infiniband.vl_arbitration (IBA §7.6.9): high before low, but after high_limit units
-// of 4 KiB of high-priority packets a low-priority packet gets its chance (255: never).
+// of 4 KiB of high-priority packets a low-priority packet gets its chance (0: after one packet;
+// 255: never).
 struct VlArbitrationSpec {
     std::vector<VlWeight> high;                          // empty: no high-priority VL
     std::vector<VlWeight> low = default_low_table(2);    // follows virtual_lanes when not given
@@ -59,14 +60,20 @@ struct CctEntrySpec {
 };
 
 // cluster.infiniband.congestion_control: the switch's FECN marking and the source's reaction
-// (congestion::FecnMarkerParams and congestion::IbCcParams).
+// (congestion::FecnMarkerParams and congestion::IbCcParams). Defaults: NVIDIA's (Mellanox) CC
+// manager for OpenSM, MLNX_OFED's last A10 configurator, where it publishes one (marking_rate,
+// packet_size, ccti_increase, ccti_min); the Intel OPA FM's timer and table where NVIDIA's are
+// derived from the subnet size by an unpublished formula (docs/models/infiniband.md). This
+// is the one declaration: `validate --print` shows these, docs/SCENARIO.md lists them, and a
+// test (tests/scenario/test_infiniband_spec.cpp) holds the two together.
 struct IbCongestionControlSpec {
     bool enabled = true;                                // DESIGN §5: "IB CC on"
     Bytes threshold = Bytes{8 * 1024};                  // queue per port/VL above which packets are marked
-    int marking_rate = 0;                               // every eligible packet: OPA FM sw.marking_rate 0
+    int marking_rate = 10;                              // Mellanox CC manager marking_rate 0xa
+    bool victim_mask = false;                           // IBA A10 Victim_Mask, every switch port's bit:
+                                                        // OpenSM's default all-zero mask
     Bytes packet_size = Bytes{512};                     // Mellanox CC manager default 0x200
-    int ccti_increase = 5;                              // OPA FM ca.increase 5, the set its timer
-                                                        // and table belong to (infiniband.md)
+    int ccti_increase = 1;                              // Mellanox CC manager ccti_increase 1
     std::optional<int> ccti_limit;                      // auto: 127 (OPA FM) with an auto table,
                                                         // else the table's last index
     int ccti_min = 0;                                   // Mellanox CC manager and OPA FM default

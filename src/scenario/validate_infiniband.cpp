@@ -20,8 +20,8 @@ const std::vector<std::string> kKeys{"virtual_lanes",  "vl_buffer",      "credit
                                      "sl_to_vl",       "vl_arbitration", "congestion_control"};
 const std::vector<std::string> kArbitrationKeys{"high", "low", "high_limit"};
 const std::vector<std::string> kEntryKeys{"vl", "weight"};
-const std::vector<std::string> kCcKeys{"enabled",  "threshold", "marking_rate", "packet_size", "ccti_increase",
-                                       "ccti_limit", "ccti_min", "ccti_timer",  "table"};
+const std::vector<std::string> kCcKeys{"enabled",       "threshold",  "marking_rate", "victim_mask", "packet_size",
+                                       "ccti_increase", "ccti_limit", "ccti_min",     "ccti_timer",  "table"};
 
 constexpr std::size_t kArbitrationEntriesMax = 64;   // two 32-entry blocks per table (OpenSM)
 constexpr std::int64_t kCctEntriesMax = 255 * 64;    // ControlTableCap: 8 bits of 64-entry blocks
@@ -219,6 +219,8 @@ CcRead read_congestion_control(const Node& node, IbCongestionControlSpec& out, I
         if (auto v = read_bytes(*n, sub("threshold"), Zero::allowed, issues)) out.threshold = *v;
     if (const Node* n = map->find("marking_rate"))
         if (auto v = read_int(*n, sub("marking_rate"), 0, 0xffff, issues)) out.marking_rate = static_cast<int>(*v);
+    if (const Node* n = map->find("victim_mask"))
+        if (auto v = read_bool(*n, sub("victim_mask"), issues)) out.victim_mask = *v;
     if (const Node* n = map->find("packet_size")) {
         if (auto v = read_bytes(*n, sub("packet_size"), Zero::allowed, issues)) {
             if (*v > kPacketSizeMax)

@@ -289,7 +289,7 @@ TEST_CASE("outputs.qp_rates writes each InfiniBand QP's CCTI and rate over time"
             if (s[i].first > s[i - 1].first) CHECK(s[i].second <= s[i - 1].second);
         peak = std::max(peak, s.back().first);
     }
-    CHECK(peak >= 5);  // at least one BECN's CCTI_Increase
+    CHECK(peak >= 1);  // at least one BECN's CCTI_Increase (1, the Mellanox CC manager's default)
 }
 
 TEST_CASE("a sizes sweep prints its busbw curve in nccl-tests' columns, matching result.json", "[cli]") {

@@ -142,7 +142,7 @@ TEST_CASE("ib cc: the default table rises linearly to 8us for 4KiB packets at 40
     // fits 14 bits with shift 3; entry i = (3, floor(i * 776 / 127)).
     CHECK(cct_packet_time(400_Gbps, 4096_B) == 82'440_ps);
     const IbCcParams p = IbCcParams::defaults(400_Gbps, 4096_B);
-    CHECK(p.ccti_increase == 5);
+    CHECK(p.ccti_increase == 1);  // the Mellanox CC manager's; limit, timer, table: the OPA FM's
     CHECK(p.ccti_limit == 127);
     CHECK(p.ccti_min == 0);
     CHECK(p.ccti_timer == 10'240_ns);
@@ -220,7 +220,7 @@ TEST_CASE("fecn: only packets of at least packet_size on a queue above threshold
 }
 
 TEST_CASE("fecn: marking_rate 10 marks the 1st and 12th of 22 eligible packets and each port counts alone", "[ibcc][fecn]") {
-    CHECK(FecnMarkerParams{}.marking_rate == 0);  // the default: every eligible packet (OPA FM)
+    CHECK(FecnMarkerParams{}.marking_rate == 10);  // the default: the Mellanox CC manager's 0xa
     const FecnMarker m{FecnMarkerParams{8_KiB, 10, 512_B}};  // the Mellanox CC manager's rate
     CHECK(m.params().threshold == 8_KiB);
     CHECK(m.params().marking_rate == 10);
@@ -233,4 +233,17 @@ TEST_CASE("fecn: marking_rate 10 marks the 1st and 12th of 22 eligible packets a
     CHECK(m.should_mark(64_KiB, 4096_B, port_b));  // another port/VL starts fresh
     CHECK_THROWS_AS(FecnMarker(FecnMarkerParams{8_KiB, -1, 512_B}), ConfigError);
     CHECK_THROWS_AS(FecnMarker(FecnMarkerParams{8_KiB, 10, 16_KiB}), ConfigError);
+}
+
+TEST_CASE("fecn: a victim port/VL (it waited for credits) marks only with victim_mask", "[ibcc][fecn]") {
+    // IBA A10 Victim_Mask: with the port's bit clear only a root of congestion marks.
+    const FecnMarker roots_only(FecnMarkerParams{8_KiB, 0, 512_B});
+    FecnMarkerParams p{8_KiB, 0, 512_B};
+    p.victim_mask = true;
+    const FecnMarker victims_too(p);
+    FecnMarkState a, b;
+    CHECK_FALSE(roots_only.should_mark(16_KiB, 4_KiB, a, true));
+    CHECK(roots_only.should_mark(16_KiB, 4_KiB, a, false));
+    CHECK(victims_too.should_mark(16_KiB, 4_KiB, b, true));
+    CHECK_FALSE(victims_too.should_mark(4_KiB, 4_KiB, b, true));  // below the threshold still
 }

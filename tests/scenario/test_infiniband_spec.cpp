@@ -8,6 +8,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,9 +49,10 @@ TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB
     const IbCongestionControlSpec& cc = ib.congestion_control;
     CHECK(cc.enabled);
     CHECK(cc.threshold == 8_KiB);
-    CHECK(cc.marking_rate == 0);       // OPA FM: every eligible packet
+    CHECK(cc.marking_rate == 10);      // Mellanox CC manager 0xa
+    CHECK_FALSE(cc.victim_mask);       // OpenSM: an all-zero Victim_Mask
     CHECK(cc.packet_size == 512_B);    // Mellanox CC manager 0x200
-    CHECK(cc.ccti_increase == 5);      // OPA FM
+    CHECK(cc.ccti_increase == 1);      // Mellanox CC manager
     CHECK_FALSE(cc.ccti_limit.has_value());
     CHECK(cc.ccti_min == 0);
     CHECK(cc.ccti_timer == 10'240_ns);  // OPA FM: 10 x 1.024 us
@@ -89,6 +93,7 @@ TEST_CASE("every key of cluster.infiniband is read into the spec", "[loader][inf
     CHECK(cc.enabled);
     CHECK(cc.threshold == 32_KiB);
     CHECK(cc.marking_rate == 0);
+    CHECK(cc.victim_mask);
     CHECK(cc.packet_size == 0_B);
     CHECK(cc.ccti_increase == 5);
     CHECK(cc.ccti_limit == std::optional<int>(3));
@@ -216,4 +221,74 @@ TEST_CASE("a given vl_buffer must hold one MTU packet with its headers", "[loade
                                    "at least 4122B or auto"});
     CHECK(issues_of("  infiniband: { vl_buffer: 4122B }\n").empty());
     CHECK(issues_of("  fabric: { mtu: 2KiB }\n  infiniband: { vl_buffer: 4KiB }\n").empty());
+}
+
+namespace {
+
+// The default column of a docs/SCENARIO.md key table: from the line after `heading` to the
+// first line that is not a table row, key -> default with its backticks taken off.
+std::map<std::string, std::string> documented_defaults(const std::string& heading) {
+    std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) + "/docs/SCENARIO.md");
+    std::string line;
+    while (std::getline(in, line) && line != heading) {
+    }
+    std::map<std::string, std::string> out;
+    const auto unquote = [](std::string cell) {
+        while (!cell.empty() && (cell.front() == ' ' || cell.front() == '`')) cell.erase(cell.begin());
+        while (!cell.empty() && (cell.back() == ' ' || cell.back() == '`')) cell.pop_back();
+        return cell;
+    };
+    bool in_table = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("|", 0) != 0) {
+            if (in_table) break;
+            continue;
+        }
+        in_table = true;
+        std::vector<std::string> cells;
+        std::stringstream row(line.substr(1));
+        for (std::string cell; std::getline(row, cell, '|');) cells.push_back(unquote(cell));
+        if (cells.size() < 3 || cells[0] == "key" || cells[0].rfind("---", 0) == 0) continue;
+        out[cells[0]] = cells[2];
+    }
+    return out;
+}
+
+// `key: value` lines of the printed section that starts at "\n<indent><section>:\n".
+std::map<std::string, std::string> printed_section(const std::string& yaml, const std::string& section,
+                                                   const std::string& indent) {
+    std::map<std::string, std::string> out;
+    std::size_t at = yaml.find("\n" + indent + section + ":\n");
+    if (at == std::string::npos) return out;
+    std::stringstream lines(yaml.substr(at + indent.size() + section.size() + 3));
+    const std::string inner = indent + "  ";
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(inner, 0) != 0) break;
+        if (line.size() > inner.size() && line[inner.size()] == ' ') continue;  // a list's items
+        const std::size_t colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string value = line.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ') value.erase(value.begin());
+        out[line.substr(inner.size(), colon - inner.size())] = value;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("docs/SCENARIO.md lists the IB CC defaults validate --print shows", "[loader][infiniband][docs]") {
+    // One declaration (IbCongestionControlSpec's initialisers): the table in docs/SCENARIO.md and
+    // the resolved scenario that `validate --print` writes must name the same default for each key.
+    const auto loaded = load_scenario_text(scenario_with(""), "ib.yaml", {});
+    const auto printed = printed_section(to_yaml(loaded.variants.front().resolved), "congestion_control", "    ");
+    const auto documented = documented_defaults("#### `cluster.infiniband.congestion_control`");
+    REQUIRE(printed.size() >= 10);
+    CHECK(printed.at("marking_rate") == "10");  // the Mellanox CC manager's 0xa
+    CHECK(printed.at("ccti_increase") == "1");
+    for (const auto& [key, value] : printed) {
+        INFO(key);
+        REQUIRE(documented.count(key) == 1);
+        CHECK(documented.at(key) == value);
+    }
+    CHECK(documented.size() == printed.size());
 }

@@ -467,9 +467,10 @@ cluster:
     congestion_control:
       enabled: true
       threshold: 8KiB
-      marking_rate: 0
+      marking_rate: 10
+      victim_mask: false
       packet_size: 512B
-      ccti_increase: 5
+      ccti_increase: 1
       ccti_limit: auto
       ccti_min: 0
       ccti_timer: 10.24us

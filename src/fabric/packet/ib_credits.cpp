@@ -17,6 +17,12 @@ Bytes IbCredits::auto_buffer(const Link& link, Time forwarding, Bytes mtu) {
     return Bytes{(bytes + kBlock - 1) / kBlock * kBlock};
 }
 
+Bytes IbCredits::switch_share(const Node& node, int vls) {
+    const auto ports = static_cast<std::int64_t>(node.radix > 0 ? node.radix : node.ports.size());
+    if (ports == 0 || vls <= 0) return Bytes::zero();
+    return Bytes{node.buffer.count() / ports / vls / kBlock * kBlock};
+}
+
 IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
                      FlowControlHost& host)
     : topology_(topology),
@@ -27,12 +33,27 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
       limit_(layout.port.size(), 0),
       freed_(layout.port.size(), 0),
       next_update_(layout.port.size(), Time::zero()),
-      update_pending_(layout.port.size(), false) {
+      update_pending_(layout.port.size(), false),
+      waited_(layout.port.size(), 0) {
+    std::vector<bool> warned(topology.nodes().size(), false);  // one warning per switch
     for (std::uint32_t q = 0; q < layout.port.size(); ++q) {
         const DirectedLink d = DirectedLink::from_index(layout.port[q]);
         const Link& link = topology.link(d.link);
-        const Bytes buffer =
-            spec.vl_buffer ? *spec.vl_buffer : auto_buffer(link, topology.node(topology.target(d)).forwarding_latency, mtu);
+        const Node& receiver = topology.node(topology.target(d));
+        Bytes buffer = spec.vl_buffer ? *spec.vl_buffer : auto_buffer(link, receiver.forwarding_latency, mtu);
+        if (!spec.vl_buffer && is_fabric_switch(receiver.kind)) {
+            const Bytes share = switch_share(receiver, spec.virtual_lanes);
+            if (share >= buffer) {
+                buffer = share;
+            } else if (!warned[topology.target(d).value()]) {
+                warned[topology.target(d).value()] = true;
+                warnings_.push_back(fmt::format(
+                    "InfiniBand: {}'s buffer of {} B over {} ports and {} VLs leaves {} B per VL per port, less than "
+                    "the {} B credit round trip of its link from {}; using the round trip",
+                    receiver.name, receiver.buffer.count(), receiver.radix > 0 ? receiver.radix : receiver.ports.size(),
+                    spec.virtual_lanes, share.count(), buffer.count(), topology.node(topology.source(d)).name));
+            }
+        }
         limit_[q] = buffer.count() / kBlock;
         ledger_.reset(q, limit_[q]);
         if (limit_[q] < blocks(mtu))

@@ -1,20 +1,27 @@
-// InfiniBand link-level flow control (IBA Vol. 1 §7.9; shared/reference/models.md): credits per
-// virtual lane in 64-byte blocks. The receiver's buffer for each VL of a link is
-// cluster.infiniband.vl_buffer (auto: the bytes the link carries in one credit round trip — a
-// packet's serialisation, the cable out, the receiver's forwarding latency, the cable back —
-// plus two MTU packets of margin); the sender spends a packet's blocks — payload plus the 26 bytes of LRH,
+// InfiniBand link-level flow control (IBA Vol. 1 §7.9): credits per virtual lane in 64-byte
+// blocks. The receiver's buffer for each VL of a link is cluster.infiniband.vl_buffer, or with
+// `auto`: into a switch, its share of the switch's buffer — the preset's `buffer` split evenly
+// over its `radix` ports and the data VLs (NVIDIA publishes no per-port figure for Quantum-2,
+// so the even split is fabricsim's reading) — but never less than the floor below, with a
+// warning (warnings()) where the share is smaller; into an HCA (no buffer figure), the floor:
+// the bytes the link carries in one credit round trip — a packet's serialisation, the cable
+// out, the receiver's forwarding latency, the cable back — plus two MTU packets. The sender spends a packet's blocks — payload plus the 26 bytes of LRH,
 // BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one without all
 // of them. The receiver returns the blocks in a flow-control packet when the packet has left
 // (or been delivered); the update takes the link's propagation delay back, and with
 // credit_update_period > 0 at most one goes out per period per VL, carrying everything freed
 // since. Nothing is ever dropped for lack of buffer; time a VL waits with a packet and no
-// credits adds to credit_stall_time_s.
+// credits adds to credit_stall_time_s, and a VL that waited before a packet is, for IB CC, a
+// victim of congestion when it sends it (waited()).
 #pragma once
 
 #include "fabric/packet/credit_ledger.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/infiniband_spec.hpp"
+
+#include <string>
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -30,10 +37,20 @@ public:
     // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
     // round trip at line rate plus two MTU packets.
     static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
+    // A switch's buffer per port and VL: buffer / radix / vls, down to whole 64-byte blocks.
+    static Bytes switch_share(const Node& node, int vls);
     static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
 
-    bool may_send(std::uint32_t q, Bytes size, Time& start) override { return ledger_.may_send(q, blocks(size), start); }
-    void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, blocks(size)); }
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override {
+        const Time asked = start;
+        const bool ok = ledger_.may_send(q, blocks(size), start);
+        if (!ok || start != asked) waited_[q] = 1;
+        return ok;
+    }
+    void on_sent(Simulator&, std::uint32_t q, Bytes size) override {
+        ledger_.spend(q, blocks(size));
+        waited_[q] = 0;
+    }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
     bool blocked(std::uint32_t q) const override { return ledger_.blocked(q); }
@@ -41,7 +58,12 @@ public:
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
     Bytes buffer(std::uint32_t q) const { return Bytes{limit_[q] * kBlock}; }
+    // Queue q had to wait for credits before the packet it is starting now (asked before
+    // on_sent): the IB CC victim test (congestion::FecnMarker).
+    bool waited(std::uint32_t q) const { return waited_[q] != 0; }
     Time stall(std::uint32_t q) const { return ledger_.stall(q); }
+    // One line per switch whose buffer share was under a link's round trip (the floor was used).
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
     enum Kind : std::uint64_t { kReturn, kUpdate };
@@ -56,6 +78,8 @@ private:
     std::vector<std::int64_t> freed_;    // by queue: blocks freed, not yet in an update
     std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
     std::vector<bool> update_pending_;
+    std::vector<std::uint8_t> waited_;   // by queue: held back by credits since its last packet
+    std::vector<std::string> warnings_;
 };
 
 }  // namespace fabricsim::fabric

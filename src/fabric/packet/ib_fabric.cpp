@@ -5,14 +5,18 @@
 // the same at every hop. Links run credits per VL (ib_credits.hpp): nothing is dropped.
 //
 // VL arbitration (IBA Vol. 1 §7.6.9): a port serves the high-priority table before the low one,
-// but once it has sent high_limit x 4 KiB of high-priority packets while a low-priority VL
-// waited, the low table gets the next packet (high_limit 255: no limit). In a table the entry
-// in turn may send weight x 64 bytes (a packet starts while any of it is left) before the next
-// entry's turn; entries whose VL has nothing ready are passed over.
+// but LimitOfHighPriority bounds what the high table sends while a low-priority VL waits: a
+// high-priority packet may start while fewer than high_limit x 4 KiB have gone since the low
+// table's last chance (the last one may overrun it, as with table weights), and always when
+// none has (so high_limit 0 is one high-priority packet per low-priority opportunity, not
+// none); then the low table sends one packet. 255: no limit. In a table the entry in turn may
+// send weight x 64 bytes (a packet starts while any of it is left) before the next entry's
+// turn; entries whose VL has nothing ready are passed over.
 //
 // IB congestion control (IBA Annex A10; src/congestion/ib_cc.hpp): a switch marks FECN on a
 // packet leaving a port/VL whose queue is above the threshold (FecnMarker: one eligible packet
-// in marking_rate + 1); the destination's HCA returns a BECN at once, as a 64-byte frame on the
+// in marking_rate + 1) when the port/VL is a root of congestion — it did not have to wait for
+// credits before the packet; a victim that did marks only with victim_mask; the destination's HCA returns a BECN at once, as a 64-byte frame on the
 // message's VL; the source's QP raises its CCTI and paces its packets by the table's
 // inter-packet delay. The NIC uplink serves its QPs as under DCQCN (roce_nic.cpp).
 #include "fabric/packet/packet_network.hpp"
@@ -46,6 +50,7 @@ void PacketNetwork::setup_infiniband() {
     congestion::FecnMarkerParams marker;
     marker.threshold = ib.congestion_control.threshold;
     marker.marking_rate = ib.congestion_control.marking_rate;
+    marker.victim_mask = ib.congestion_control.victim_mask;
     marker.packet_size = ib.congestion_control.packet_size;
     fecn_ = std::make_unique<congestion::FecnMarker>(marker);
     fecn_state_.resize(queues_.size());
@@ -87,8 +92,10 @@ congestion::IbCcParams PacketNetwork::ib_cc_params(Bandwidth line) const {
     return p;
 }
 
+// A port/VL that waited for credits before this packet is a victim (IbCredits::waited).
 void PacketNetwork::mark_fecn(std::uint32_t q, Packet& packet) {
-    if (fecn_->should_mark(queues_[q].queued, Bytes{packet.bytes}, fecn_state_[q])) {
+    const bool victim = ports_[layout_.port[q]].fc == ib_credits_.get() && ib_credits_->waited(q);
+    if (fecn_->should_mark(queues_[q].queued, Bytes{packet.bytes}, fecn_state_[q], victim)) {
         packet.marked = true;
         ++fecn_marks_;
         ++queues_[q].marks;
@@ -98,7 +105,10 @@ void PacketNetwork::mark_fecn(std::uint32_t q, Packet& packet) {
 std::uint32_t PacketNetwork::arbitrate(Port& p, std::uint32_t port, std::uint32_t ready) {
     VlArbiter& a = arbiters_[port];
     const std::uint32_t high_ready = ready & high_.vls, low_ready = ready & low_.vls;
-    const bool high = high_ready != 0 && (low_ready == 0 || high_limit_ < 0 || a.high_sent < high_limit_);
+    // high_sent: high-priority bytes since the low table last had a chance (it has one whenever
+    // no low-priority VL is ready). Zero lets one packet through even with high_limit 0.
+    const bool high =
+        high_ready != 0 && (low_ready == 0 || high_limit_ < 0 || a.high_sent == 0 || a.high_sent < high_limit_);
     const VlTable& table = high ? high_ : low_;
     std::uint8_t& at = high ? a.high : a.low;
     std::int64_t& left = high ? a.high_left : a.low_left;
@@ -111,10 +121,7 @@ std::uint32_t PacketNetwork::arbitrate(Port& p, std::uint32_t port, std::uint32_
             const std::int64_t size = head.bytes + IbCredits::kHeaders;
             left -= size;
             if (left <= 0) at = static_cast<std::uint8_t>((at + 1) % n);
-            if (high)
-                a.high_sent += size;
-            else
-                a.high_sent = 0;
+            a.high_sent = high && low_ready != 0 ? a.high_sent + size : 0;
             return static_cast<std::uint32_t>(e.vl);
         }
         at = static_cast<std::uint8_t>((at + 1) % n);

@@ -134,6 +134,9 @@ public:
     // RC transport: packets sent again (go-back-N) and retransmission timeouts.
     std::int64_t retransmitted() const { return retransmitted_; }
     std::int64_t timeouts() const { return timeouts_; }
+    // InfiniBand: a line per switch whose `auto` VL buffer share fell under a link's credit
+    // round trip, which was used instead (ib_credits.hpp).
+    std::vector<std::string> ib_buffer_warnings() const { return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{}; }
 
     // Faults (packet_faults.cpp; docs/models/faults.md), driven by a FaultInjector. Per-packet
     // cost without faults: one byte of the port tested where a packet is sent or forwarded.
