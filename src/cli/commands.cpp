@@ -188,7 +188,7 @@ int run_command(const RunArgs& args) {
 
     // What is wrong comes first, and is said even with --quiet.
     const std::string status = report::status_lines(result);
-    fmt::print(stderr, "{}", status);
+    fmt::print(stderr, "{}{}", status, report::warning_lines(result));
     if (!args.quiet && !result.variants.empty()) {
         const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
         const std::string faults = report::faults_summary(result);

@@ -192,6 +192,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
                 unfinished_problem(static_cast<std::size_t>(r.unfinished_ops), executor.ops_total(), sim.now()));
     }
     // A signal after the last op finished changes nothing: the work is complete.
+    r.warnings = network->warnings();
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();

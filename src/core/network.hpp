@@ -150,6 +150,10 @@ public:
     // collective to choose the fastest (collective_tuner.hpp). Null: the tuner falls back to
     // closed-form estimates.
     virtual std::unique_ptr<Network> tuning_model() const { return nullptr; }
+
+    // What the model chose in place of the input and the user should know, one sentence each
+    // (e.g. an InfiniBand switch buffer below the credit round trip, so the round trip is used).
+    virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 }  // namespace fabricsim

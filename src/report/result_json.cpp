@@ -131,6 +131,7 @@ std::string to_json(const RunResult& result) {
         j["cut_short"] = v.cut_short;
         j["interrupted"] = v.interrupted.empty() ? Json(nullptr) : Json(v.interrupted);
         j["problems"] = v.problems;
+        j["warnings"] = v.warnings;
         j["scenario"] = to_json(v.scenario);
         j["makespan_s"] = v.makespan.seconds();
         j["unfinished_ops"] = v.unfinished_ops;

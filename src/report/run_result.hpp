@@ -80,6 +80,7 @@ struct VariantResult {
     bool cut_short = false;       // simulation.stop_time stopped it with work left
     std::string interrupted;      // "SIGINT"/"SIGTERM" when a signal stopped it, else ""
     bool complete() const { return problems.empty() && !cut_short && interrupted.empty(); }
+    std::vector<std::string> warnings;  // the model's Network::warnings(): sound, but worth a look
     FabricCounters fabric;
     std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
     std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)

@@ -10,6 +10,15 @@ namespace {
 std::string ops(std::int64_t n) { return fmt::format("{} op{}", n, n == 1 ? "" : "s"); }
 }  // namespace
 
+std::string warning_lines(const RunResult& result) {
+    std::string out;
+    for (const VariantResult& v : result.variants)
+        for (const std::string& w : v.warnings)
+            out += result.variants.size() > 1 ? fmt::format("fabricsim: warning: variant \"{}\": {}\n", v.name, w)
+                                               : fmt::format("fabricsim: warning: {}\n", w);
+    return out;
+}
+
 std::string status_lines(const RunResult& result) {
     if (result.complete()) return {};
     std::string out = "fabricsim: INCOMPLETE RESULT: these figures are not those of a finished, sound run\n";

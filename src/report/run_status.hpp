@@ -14,4 +14,8 @@ namespace fabricsim::report {
 // One line per fact, each ending in '\n'; "" when result.complete().
 std::string status_lines(const RunResult& result);
 
+// The models' warnings (VariantResult::warnings), one "fabricsim: warning: ..." line each;
+// "" when there are none. A warning does not make a result incomplete.
+std::string warning_lines(const RunResult& result);
+
 }  // namespace fabricsim::report

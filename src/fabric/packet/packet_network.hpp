@@ -136,6 +136,7 @@ public:
     std::int64_t timeouts() const { return timeouts_; }
     // InfiniBand: a line per switch whose `auto` VL buffer share fell under a link's credit
     // round trip, which was used instead (ib_credits.hpp).
+    std::vector<std::string> warnings() const override { return ib_buffer_warnings(); }
     std::vector<std::string> ib_buffer_warnings() const { return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{}; }
 
     // Faults (packet_faults.cpp; docs/models/faults.md), driven by a FaultInjector. Per-packet
