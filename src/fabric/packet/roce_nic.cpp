@@ -21,6 +21,7 @@
 #include "core/time_limits.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -130,30 +131,48 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
 }
 
 // Like pump(), for a NIC uplink: frames in the port's own queues (CNPs, ACKs) go first when
-// they are there; else, of the QPs with a packet whose priority is not paused, the one that
-// may start first goes (round robin among equals); a QP held back by its rate wakes the port
-// when it may go.
+// they are there; else the port arbitrates among the traffic classes (802.1Q priorities or
+// InfiniBand VLs) as a switch port does (serve(), queue_scheduler.cpp), each class offering
+// its QP whose next packet may start first (round robin among equals), skipping QPs whose
+// priority is paused; a QP held back by its rate wakes the port when it may go.
 void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
     if (ports_[port].fault != kPortUp) return;  // down (packet_faults.cpp)
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
-        std::uint32_t best = kNone;
-        std::size_t best_pos = 0;
-        Time best_start = Time::max();
+        // Per class: its candidate QP (its position in `active`) and when that may start.
+        std::array<std::uint32_t, kMaxClasses> cand{};
+        std::array<Time, kMaxClasses> cand_start;
+        cand_start.fill(Time::max());
+        std::array<std::uint32_t, kMaxClasses> last_packets{};  // packets the class holds, up to 2
+        std::uint32_t held = 0;
         const std::size_t n = p.active.size();
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t pos = (p.round_robin + i) % n;
             const Qp& q = qps_[p.active[pos]];
+            const std::uint32_t c = queue_of(port, q.prio) - p.first;
+            held |= 1u << c;
+            last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + std::min<std::uint32_t>(2, q.queued));
             const Packet& head = packets_[q.queue.head];
             Time start = std::max({p.free_at, head.ready, q.next_send});
-            if (start >= best_start) continue;
-            if (p.fc != nullptr && !p.fc->may_send(queue_of(port, q.prio), Bytes{head.bytes}, start))
+            if (start >= cand_start[c]) continue;
+            if (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, start))
                 continue;  // PFC holds its priority
-            if (start >= best_start) continue;
-            best_start = start;
-            best = p.active[pos];
-            best_pos = pos;
+            if (start >= cand_start[c]) continue;
+            cand_start[c] = start;
+            cand[c] = static_cast<std::uint32_t>(pos);
+        }
+        Time best_start = Time::max();
+        std::uint32_t ready = 0, last = 0;
+        for (std::uint32_t c = 0; c < p.classes; ++c) {
+            if (cand_start[c] > best_start || cand_start[c] == Time::max()) continue;
+            if (cand_start[c] < best_start) {
+                best_start = cand_start[c];
+                ready = 0;
+                last = 0;
+            }
+            ready |= 1u << c;
+            if (last_packets[c] == 1) last |= 1u << c;
         }
         // A message that starts at the NIC itself (a SHARP part up to the leaf) queues in the
         // port's own queues, as at any unpaced port.
@@ -164,7 +183,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             commit(sim, port, dequeue(port, own), own_start);
             continue;
         }
-        if (best == kNone) return;
+        if (ready == 0) return;
         if (best_start > now) {
             if (p.wake_at != best_start) {
                 p.wake_at = best_start;
@@ -172,6 +191,16 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             }
             return;
         }
+        std::uint32_t c = static_cast<std::uint32_t>(__builtin_ctz(ready));
+        if ((ready & (ready - 1)) != 0) {  // several classes may go: the port's scheduler chooses
+            for (std::uint32_t bits = ready; bits != 0; bits &= bits - 1) {
+                const auto r = static_cast<std::uint32_t>(__builtin_ctz(bits));
+                head_bytes_[r] = packets_[qps_[p.active[cand[r]]].queue.head].bytes;
+            }
+            c = serve(p, port, ready, last, held | p.backlog);
+        }
+        const std::size_t best_pos = cand[c];
+        const std::uint32_t best = p.active[best_pos];
         Qp& q = qps_[best];
         const std::uint32_t k = pop(q.queue);
         --q.queued;
