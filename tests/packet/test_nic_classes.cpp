@@ -33,12 +33,12 @@ std::pair<double, double> one_host_two_classes(Model& m, Bytes size, std::uint8_
     return {sink.at[0].seconds() / s_over_b, sink.at[1].seconds() / s_over_b};
 }
 
-// RoCE, PFC on priorities 3 and 4, DCQCN pacing the NIC's QPs; no ECN, so every QP keeps its
-// line rate and only the NIC's scheduler shares the uplink.
-scenario::RoceSpec paced_two_lossless() {
+// RoCE, PFC on priorities 3 and 4, with or without DCQCN pacing the NIC's QPs; no ECN, so
+// every QP keeps its line rate and only the NIC's scheduler shares the uplink.
+scenario::RoceSpec two_lossless(bool dcqcn) {
     scenario::RoceSpec roce = pfc_only();
     roce.pfc.priorities = {3, 4};
-    roce.dcqcn.enabled = true;
+    roce.dcqcn.enabled = dcqcn;
     return roce;
 }
 
@@ -48,7 +48,9 @@ scenario::RoceSpec paced_two_lossless() {
 // 3B/4 and class 4 B/4. Class 3's S is through at t1 = S / (3B/4) = 4/3 S/B; class 4 has then
 // sent B/4 * t1 = S/3 and sends its last 2S/3 alone at B: t2 = 4/3 S/B + 2/3 S/B = 2 S/B.
 TEST_CASE("a NIC shares its uplink between two priorities by DWRR weight: 4/3 S/B and 2 S/B", "[packet][classes][nic]") {
-    scenario::RoceSpec roce = paced_two_lossless();
+    const bool dcqcn = GENERATE(true, false);
+    INFO("DCQCN " << dcqcn);
+    scenario::RoceSpec roce = two_lossless(dcqcn);
     roce.queues.weights[3] = 3;  // priority 3 : priority 4 = 3 : 1
     Model m(hosts(3), roce);
     const auto [a, b] = one_host_two_classes(m, 8_MiB, 3, 4);
@@ -61,7 +63,9 @@ TEST_CASE("a NIC shares its uplink between two priorities by DWRR weight: 4/3 S/
 // packets, so it ends at S/B (plus the idle path's few microseconds); priority 3 sends only
 // after it, ending at 2 S/B.
 TEST_CASE("a NIC serves a strict-priority class first: S/B and 2 S/B", "[packet][classes][nic]") {
-    scenario::RoceSpec roce = paced_two_lossless();
+    const bool dcqcn = GENERATE(true, false);
+    INFO("DCQCN " << dcqcn);
+    scenario::RoceSpec roce = two_lossless(dcqcn);
     roce.queues.strict = {5};
     Model m(hosts(3), roce);
     const auto [data, urgent] = one_host_two_classes(m, 8_MiB, 3, 5);
@@ -69,7 +73,7 @@ TEST_CASE("a NIC serves a strict-priority class first: S/B and 2 S/B", "[packet]
     CHECK(data == Approx(2.0).epsilon(0.02));
 }
 
-// InfiniBand with IB CC pacing the HCA's QPs: SL 0 on VL 0 and SL 1 on VL 1, low table
+// InfiniBand, with or without IB CC pacing the HCA's QPs: SL 0 on VL 0 and SL 1 on VL 1, low table
 // weights 192 and 64 (units of 64 bytes: 12288 and 4096). VL 0 sends packets while its
 // 12288 bytes last: three of 4 KiB + headers (the third takes it below zero); VL 1 one. So
 // 3 : 1 packet for packet, and the times are DWRR's: 4/3 S/B and 2 S/B.
@@ -78,7 +82,8 @@ TEST_CASE("an HCA shares its uplink between two VLs by VL arbitration weight: 4/
     scenario::ClusterSpec c = hosts(3);  // 100G: the host's PCIe well above the uplink (see above)
     c.fabric.technology = scenario::Technology::infiniband;
     c.fabric.switch_spec.technology = scenario::Technology::infiniband;
-    c.infiniband.congestion_control.enabled = true;
+    c.infiniband.congestion_control.enabled = GENERATE(true, false);
+    INFO("IB CC " << c.infiniband.congestion_control.enabled);
     c.infiniband.vl_arbitration.low = {scenario::VlWeight{0, 192}, scenario::VlWeight{1, 64}};
     Model m(c, pfc_only());
     const auto [a, b] = one_host_two_classes(m, 8_MiB, 0, 1);

@@ -80,6 +80,9 @@ void PacketNetwork::init() {
     rto_ = roce.retransmit_timeout;
     setup_roce();
     setup_infiniband();
+    // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
+    // class (roce_nic.cpp), with or without congestion control.
+    if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
     setup_watchdog();
 }
 

@@ -377,6 +377,8 @@ private:
     std::unique_ptr<congestion::CongestionControl> make_ib_cc(Bandwidth line) const;
     congestion::IbCcParams ib_cc_params(Bandwidth line) const;
     Bandwidth ib_cc_floor(Bandwidth line) const;
+    // NIC QPs run congestion control (DCQCN, or IB CC): else they go at the port's pace.
+    bool congestion_controlled() const { return ib_ ? fecn_ != nullptr : dcqcn_; }
     // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
     Bandwidth cc_floor(Bandwidth line) const;
     void mark_fecn(std::uint32_t q, Packet& packet);

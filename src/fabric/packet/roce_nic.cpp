@@ -63,11 +63,10 @@ void PacketNetwork::setup_roce() {
         }
     }
     dcqcn_ = roce.dcqcn.enabled;
-    if (dcqcn_) pace_nic_uplinks();
 }
 
-// Every NIC -> fabric switch port serves per-QP queues at each QP's congestion-control rate
-// (DCQCN on RoCE, IB CC on InfiniBand).
+// Every NIC -> fabric switch port serves per-QP queues, by class, each QP at its congestion-
+// control rate (DCQCN on RoCE, IB CC on InfiniBand) or, without one, as fast as the port goes.
 void PacketNetwork::pace_nic_uplinks() {
     for (std::uint32_t i = 0; i < ports_.size(); ++i) {
         const DirectedLink d = DirectedLink::from_index(i);
@@ -79,6 +78,8 @@ void PacketNetwork::pace_nic_uplinks() {
 }
 
 std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_cc(Bandwidth line, Time& cnp_interval) const {
+    cnp_interval = Time::zero();
+    if (!congestion_controlled()) return nullptr;  // the QP goes at the port's pace
     if (ib_) {
         cnp_interval = Time::zero();  // InfiniBand: a BECN for every FECN
         return make_ib_cc(line);
@@ -120,7 +121,7 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
     // congestion control first catches up on the timer events it missed, in order, as the
     // CongestionControl contract allows.
-    if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
+    if (q.cc != nullptr && q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
     push(q.queue, packet);
     ++q.queued;
     if (!q.listed) {
@@ -216,6 +217,11 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         }
         const Bytes size{packets_[k].bytes};
         commit(sim, port, k, best_start);
+        if (q.cc == nullptr) {  // no congestion control: the port's pace alone
+            q.next_send = best_start;
+            if (q.source_waits && q.queued <= kNicPullWindow / 2) resume_source(sim, best);
+            continue;
+        }
         // Pace in wire bytes: the payload at the link's efficiency.
         const Link& link = topology_.link(DirectedLink::from_index(port).link);
         const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
@@ -253,6 +259,7 @@ void PacketNetwork::resume_source(Simulator& sim, std::uint32_t qp) {
 // timer. The object's clock never goes back, though a send may be back-dated.
 void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size) {
     Qp& q = qps_[qp];
+    if (q.cc == nullptr) return;  // a QP without congestion control
     const Time t = std::max(q.last_call, sim.now());
     q.last_call = t;
     switch (why) {
@@ -272,6 +279,7 @@ void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes
 
 void PacketNetwork::arm_timer(Simulator& sim, std::uint32_t qp) {
     Qp& q = qps_[qp];
+    if (q.cc == nullptr) return;
     const Time next = q.cc->next_timer();
     if (next == Time::max() || q.queue.empty()) return;  // idle QPs catch up when data returns
     const Time at = std::max(next, sim.now());
@@ -293,8 +301,9 @@ void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet) {
 }
 
 void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq) {
-    if (m.qp == kNone) return;  // its NIC does not run DCQCN
+    if (m.qp == kNone) return;  // not through a NIC uplink
     const std::uint32_t qp = m.qp + part_of(m, seq);
+    if (qps_[qp].cc == nullptr) return;  // its NIC runs no congestion control
     if (!qps_[qp].pacer.on_marked_packet(sim.now())) return;
     ++(ib_ ? becns_ : cnps_);
     send_control(sim, nic, kCnpFrame, qp, 0);
