@@ -137,12 +137,15 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
             Node n = server_node(NodeKind::nic, s, "nic", i);
             n.rail = static_cast<std::uint32_t>(i);
             n.plane = static_cast<std::uint32_t>(i % planes);
+            n.buffer = spec.nic.receive_buffer;
             const NodeId id = topology.add_node(std::move(n));
             topology.add_link(pcie_parent(i, nics), id, board_link(nic_pcie));
             info.nics.push_back(id);
         }
         for (int i = 0; i < storage_nics; ++i) {
-            const NodeId id = topology.add_node(server_node(NodeKind::storage_nic, s, "snic", i));
+            Node n = server_node(NodeKind::storage_nic, s, "snic", i);
+            n.buffer = spec.storage_nic.receive_buffer;
+            const NodeId id = topology.add_node(std::move(n));
             topology.add_link(info.host, id, board_link(storage_pcie));
             info.storage_nics.push_back(id);
         }

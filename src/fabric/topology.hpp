@@ -66,7 +66,7 @@ struct Node {
     std::uint32_t pod = 0;            // fat-tree pod (leaf and spine tiers)
     std::uint32_t rail = 0;           // rail of a rail-optimized leaf / of a NIC
     Time forwarding_latency;          // port-to-port for switches; zero for endpoints
-    Bytes buffer;                     // shared buffer of a switch
+    Bytes buffer;                     // shared buffer of a switch; a NIC's receive buffer
     std::uint32_t radix = 0;          // a switch's ports (its preset's radix, used or not)
     bool storage_fabric = false;      // a switch of cluster.storage_fabric (not the compute fabric)
     std::vector<Port> ports;

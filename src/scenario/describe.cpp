@@ -65,6 +65,7 @@ Value nic(const NicSpec& n) {
     m.push_back({"pcie_generation", integer(n.pcie_generation)});
     m.push_back({"pcie_lanes", integer(n.pcie_lanes)});
     m.push_back({"qps_per_connection", integer(n.qps_per_connection)});
+    m.push_back({"receive_buffer", text(to_string(n.receive_buffer))});
     return Value{std::move(m)};
 }
 

@@ -62,6 +62,9 @@ struct NicSpec {
     int pcie_generation = 5;              // 3, 4, 5 or 6
     int pcie_lanes = 16;
     int qps_per_connection = 1;           // RC QPs per peer: ECMP entropy (NCCL_IB_QPS_PER_CONNECTION)
+    // The port's receive buffer (RoCE: packets from the fabric wait here for PCIe, and PFC
+    // pauses the switch when it fills; docs/models/pfc.md, "The NIC's receive buffer").
+    Bytes receive_buffer = Bytes{1024 * 1024};
     bool operator==(const NicSpec&) const = default;
 };
 

@@ -241,6 +241,7 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
         check_message_times(spec, issues);
         check_training_times(spec, issues);
         check_pfc_buffers(spec, root, issues);
+        check_storage_fabric_model(spec, root, issues);
     }
     return spec;
 }

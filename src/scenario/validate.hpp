@@ -44,6 +44,10 @@ ServerRead validate_server(const Node* node, Issues& issues);
 // `cluster` is the cluster mapping: where an issue about a section that was not written goes.
 FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, Issues& issues);
 StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& server, Issues& issues);
+// The packet model runs every fabric with cluster.fabric's technology, MTU and routing: a
+// storage fabric that gives another one of these is an issue at that key (an accepted key no
+// model reads would be ignored silently). `root`: the validated tree.
+void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issues& issues);
 
 // `cluster`: the validated cluster, or null when it had issues (then rank ids are not checked).
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues);

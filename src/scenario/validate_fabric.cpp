@@ -318,4 +318,36 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
     return out;
 }
 
+void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issues& issues) {
+    const ClusterSpec& c = spec.cluster;
+    if (spec.simulation.model != NetworkModel::packet || !c.storage_fabric.enabled) return;
+    const Node* cluster = root.find("cluster");
+    const Node* storage = cluster != nullptr && cluster->is_mapping() ? cluster->find("storage_fabric") : nullptr;
+    if (storage == nullptr || !storage->is_mapping()) return;
+    const auto unhonoured = [&](std::string_view key, bool differs, std::string_view what, std::string compute) {
+        const Node* n = storage->find(key);
+        if (n == nullptr || !differs) return;
+        issues.add(n->location, key_path("cluster.storage_fabric", key),
+                   fmt::format("{}; the packet model runs the storage fabric with the compute fabric's {} ({}): give "
+                               "the same value or leave it out",
+                               describe_found(*n), what, compute));
+    };
+    const FabricSpec& f = c.fabric;
+    const FabricSpec& s = c.storage_fabric.fabric;
+    unhonoured("technology", s.technology != f.technology, "technology",
+               f.technology == Technology::infiniband ? "infiniband" : "roce");
+    unhonoured("mtu", s.mtu != f.mtu, "MTU", to_string(f.mtu));
+    const auto routing = [](RoutingKind r) -> std::string_view {
+        switch (r) {
+            case RoutingKind::automatic: return "auto";
+            case RoutingKind::ecmp: return "ecmp";
+            case RoutingKind::adaptive: return "adaptive";
+            case RoutingKind::spray: return "spray";
+            case RoutingKind::static_: return "static";
+        }
+        return "?";
+    };
+    unhonoured("routing", s.routing != f.routing, "routing", std::string(routing(f.routing)));
+}
+
 }  // namespace fabricsim::scenario

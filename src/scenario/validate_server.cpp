@@ -195,7 +195,8 @@ NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) 
         out.rate_known = false;
         return out;
     }
-    check_keys(*map, path, {"preset", "description", "line_rate", "pcie_generation", "pcie_lanes", "qps_per_connection"},
+    check_keys(*map, path, {"preset", "description", "line_rate", "pcie_generation", "pcie_lanes", "qps_per_connection",
+                            "receive_buffer"},
                issues);
     NicSpec& s = out.spec;
     read_into(*map, path, "preset", s.preset,
@@ -209,6 +210,8 @@ NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) 
               [&](const Node& n, const std::string& p) { return read_pcie_lanes(n, p, issues); });
     read_into(*map, path, "qps_per_connection", s.qps_per_connection,
               [&](const Node& n, const std::string& p) { return read_int(n, p, 1, kMaxQpsPerConnection, issues); });
+    if (const Node* n = map->find("receive_buffer"))
+        if (auto v = read_bytes(*n, key_path(path, "receive_buffer"), Zero::rejected, issues)) s.receive_buffer = *v;
     return out;
 }
 

@@ -35,7 +35,7 @@ void PacketNetwork::setup_watchdog() {
         const Link& link = topology_.link(DirectedLink::from_index(i).link);
         const bool fabric = link.type == LinkType::fabric || link.type == LinkType::storage_fabric;
         Bandwidth rate = p.rate;
-        if (p.paced) rate = std::min(rate, cc_floor(p.wire));
+        if (p.paced && congestion_controlled()) rate = std::min(rate, cc_floor(p.wire));
         slowest = std::max(slowest, transmit_time(fabric ? spec_.mtu : largest, rate));
         delay = std::max(delay, p.delay);
     }
@@ -101,7 +101,8 @@ std::string PacketNetwork::waiting() const {
     for (const Qp& q : qps_)
         if (q.queued > 0)
             add(fmt::format("{} qp {} ({} -> {}): {} packets paced at {}", name(q.port), q.number,
-                            topology_.node(q.src).name, topology_.node(q.dst).name, q.queued, q.cc->rate()));
+                            topology_.node(q.src).name, topology_.node(q.dst).name, q.queued,
+                            q.cc != nullptr ? fmt::format("{}", q.cc->rate()) : std::string("line rate")));
     if (listed == 0) return "nothing queued at a port (all on the wire)";
     if (more > 0) text += fmt::format("; and {} more", more);
     return text;

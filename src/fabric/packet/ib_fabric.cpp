@@ -102,7 +102,7 @@ void PacketNetwork::mark_fecn(std::uint32_t q, Packet& packet) {
     }
 }
 
-std::uint32_t PacketNetwork::arbitrate(Port& p, std::uint32_t port, std::uint32_t ready) {
+std::uint32_t PacketNetwork::arbitrate(Port&, std::uint32_t port, std::uint32_t ready) {
     VlArbiter& a = arbiters_[port];
     const std::uint32_t high_ready = ready & high_.vls, low_ready = ready & low_.vls;
     // high_sent: high-priority bytes since the low table last had a chance (it has one whenever
@@ -117,8 +117,7 @@ std::uint32_t PacketNetwork::arbitrate(Port& p, std::uint32_t port, std::uint32_
         const scenario::VlWeight& e = table.entries[at % n];
         if (e.weight > 0 && ((ready >> e.vl) & 1u) != 0) {
             if (left <= 0) left = std::int64_t{e.weight} * 64;
-            const Packet& head = packets_[queues_[p.first + static_cast<std::uint32_t>(e.vl)].fifo.head];
-            const std::int64_t size = head.bytes + IbCredits::kHeaders;
+            const std::int64_t size = std::int64_t{head_bytes_[static_cast<std::uint32_t>(e.vl)]} + IbCredits::kHeaders;
             left -= size;
             if (left <= 0) at = static_cast<std::uint8_t>((at + 1) % n);
             a.high_sent = high && low_ready != 0 ? a.high_sent + size : 0;

@@ -80,6 +80,9 @@ void PacketNetwork::init() {
     rto_ = roce.retransmit_timeout;
     setup_roce();
     setup_infiniband();
+    // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
+    // class (roce_nic.cpp), with or without congestion control.
+    if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
     setup_watchdog();
 }
 
@@ -417,6 +420,14 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     pump(sim, from);  // the port it left has been free since it finished sending it
     if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
+    // A NIC takes every frame from the fabric into its receive buffer first (PFC on RoCE,
+    // pfc.cpp); each way out below drains it. A switch's MMU takes what it forwards, last.
+    LinkFlowControl* const fc = ports_[from].fc;
+    if (ports_[from].from_fabric && fc != nullptr &&
+        !fc->on_ingress(sim, queue_of(from, packets_[packet].prio), Bytes{packets_[packet].bytes})) {
+        lose(sim, packet);
+        return;
+    }
     if (packets_[packet].type != kData) {
         if (packets_[packet].type != kCnpFrame &&
             packets_[packet].generation != generation_bits(messages_[packets_[packet].message].generation)) {
@@ -462,7 +473,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
     }
     const Packet& pk = packets_[packet];
-    if (LinkFlowControl* fc = ports_[from].fc; fc != nullptr && !fc->on_ingress(sim, queue_of(from, pk.prio), Bytes{pk.bytes})) {
+    if (!ports_[from].from_fabric && fc != nullptr && !fc->on_ingress(sim, queue_of(from, pk.prio), Bytes{pk.bytes})) {
         lose(sim, packet);  // lossless: the message will not complete; lossy: go-back-N sends it again
         return;
     }

@@ -381,10 +381,13 @@ private:
     std::unique_ptr<congestion::CongestionControl> make_ib_cc(Bandwidth line) const;
     congestion::IbCcParams ib_cc_params(Bandwidth line) const;
     Bandwidth ib_cc_floor(Bandwidth line) const;
+    // NIC QPs run congestion control (DCQCN, or IB CC): else they go at the port's pace.
+    bool congestion_controlled() const { return ib_ ? fecn_ != nullptr : dcqcn_; }
     // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
     Bandwidth cc_floor(Bandwidth line) const;
     void mark_fecn(std::uint32_t q, Packet& packet);
-    // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port.
+    // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port,
+    // VL v's next packet being head_bytes_[v] bytes.
     std::uint32_t arbitrate(Port& p, std::uint32_t port, std::uint32_t ready);
     // The flow (5-tuple) of packet `seq` of a message: its part's QP (packet_count.hpp).
     static std::uint32_t part_of(const MessageState& m, std::uint64_t seq) { return qp_part_of(seq, m.packets, m.qps); }
@@ -434,6 +437,9 @@ private:
     }
     // The queue whose head the port starts next, and when; kNone when none may.
     std::uint32_t pick(std::uint32_t port, Time& start);
+    // The class a multi-class port serves among those ready: strict priority, DWRR or VL
+    // arbitration (queue_scheduler.cpp). Reads head_bytes_.
+    std::uint32_t serve(Port& p, std::uint32_t port, std::uint32_t ready, std::uint32_t last, std::uint32_t held);
     // Commits what the port can send by `now` (back-dated to when it fell free).
     void pump(Simulator& sim, std::uint32_t port);
     void commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start);
@@ -465,6 +471,7 @@ private:
     static constexpr std::uint8_t kNoClass = 0xFF;
     std::uint8_t strict_ = 0;                 // classes served strictly (bit c)
     std::array<std::int64_t, kMaxClasses> quantum_{};  // DWRR bytes per round, by class
+    std::array<std::uint32_t, kMaxClasses> head_bytes_{};  // scratch of serve(): each ready class's next packet
     std::uint8_t data_prio_ = 0;              // the data class of messages that name none
     std::uint8_t control_prio_ = 0;           // CNPs, ACKs and NAKs
     std::unique_ptr<Pfc> pfc_;

@@ -54,6 +54,30 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
                                          node.name, reserved.count(), node.ports.size(), node.buffer.count()));
         b.shared = node.buffer - reserved;
     }
+    // A NIC's receive buffer (docs/models/pfc.md, "The NIC's receive buffer"): the port's one
+    // lossless buffer, with the link's headroom at its top, as the mlx5 driver carves it.
+    for (std::uint32_t n = 0; n < topology.nodes().size(); ++n) {
+        const Node& node = topology.nodes()[n];
+        if (!receives_from_fabric(node)) continue;
+        buffers_[n].nic = true;
+        buffers_[n].total = node.buffer;
+        for (const Port& port : node.ports) {
+            const Link& link = topology.link(port.link);
+            if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
+            const DirectedLink in{port.link, link.a == NodeId{n}};
+            const Bytes headroom = roce.pfc.headroom ? *roce.pfc.headroom
+                                                     : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
+                ingress_[q].at = NodeId{n};
+                if (lossless(q)) ingress_[q].headroom = headroom;
+            }
+            if (pfc_ && headroom + nic_xon_delta(mtu) >= node.buffer)
+                throw ModelError(fmt::format("NIC {}: its receive buffer ({} B) holds no more than the PFC headroom of its "
+                                             "link ({} B) and an MTU frame",
+                                             node.name, node.buffer.count(), headroom.count()));
+        }
+    }
+    nic_xon_delta_ = nic_xon_delta(mtu);
     quanta_.resize(layout.first.size() - 1);
     // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
@@ -63,7 +87,31 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
     }
 }
 
-bool Pfc::applies_to(DirectedLink link) const { return is_fabric_switch(topology_.node(topology_.target(link)).kind); }
+bool Pfc::receives_from_fabric(const Node& node) {
+    return (node.kind == NodeKind::nic || node.kind == NodeKind::storage_nic) && node.buffer > Bytes::zero();
+}
+
+bool Pfc::applies_to(DirectedLink link) const {
+    const Node& to = topology_.node(topology_.target(link));
+    return is_fabric_switch(to.kind) ||
+           (receives_from_fabric(to) && is_fabric_switch(topology_.node(topology_.source(link)).kind));
+}
+
+Bytes Pfc::nic_xon_delta(Bytes mtu) { return roce_frame_on_wire(mtu); }
+
+// XOFF of queue q's ingress: the switch's reserved space plus its dynamic (or static) XOFF;
+// a NIC's buffer less the link's headroom (mlx5 port_buffer.c: xoff = size - headroom).
+Bytes Pfc::threshold(std::uint32_t q) const {
+    const Ingress& ing = ingress_[q];
+    const Buffer& b = buffers_[ing.at.value()];
+    if (b.nic) return b.total > ing.headroom ? b.total - ing.headroom : Bytes::zero();
+    return roce_.mmu.reserved_per_queue + xoff(ing.at);
+}
+
+// XON: a switch resumes xon_delta below XOFF; a NIC one MTU frame below (mlx5: xon = xoff - mtu).
+Bytes Pfc::xon(std::uint32_t q, Bytes threshold) const {
+    return xon_threshold(threshold, buffers_[ingress_[q].at.value()].nic ? nic_xon_delta_ : roce_.pfc.xon_delta);
+}
 
 Bytes Pfc::xoff(NodeId at) const {
     if (roce_.pfc.xoff) return *roce_.pfc.xoff;
@@ -76,7 +124,7 @@ bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes size) {
     Ingress& ing = ingress_[q];
     const NodeId at = ing.at;
     Buffer& b = buffers_[at.value()];
-    const Bytes threshold = roce_.mmu.reserved_per_queue + xoff(at);
+    const Bytes threshold = this->threshold(q);
     if (!lossless(q)) {
         // Lossy: tail drop at the same dynamic threshold, or when the buffer is full.
         if (b.used + size > b.total || ing.bytes + size > threshold) {
@@ -100,13 +148,11 @@ bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes size) {
 
 void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
     Ingress& ing = ingress_[q];
-    const NodeId at = ing.at;
-    Buffer& b = buffers_[at.value()];
+    Buffer& b = buffers_[ing.at.value()];
     ing.bytes -= size;
     b.used -= size;
     if (!ing.pausing) return;
-    const Bytes threshold = roce_.mmu.reserved_per_queue + xoff(at);
-    if (ing.bytes <= xon_threshold(threshold, roce_.pfc.xon_delta)) {
+    if (ing.bytes <= xon(q, threshold(q))) {
         ing.pausing = false;
         send_pause(sim, q, false);
     }

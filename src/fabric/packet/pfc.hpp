@@ -29,6 +29,7 @@ public:
     Pfc(const Topology& topology, const QueueLayout& layout, const scenario::RoceSpec& roce, Bytes mtu,
         FlowControlHost& host);
 
+    // Links into a fabric switch, and from a fabric switch into a NIC with a receive buffer.
     bool applies_to(DirectedLink link) const;
     // Paused: only what started before the pause. Resumed since: not inside the last pause.
     bool may_send(std::uint32_t q, Bytes, Time& start) override {
@@ -78,13 +79,18 @@ private:
         Time refresh_at;
     };
     struct Buffer {
+        bool nic = false;                // a NIC's receive buffer: static XOFF, no shared pool
         Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
         Bytes used = Bytes::zero();
         Bytes total = Bytes::zero();
     };
 
     bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
+    static bool receives_from_fabric(const Node& node);
+    static Bytes nic_xon_delta(Bytes mtu);
     Bytes xoff(NodeId at) const;
+    Bytes threshold(std::uint32_t q) const;
+    Bytes xon(std::uint32_t q, Bytes threshold) const;
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
     void on_pause(Simulator& sim, std::uint32_t q, bool pause);
     void resume(Simulator& sim, std::uint32_t q);
@@ -99,6 +105,7 @@ private:
     std::vector<Ingress> ingress_;       // by queue
     std::vector<Buffer> buffers_;        // by node
     std::vector<Time> quanta_;           // by port: 0xFFFF x 512 bit times at its rate
+    Bytes nic_xon_delta_ = Bytes::zero();
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
 };
 

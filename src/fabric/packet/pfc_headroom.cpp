@@ -92,6 +92,26 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
     if (std::find(reserving.begin(), reserving.end(), roce.control_priority) == reserving.end())
         reserving.push_back(roce.control_priority);
     const auto queues = static_cast<std::int64_t>(reserving.size());
+    // A NIC's receive buffer holds its link's headroom and an MTU frame below it (pfc.cpp).
+    for (const Node& node : topology.nodes()) {
+        if (!pfc || (node.kind != NodeKind::nic && node.kind != NodeKind::storage_nic) || node.buffer <= Bytes::zero())
+            continue;
+        for (const Port& port : node.ports) {
+            const Link& link = topology.link(port.link);
+            if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
+            const Bytes h = roce.pfc.headroom ? *roce.pfc.headroom
+                                              : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            if (h + roce_frame_on_wire(mtu) < node.buffer) continue;
+            ConfigIssue issue;
+            issue.key_path = node.kind == NodeKind::nic ? "cluster.server.nic.receive_buffer"
+                                                        : "cluster.server.storage_nic.receive_buffer";
+            issue.message = fmt::format("NIC {}: its receive buffer of {} must hold more than the PFC headroom of its {} "
+                                        "{} link ({}) and one {} frame; give it a larger receive_buffer",
+                                        node.name, to_string(node.buffer), to_string(link.length),
+                                        to_string(link.bandwidth), to_string(h), to_string(roce_frame_on_wire(mtu)));
+            throw ConfigError(std::move(issue));
+        }
+    }
     for (const Node& node : topology.nodes()) {
         if (!is_fabric_switch(node.kind)) continue;
         Bytes headroom = Bytes::zero(), largest = Bytes::zero();

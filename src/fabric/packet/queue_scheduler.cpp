@@ -32,35 +32,49 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
     }
     Time t0 = Time::max();
     std::uint32_t ready = 0;  // bit c: queue c's head may start at t0
+    std::uint32_t last = 0;   // bit c: queue c's head is its last packet
     for (std::uint32_t bits = p.backlog; bits != 0; bits &= bits - 1) {
         const auto c = static_cast<std::uint32_t>(__builtin_ctz(bits));
-        const Packet& head = packets_[queues_[p.first + c].fifo.head];
+        const Queue& q = queues_[p.first + c];
+        const Packet& head = packets_[q.fifo.head];
         Time s = std::max(p.free_at, head.ready);
         if (s > t0 || (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, s)) || s > t0) continue;
         if (s < t0) {
             t0 = s;
             ready = 0;
+            last = 0;
         }
         ready |= 1u << c;
+        head_bytes_[c] = head.bytes;
+        if (q.fifo.head == q.fifo.tail) last |= 1u << c;
     }
     if (ready == 0) return kNone;
     start = t0;
-    if (ib_) return p.first + arbitrate(p, port, ready);
+    return p.first + serve(p, port, ready, last, p.backlog);
+}
+
+// The class a multi-class port serves among `ready` (bit c: class c's head, head_bytes_[c]
+// bytes, may start at the moment chosen). `last` (bit c): that head is the class's last
+// packet; `held` (bit c): the class holds packets. Shared by switch ports and NIC uplinks,
+// whose classes hold QPs (roce_nic.cpp).
+std::uint32_t PacketNetwork::serve(Port& p, std::uint32_t port, std::uint32_t ready, std::uint32_t last,
+                                   std::uint32_t held) {
+    if (ib_) return arbitrate(p, port, ready);
     if (const std::uint32_t strict = ready & strict_; strict != 0)
-        return p.first + static_cast<std::uint32_t>(31 - __builtin_clz(strict));
+        return static_cast<std::uint32_t>(31 - __builtin_clz(strict));
     // DWRR among the ready queues; a pass over all of them adds at least one quantum to each,
     // and a quantum is at least an MTU, so this ends within two passes.
     for (;;) {
         const std::uint32_t c = p.rr;
         Queue& q = queues_[p.first + c];
         if ((ready >> c) & 1u) {
-            const std::int64_t size = packets_[q.fifo.head].bytes;
+            const std::int64_t size = head_bytes_[c];
             if (q.deficit >= size) {
                 q.deficit -= size;
-                if (q.fifo.head == q.fifo.tail) q.deficit = 0;  // it empties: no credit kept
-                return p.first + c;
+                if ((last >> c) & 1u) q.deficit = 0;  // it empties: no credit kept
+                return c;
             }
-        } else if (q.fifo.empty()) {
+        } else if (((held >> c) & 1u) == 0) {
             q.deficit = 0;
         }
         p.rr = static_cast<std::uint8_t>((c + 1) % p.classes);

@@ -21,6 +21,7 @@
 #include "core/time_limits.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -62,11 +63,10 @@ void PacketNetwork::setup_roce() {
         }
     }
     dcqcn_ = roce.dcqcn.enabled;
-    if (dcqcn_) pace_nic_uplinks();
 }
 
-// Every NIC -> fabric switch port serves per-QP queues at each QP's congestion-control rate
-// (DCQCN on RoCE, IB CC on InfiniBand).
+// Every NIC -> fabric switch port serves per-QP queues, by class, each QP at its congestion-
+// control rate (DCQCN on RoCE, IB CC on InfiniBand) or, without one, as fast as the port goes.
 void PacketNetwork::pace_nic_uplinks() {
     for (std::uint32_t i = 0; i < ports_.size(); ++i) {
         const DirectedLink d = DirectedLink::from_index(i);
@@ -78,6 +78,8 @@ void PacketNetwork::pace_nic_uplinks() {
 }
 
 std::unique_ptr<congestion::CongestionControl> PacketNetwork::make_cc(Bandwidth line, Time& cnp_interval) const {
+    cnp_interval = Time::zero();
+    if (!congestion_controlled()) return nullptr;  // the QP goes at the port's pace
     if (ib_) {
         cnp_interval = Time::zero();  // InfiniBand: a BECN for every FECN
         return make_ib_cc(line);
@@ -119,7 +121,7 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
     // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
     // congestion control first catches up on the timer events it missed, in order, as the
     // CongestionControl contract allows.
-    if (q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
+    if (q.cc != nullptr && q.queue.empty() && q.cc->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
     push(q.queue, packet);
     ++q.queued;
     if (!q.listed) {
@@ -130,30 +132,48 @@ void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t p
 }
 
 // Like pump(), for a NIC uplink: frames in the port's own queues (CNPs, ACKs) go first when
-// they are there; else, of the QPs with a packet whose priority is not paused, the one that
-// may start first goes (round robin among equals); a QP held back by its rate wakes the port
-// when it may go.
+// they are there; else the port arbitrates among the traffic classes (802.1Q priorities or
+// InfiniBand VLs) as a switch port does (serve(), queue_scheduler.cpp), each class offering
+// its QP whose next packet may start first (round robin among equals), skipping QPs whose
+// priority is paused; a QP held back by its rate wakes the port when it may go.
 void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
     if (ports_[port].fault != kPortUp) return;  // down (packet_faults.cpp)
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
-        std::uint32_t best = kNone;
-        std::size_t best_pos = 0;
-        Time best_start = Time::max();
+        // Per class: its candidate QP (its position in `active`) and when that may start.
+        std::array<std::uint32_t, kMaxClasses> cand{};
+        std::array<Time, kMaxClasses> cand_start;
+        cand_start.fill(Time::max());
+        std::array<std::uint32_t, kMaxClasses> last_packets{};  // packets the class holds, up to 2
+        std::uint32_t held = 0;
         const std::size_t n = p.active.size();
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t pos = (p.round_robin + i) % n;
             const Qp& q = qps_[p.active[pos]];
+            const std::uint32_t c = queue_of(port, q.prio) - p.first;
+            held |= 1u << c;
+            last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + std::min<std::uint32_t>(2, q.queued));
             const Packet& head = packets_[q.queue.head];
             Time start = std::max({p.free_at, head.ready, q.next_send});
-            if (start >= best_start) continue;
-            if (p.fc != nullptr && !p.fc->may_send(queue_of(port, q.prio), Bytes{head.bytes}, start))
+            if (start >= cand_start[c]) continue;
+            if (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, start))
                 continue;  // PFC holds its priority
-            if (start >= best_start) continue;
-            best_start = start;
-            best = p.active[pos];
-            best_pos = pos;
+            if (start >= cand_start[c]) continue;
+            cand_start[c] = start;
+            cand[c] = static_cast<std::uint32_t>(pos);
+        }
+        Time best_start = Time::max();
+        std::uint32_t ready = 0, last = 0;
+        for (std::uint32_t c = 0; c < p.classes; ++c) {
+            if (cand_start[c] > best_start || cand_start[c] == Time::max()) continue;
+            if (cand_start[c] < best_start) {
+                best_start = cand_start[c];
+                ready = 0;
+                last = 0;
+            }
+            ready |= 1u << c;
+            if (last_packets[c] == 1) last |= 1u << c;
         }
         // A message that starts at the NIC itself (a SHARP part up to the leaf) queues in the
         // port's own queues, as at any unpaced port.
@@ -164,7 +184,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             commit(sim, port, dequeue(port, own), own_start);
             continue;
         }
-        if (best == kNone) return;
+        if (ready == 0) return;
         if (best_start > now) {
             if (p.wake_at != best_start) {
                 p.wake_at = best_start;
@@ -172,6 +192,16 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
             }
             return;
         }
+        std::uint32_t c = static_cast<std::uint32_t>(__builtin_ctz(ready));
+        if ((ready & (ready - 1)) != 0) {  // several classes may go: the port's scheduler chooses
+            for (std::uint32_t bits = ready; bits != 0; bits &= bits - 1) {
+                const auto r = static_cast<std::uint32_t>(__builtin_ctz(bits));
+                head_bytes_[r] = packets_[qps_[p.active[cand[r]]].queue.head].bytes;
+            }
+            c = serve(p, port, ready, last, held | p.backlog);
+        }
+        const std::size_t best_pos = cand[c];
+        const std::uint32_t best = p.active[best_pos];
         Qp& q = qps_[best];
         const std::uint32_t k = pop(q.queue);
         --q.queued;
@@ -187,6 +217,11 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         }
         const Bytes size{packets_[k].bytes};
         commit(sim, port, k, best_start);
+        if (q.cc == nullptr) {  // no congestion control: the port's pace alone
+            q.next_send = best_start;
+            if (q.source_waits && q.queued <= kNicPullWindow / 2) resume_source(sim, best);
+            continue;
+        }
         // Pace in wire bytes: the payload at the link's efficiency.
         const Link& link = topology_.link(DirectedLink::from_index(port).link);
         const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
@@ -224,6 +259,7 @@ void PacketNetwork::resume_source(Simulator& sim, std::uint32_t qp) {
 // timer. The object's clock never goes back, though a send may be back-dated.
 void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size) {
     Qp& q = qps_[qp];
+    if (q.cc == nullptr) return;  // a QP without congestion control
     const Time t = std::max(q.last_call, sim.now());
     q.last_call = t;
     switch (why) {
@@ -243,6 +279,7 @@ void PacketNetwork::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes
 
 void PacketNetwork::arm_timer(Simulator& sim, std::uint32_t qp) {
     Qp& q = qps_[qp];
+    if (q.cc == nullptr) return;
     const Time next = q.cc->next_timer();
     if (next == Time::max() || q.queue.empty()) return;  // idle QPs catch up when data returns
     const Time at = std::max(next, sim.now());
@@ -264,8 +301,9 @@ void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet) {
 }
 
 void PacketNetwork::on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq) {
-    if (m.qp == kNone) return;  // its NIC does not run DCQCN
+    if (m.qp == kNone) return;  // not through a NIC uplink
     const std::uint32_t qp = m.qp + part_of(m, seq);
+    if (qps_[qp].cc == nullptr) return;  // its NIC runs no congestion control
     if (!qps_[qp].pacer.on_marked_packet(sim.now())) return;
     ++(ib_ ? becns_ : cnps_);
     send_control(sim, nic, kCnpFrame, qp, 0);
