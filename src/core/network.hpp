@@ -140,10 +140,10 @@ public:
     // Per-QP rate series, when the model has QPs and was asked to record them.
     virtual std::vector<QpRateSeries> qp_rates() const { return {}; }
 
-    // Checks the model's invariants (DESIGN §7) and throws ModelError naming the first one
-    // broken: no drop on a lossless class, no link above capacity, every byte sent delivered,
-    // dropped or in flight. Cheap enough for the end of every run; `fabricsim run --check` (and
-    // a debug build) also calls it during the run, between events.
+    // Checks the model's invariants and throws ModelError naming the first one broken: no drop
+    // on a lossless class, no link above capacity, every byte sent delivered, dropped or in
+    // flight. Cheap enough for the end of every run; `fabricsim run --check` (and a debug
+    // build) also calls it during the run, between events.
     virtual void check_invariants(Time /*now*/) const {}
 
     // A new, idle α–β model of the same cluster, on which `algorithm: auto` runs each candidate

@@ -1,7 +1,7 @@
 // Sums of simulated times that can pass the end of time. Time is int64 picoseconds, so the
 // clock ends at Time::max() (about 106.75 days); a timer, a delay or a serialisation at a
 // tiny rate taken from the input can each fit and still add up past it, and a plain `+` then
-// wraps to a time far in the past (DESIGN §3: every quantity exact, or an error).
+// wraps to a time far in the past: every quantity is exact, or an error.
 //
 //   saturating_add(t, d)   t + d, or Time::max() ("never") past the end: for timers whose
 //                          period may be as long as the input allows — they simply never come
