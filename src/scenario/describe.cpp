@@ -29,7 +29,6 @@ Value simulation(const SimulationSpec& s) {
 
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
 
-std::string_view name_of(Technology t) { return t == Technology::infiniband ? "infiniband" : "roce"; }
 
 std::string_view name_of(TopologyKind t) {
     switch (t) {
@@ -41,16 +40,6 @@ std::string_view name_of(TopologyKind t) {
     return "leaf-spine";
 }
 
-std::string_view name_of(RoutingKind r) {
-    switch (r) {
-        case RoutingKind::automatic: return "auto";
-        case RoutingKind::ecmp: return "ecmp";
-        case RoutingKind::adaptive: return "adaptive";
-        case RoutingKind::spray: return "spray";
-        case RoutingKind::static_: return "static";
-    }
-    return "auto";
-}
 
 // A preset's name first when there is one: read back, the preset loads and every key given
 // here overrides it with the same value.
@@ -223,6 +212,19 @@ Value seed(std::uint64_t s) {
 }
 
 }  // namespace
+
+std::string_view name_of(Technology t) { return t == Technology::infiniband ? "infiniband" : "roce"; }
+
+std::string_view name_of(RoutingKind r) {
+    switch (r) {
+        case RoutingKind::automatic: return "auto";
+        case RoutingKind::ecmp: return "ecmp";
+        case RoutingKind::adaptive: return "adaptive";
+        case RoutingKind::spray: return "spray";
+        case RoutingKind::static_: return "static";
+    }
+    return "auto";
+}
 
 Value describe(const ScenarioSpec& spec) {
     Value out{Value::Map{

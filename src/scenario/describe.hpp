@@ -12,4 +12,8 @@ namespace fabricsim::scenario {
 
 Value describe(const ScenarioSpec& spec);
 
+// The YAML words of these enums, as describe() prints them and the loader reads them.
+std::string_view name_of(Technology t);
+std::string_view name_of(RoutingKind r);
+
 }  // namespace fabricsim::scenario

@@ -2,6 +2,7 @@
 // model, and the checks that look across the cluster: a switch of the fabric's technology,
 // links no faster than the switch ports or the NICs, an MTU the technology allows, and planes
 // that split every endpoint's NICs evenly.
+#include "scenario/describe.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/validate.hpp"
 
@@ -33,7 +34,6 @@ constexpr Bytes kMaxMtu{9 * 1024};
 constexpr Bytes kMaxIbMtu{4 * 1024};
 
 Technology technology_of(const std::string& s) { return s == "infiniband" ? Technology::infiniband : Technology::roce; }
-std::string_view name_of(Technology t) { return t == Technology::infiniband ? "infiniband" : "roce"; }
 std::string_view switch_kind(Technology t) {
     return t == Technology::infiniband ? "an InfiniBand switch" : "an Ethernet (RoCE) switch";
 }
@@ -334,20 +334,9 @@ void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issu
     };
     const FabricSpec& f = c.fabric;
     const FabricSpec& s = c.storage_fabric.fabric;
-    unhonoured("technology", s.technology != f.technology, "technology",
-               f.technology == Technology::infiniband ? "infiniband" : "roce");
+    unhonoured("technology", s.technology != f.technology, "technology", std::string(name_of(f.technology)));
     unhonoured("mtu", s.mtu != f.mtu, "MTU", to_string(f.mtu));
-    const auto routing = [](RoutingKind r) -> std::string_view {
-        switch (r) {
-            case RoutingKind::automatic: return "auto";
-            case RoutingKind::ecmp: return "ecmp";
-            case RoutingKind::adaptive: return "adaptive";
-            case RoutingKind::spray: return "spray";
-            case RoutingKind::static_: return "static";
-        }
-        return "?";
-    };
-    unhonoured("routing", s.routing != f.routing, "routing", std::string(routing(f.routing)));
+    unhonoured("routing", s.routing != f.routing, "routing", std::string(name_of(f.routing)));
 }
 
 }  // namespace fabricsim::scenario
