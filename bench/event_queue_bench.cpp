@@ -8,7 +8,7 @@
 //         pre-filled uniformly over one period, as N ports with staggered phases would be
 //
 // Each case runs on fabricsim::EventQueue and on std::priority_queue keyed on (time, seq), the
-// baseline DESIGN §3 asks the bucketed queue to beat. Increments come from xorshift64 and, for
+// baseline docs/ARCHITECTURE.md asks the bucketed queue to beat. Increments come from xorshift64 and, for
 // exp, a 4096-point inverse-CDF table with linear interpolation (the last segment, beyond the
 // 4095/4096 quantile, is uniform over two means): a few ns of integer work, the same for both
 // queues, instead of a log() per hold. Each case warms up with 2N holds before timing, so the

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
                                                 "diameter and latency");
     add_scenario_options(*topo_cmd, topo.scenario);
     topo_cmd->add_option("--variant", topo.variant, "Only this variant (default: all)");
-    topo_cmd->add_flag("--json", topo.json, "Print JSON (DESIGN §6 keys) instead of text");
+    topo_cmd->add_flag("--json", topo.json, "Print JSON (the keys README.md lists under \"Using it\") instead of text");
     topo_cmd->add_option("--dot", topo.dot_file, "Write a GraphViz file (one per variant when there are several)");
     topo_cmd->add_flag("--dot-servers", topo.dot_servers, "In the GraphViz file, draw each server's GPUs, switches and NICs");
 

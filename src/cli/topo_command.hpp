@@ -1,7 +1,7 @@
 // `fabricsim topo x.yaml [--set k=v]... [--variant NAME] [--dot FILE] [--dot-servers] [--json]`:
 // builds every variant's topology and prints its summary (fabric/topology_summary.hpp).
 //
-// Text: one block per variant. JSON: one object whose top-level keys are the DESIGN §6
+// Text: one block per variant. JSON: one object whose top-level keys are the README.md's "Using it"
 // figures of the first variant (or of --variant), with "variant" naming it, and "variants"
 // holding every printed variant's object, so a one-variant scenario reads as
 // `jq .bisection_bandwidth_bps` and a comparison as `jq '.variants[].diameter_hops'`.

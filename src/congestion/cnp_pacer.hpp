@@ -1,7 +1,7 @@
 // DCQCN notification point pacing: the receiving NIC sends a CNP for a queue pair when an
 // ECN-marked packet of it arrives, at most once per `cnp_interval` (Zhu et al., SIGCOMM 2015,
 // §3.1: 50 us). Interval zero sends a CNP for every marked packet (the NIC-style setting of
-// the HPCC ns-3 model; shared/reference/models.md). One object per QP, plain data.
+// the HPCC ns-3 model; `docs/REFERENCES.md`). One object per QP, plain data.
 #pragma once
 
 #include "core/units.hpp"

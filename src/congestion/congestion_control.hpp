@@ -1,4 +1,4 @@
-// The congestion-control interface of a queue pair (DESIGN §4 "Congestion control").
+// The congestion-control interface of a queue pair (docs/models/ "Congestion control").
 //
 // An object of this interface is a pure state machine, one per queue pair: the NIC tells it
 // what happened (an ACK, a CNP, bytes put on the wire, a timer it asked for fell due) and

@@ -3,7 +3,7 @@
 // Sources: Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015,
 // §3.1 (the algorithm; "paper" below) and the NIC-style variant (after Mellanox ConnectX-4
 // and later) as the HPCC ns-3 model runs it (`run.py --cc dcqcn`), restated in
-// shared/reference/models.md. Parameters and their sources: docs/models/dcqcn.md.
+// `docs/REFERENCES.md`. Parameters and their sources: docs/models/dcqcn.md.
 //
 // State: current rate R_C, target rate R_T, congestion estimate alpha in [0, 1], and the
 // number of rate-increase events since the last cut (timer count T, byte count BC).
@@ -42,7 +42,7 @@
 //   (1/256 is exact); (1-g)*alpha = a - floor(a*g_q / 2^32). Decay therefore rounds alpha up by
 //   under 2^-32 per step and stops at a < 2^32/g_q (about 6e-8 for g = 1/256).
 //
-// The object never touches the event queue (DESIGN §4): the NIC asks next_timer() and calls
+// The object never touches the event queue (docs/models/): the NIC asks next_timer() and calls
 // on_timer(). Once R_C = R_T = line rate, alpha has stopped moving and the increase stage is
 // past F, every timer event would change nothing, so the object stops asking for timers until
 // the next CNP (then the periods resume on their original grid): an idle QP costs no events.

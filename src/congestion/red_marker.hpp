@@ -1,5 +1,5 @@
-// ECN marking at a switch egress queue, RED style (DESIGN §4 "Ethernet switch"; the
-// `EcnMarker` of DESIGN §2). Decided when a packet is dequeued, on the queue it leaves behind
+// ECN marking at a switch egress queue, RED style (docs/models/ "Ethernet switch"; the
+// `EcnMarker` of docs/ARCHITECTURE.md). Decided when a packet is dequeued, on the queue it leaves behind
 // it, with the marking probability
 //
 //     p(q) = 0                              q <= Kmin
@@ -7,9 +7,9 @@
 //            1                              q > Kmax
 //
 // as in DCQCN (Zhu et al., SIGCOMM 2015, §3.1 and §5) and the HPCC ns-3 model; see
-// shared/reference/models.md and docs/models/dcqcn.md.
+// `docs/REFERENCES.md` and docs/models/dcqcn.md.
 //
-// The random draw comes from the caller (the switch's per-port RNG stream, DESIGN §3), so the
+// The random draw comes from the caller (the switch's per-port RNG stream, docs/ARCHITECTURE.md), so the
 // marker holds no RNG and one seed gives one marking sequence.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The Network interface: what a workload sees of a fabric model (DESIGN §1).
+// The Network interface: what a workload sees of a fabric model (docs/ARCHITECTURE.md).
 //
 // A workload hands the network Messages, rank to rank; the network calls the listener when
 // the last byte has arrived. Which model carries them (ideal, packet, flow) the workload never
@@ -68,7 +68,7 @@ protected:
     ~DeliveryListener() = default;
 };
 
-// Fabric counters in the DESIGN §6 names; a model fills what it models and leaves the rest 0.
+// Fabric counters in the README.md's "Using it" names; a model fills what it models and leaves the rest 0.
 struct FabricCounters {
     std::int64_t drops = 0;
     std::int64_t lossless_drops = 0;

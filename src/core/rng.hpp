@@ -2,7 +2,7 @@
 //
 // Standard-library distributions are not specified bit-for-bit, so the same seed could give
 // other numbers with another library; these few draws are written out here so a run is
-// bit-identical on any machine (DESIGN §3).
+// bit-identical on any machine (docs/ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The simulator: the event queue, the clock, named random streams, the metrics registry and
-// the run's own cost. Passed by reference to whatever needs it; never global (DESIGN §3).
+// the run's own cost. Passed by reference to whatever needs it; never global (docs/ARCHITECTURE.md).
 //
 //   Simulator sim(seed);
 //   sim.at(t, target, arg);        // target.on_event(sim, arg) runs at time t
@@ -20,7 +20,7 @@
 
 namespace fabricsim {
 
-// What a run cost: the figures DESIGN §8 asks every benchmark to report.
+// What a run cost: the figures docs/BENCHMARKS.md asks every benchmark to report.
 struct RunCost {
     std::uint64_t events = 0;
     double wall_s = 0;

@@ -1,7 +1,7 @@
 // Strong unit types of the engine: Time (integer picoseconds), Bytes, Bandwidth (bits/s) and
 // Length (millimetres, for cables).
 //
-// DESIGN §3: no double seconds inside the engine. Conversions to and from text happen once,
+// docs/ARCHITECTURE.md: no double seconds inside the engine. Conversions to and from text happen once,
 // at the edges (src/scenario/ parses, units_format.hpp prints); conversions to floating-point
 // seconds happen only in reports (Time::seconds()).
 //
@@ -127,7 +127,7 @@ inline Time transmit_time(Bytes size, Bandwidth rate) {
 // Bytes that `rate` moves in `duration`, rounded down (whole bytes only).
 Bytes bytes_in(Time duration, Bandwidth rate);
 
-// Light travels in fibre and copper at about 2/3 c: 5 ns per metre (DESIGN §4).
+// Light travels in fibre and copper at about 2/3 c: 5 ns per metre (docs/models/).
 constexpr Time propagation_delay(Length cable) { return Time::ps(cable.millimetres() * 5); }
 
 namespace literals {

@@ -9,7 +9,7 @@
 // ("hash polarisation"; see e.g. Cisco, "Hash polarization in ECMP", and Zhang et al.,
 // "Hashing Linearity Enables Relative Path Control in Data Centers", ATC'21).
 //
-// Pure integer arithmetic, so the same seed gives the same choices on any machine (DESIGN §3).
+// Pure integer arithmetic, so the same seed gives the same choices on any machine (docs/ARCHITECTURE.md).
 #pragma once
 
 #include <cstddef>

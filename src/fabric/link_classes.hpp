@@ -1,5 +1,5 @@
 // Link classes: what one link of each kind carries, derived from its generation and its packet
-// format (DESIGN §4; the derivations and their sources are in docs/models/links.md).
+// format (docs/models/; the derivations and their sources are in docs/models/links.md).
 //
 // A link class has
 //   bandwidth   the line rate per direction after line encoding (128b/130b, 64b/66b+FEC,

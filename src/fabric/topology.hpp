@@ -1,4 +1,4 @@
-// Topology: the cluster's structure, shared by the packet and the flow models (DESIGN §2).
+// Topology: the cluster's structure, shared by the packet and the flow models (docs/ARCHITECTURE.md).
 //
 // A graph of nodes (GPUs, NVSwitches, PCIe switches, host CPUs, NICs, fabric switches,
 // storage nodes, client hosts) joined by full-duplex links. Every link has a bandwidth per

@@ -1,4 +1,4 @@
-// build_topology: a ClusterSpec becomes the Topology graph (DESIGN §1, docs/models/topology.md).
+// build_topology: a ClusterSpec becomes the Topology graph (docs/ARCHITECTURE.md, docs/models/topology.md).
 //
 // Inside every server (server_builder.cpp):
 //   host CPU ── PCIe ── PCIe switch i ── PCIe ── GPUs and compute NICs (spread evenly: GPU g on

@@ -1,4 +1,4 @@
-// The figures a person planning a cluster asks of a topology (`fabricsim topo`, DESIGN §6):
+// The figures a person planning a cluster asks of a topology (`fabricsim topo`, README.md's "Using it"):
 // counts, links per type, cables and transceivers (the bill of materials), bisection
 // bandwidth, oversubscription per tier, diameter and worst-case zero-load NIC-to-NIC latency.
 //
@@ -14,7 +14,7 @@
 //   latency     the largest, over NIC pairs, of the smallest sum of cable propagation and
 //               switch port-to-port latencies on a path (zero load, no serialisation).
 //
-// Writers: console text, JSON (the DESIGN §6 keys), GraphViz dot.
+// Writers: console text, JSON (the README.md's "Using it" keys), GraphViz dot.
 #pragma once
 
 #include "fabric/topology.hpp"

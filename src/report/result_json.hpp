@@ -1,4 +1,4 @@
-// result.json (DESIGN §6): a contract for scripts. Names may be added, never renamed; times
+// result.json (README.md's "Using it"): a contract for scripts. Names may be added, never renamed; times
 // in seconds, sizes in bytes, rates in bytes/s unless the name says otherwise.
 #pragma once
 

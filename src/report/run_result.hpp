@@ -1,5 +1,5 @@
 // RunResult: what one `fabricsim run` produced, per variant, in engine units. The writers
-// (result_json, result_csv, summary_table) turn it into the DESIGN §6 outputs; only they
+// (result_json, result_csv, summary_table) turn it into the README.md's "Using it" outputs; only they
 // convert Time to seconds.
 #pragma once
 

@@ -1,4 +1,4 @@
-// result.json's "training" part: DESIGN §6's object for the first job (zeros without one),
+// result.json's "training" part: README.md's "Using it"'s object for the first job (zeros without one),
 // plus every job under "jobs". Internal to src/report/.
 #pragma once
 

@@ -1,7 +1,7 @@
 // cluster.infiniband: how an InfiniBand fabric shares its links between virtual lanes (SL->VL
 // mapping, VL arbitration), keeps them lossless (credits per VL) and reacts to congestion (IB
 // CC, IBA Annex A10). Plain structs; every default is a member initialiser with its source
-// (docs/models/infiniband.md). A RoCE fabric reads, checks and ignores the section (DESIGN §5).
+// (docs/models/infiniband.md). A RoCE fabric reads, checks and ignores the section (docs/SCENARIO.md).
 //
 // `auto` values are std::nullopt and are worked out later from the link they apply to:
 // vl_buffer from the cable's round trip plus a margin, the CC table from the link rate and MTU
@@ -67,7 +67,7 @@ struct CctEntrySpec {
 // is the one declaration: `validate --print` shows these, docs/SCENARIO.md lists them, and a
 // test (tests/scenario/test_infiniband_spec.cpp) holds the two together.
 struct IbCongestionControlSpec {
-    bool enabled = true;                                // DESIGN §5: "IB CC on"
+    bool enabled = true;                                // docs/SCENARIO.md: "IB CC on"
     Bytes threshold = Bytes{8 * 1024};                  // queue per port/VL above which packets are marked
     int marking_rate = 10;                              // Mellanox CC manager marking_rate 0xa
     bool victim_mask = false;                           // IBA A10 Victim_Mask, every switch port's bit:
@@ -86,7 +86,7 @@ struct IbCongestionControlSpec {
 inline constexpr int kIbAutoCctiLimit = 127;
 
 struct InfinibandSpec {
-    int virtual_lanes = 2;                              // data VLs, DESIGN §5
+    int virtual_lanes = 2;                              // data VLs, docs/SCENARIO.md
     std::optional<Bytes> vl_buffer;                     // credit buffer per VL per port; auto
     Time credit_update_period = Time::zero();           // flow-control packets at most this often
                                                         // per VL; 0: one as each packet frees its blocks

@@ -1,4 +1,4 @@
-// Collecting every problem in the input before reporting (DESIGN §3: a user fixes a file in
+// Collecting every problem in the input before reporting (docs/ARCHITECTURE.md: a user fixes a file in
 // one pass, not one error per run), and the key-path spelling the messages use:
 // cluster.server.gpus, workload[1].transfer.to.
 #pragma once

@@ -1,4 +1,4 @@
-// Presets: named, reviewed parameter sets in configs/<folder>/<name>.yaml (DESIGN §2),
+// Presets: named, reviewed parameter sets in configs/<folder>/<name>.yaml (docs/ARCHITECTURE.md),
 // searched in LoadOptions::config_dirs in order. The keys that take them ("slots"):
 //
 //   cluster.server                                  servers/

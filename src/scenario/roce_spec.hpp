@@ -2,12 +2,12 @@
 // RED at the egress queue), reacts to it (DCQCN at the sender NIC) and shares the switch
 // buffer (the MMU's dynamic threshold). Plain structs; every default is in a member
 // initialiser with its source. The packet model reads them; an InfiniBand fabric ignores the
-// section (DESIGN §5).
+// section (docs/SCENARIO.md).
 //
 // `auto` values are std::nullopt here and are worked out later from the link they apply to:
 // PFC headroom and XOFF by src/fabric/packet/pfc_headroom.hpp (docs/models/pfc.md), ECN
 // Kmin/Kmax by ecn_kmin_auto()/ecn_kmax_auto() below. DCQCN overrides left unset take the
-// preset's value, which the congestion-control code owns (DESIGN §4).
+// preset's value, which the congestion-control code owns (docs/models/).
 #pragma once
 
 #include "core/units.hpp"
@@ -23,7 +23,7 @@ namespace fabricsim::scenario {
 struct PfcSpec {
     bool enabled = true;
     // The lossless priorities (YAML `priority: 3` or `priority: [3, 4]`); the first is the data
-    // class of messages that name none. DESIGN §5 "RoCE runs PFC on priority 3" (the usual
+    // class of messages that name none. docs/SCENARIO.md "RoCE runs PFC on priority 3" (the usual
     // RoCE lossless priority in NVIDIA's and Microsoft's guides).
     std::vector<int> priorities{3};
     std::optional<Bytes> headroom;        // per port and priority; nullopt = auto: the 802.1Qbb
@@ -31,14 +31,14 @@ struct PfcSpec {
     std::optional<Bytes> xoff;            // static XOFF threshold; nullopt = auto: the MMU's dynamic
                                           // threshold, mmu.alpha x free buffer
     Bytes xon_delta = Bytes{3 * 1024};    // XON = XOFF - xon_delta; HPCC ns-3 model, switch-mmu.cc
-                                          // resume_offset = 3 * 1024 (shared/reference/models.md)
+                                          // resume_offset = 3 * 1024 (`docs/REFERENCES.md`)
     std::optional<Time> watchdog;         // nullopt = off; else the time a queue may stay paused
                                           // before the watchdog drops its traffic (Guo et al., SIGCOMM'16)
     bool operator==(const PfcSpec&) const = default;
 };
 
 // cluster.roce.ecn: RED marking at the egress queue, p = 0 below Kmin, rising linearly to
-// pmax at Kmax, 1 above (shared/reference/models.md, "ECN marking").
+// pmax at Kmax, 1 above (`docs/REFERENCES.md`, "ECN marking").
 struct EcnSpec {
     bool enabled = true;
     std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (link / 25 Gb/s)
@@ -55,11 +55,11 @@ constexpr Bytes ecn_kmax_auto(Bandwidth link) { return Bytes{link.bits_per_secon
 enum class DcqcnPreset { nic, paper };
 
 // cluster.roce.dcqcn: the reaction point at the sender NIC (Zhu et al., SIGCOMM'15). Names
-// follow the literature and the ns-3 RDMA configs (DESIGN §4); every override is optional and
-// an unset one takes the preset's value (docs/models/dcqcn.md, shared/reference/models.md).
+// follow the literature and the ns-3 RDMA configs (docs/models/); every override is optional and
+// an unset one takes the preset's value (docs/models/dcqcn.md, `docs/REFERENCES.md`).
 struct DcqcnSpec {
     bool enabled = true;
-    DcqcnPreset preset = DcqcnPreset::nic;           // DESIGN §5 "DCQCN nic preset"
+    DcqcnPreset preset = DcqcnPreset::nic;           // docs/SCENARIO.md "DCQCN nic preset"
     std::optional<double> g;                          // alpha gain, in (0, 1]
     std::optional<Bandwidth> rate_ai;                 // additive increase R_AI
     std::optional<Bandwidth> rate_hai;                // hyper increase R_HAI
@@ -76,7 +76,7 @@ struct DcqcnSpec {
 
 // cluster.roce.mmu: the switch's shared buffer.
 struct MmuSpec {
-    double alpha = 0.125;                 // dynamic threshold alpha = 1/8 (DESIGN §5; HPCC ns-3
+    double alpha = 0.125;                 // dynamic threshold alpha = 1/8 (docs/SCENARIO.md; HPCC ns-3
                                           // model: XOFF = free buffer >> 3, models.md)
     Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
     bool operator==(const MmuSpec&) const = default;
@@ -107,7 +107,7 @@ struct RoceSpec {
     // Go-back-N retransmission timeout (lossy mode): 4.096 us x 2^18 = 1.074 s, the IBA local
     // ACK timeout formula (IBA Vol. 1 §9.7.6.1.3) at NCCL_IB_TIMEOUT's default of 18.
     Time retransmit_timeout = Time::ns(4096) * (std::int64_t{1} << 18);
-    bool lossless = true;                 // false: lossy mode, drops and go-back-N (DESIGN §4);
+    bool lossless = true;                 // false: lossy mode, drops and go-back-N (docs/models/);
                                           // PFC is then off whatever pfc.enabled says
     bool operator==(const RoceSpec&) const = default;
 };

@@ -1,7 +1,7 @@
 // ScenarioSpec: the plain structs a scenario file becomes. Every default lives here, in the
 // member initialisers, and `fabricsim validate --print` shows them.
 //
-// Only keys whose models exist are part of the schema (DESIGN §5): the topology, packet,
+// Only keys whose models exist are part of the schema (docs/SCENARIO.md): the topology, packet,
 // flow and workloads issues add their sections here and in the loader, nowhere else.
 #pragma once
 
@@ -25,7 +25,7 @@ namespace fabricsim::scenario {
 enum class NetworkModel { ideal, packet };
 
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
-// the slower endpoint NIC, with no contention (DESIGN §1).
+// the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).
 struct IdealNetworkSpec {
     Time latency = Time::us(2);  // NIC-to-NIC one-way latency of a small RDMA write across a
                           // two-tier fabric, order of magnitude (docs/models/ideal.md)
@@ -34,7 +34,7 @@ struct IdealNetworkSpec {
 
 // simulation.packet: the packet-level model (docs/models/packet.md). The fabric MTU is
 // cluster.fabric.mtu; inside a server data moves in segments that carry the efficiency of the
-// small NVLink/PCIe wire packets, so large collectives are not billions of events (DESIGN §4).
+// small NVLink/PCIe wire packets, so large collectives are not billions of events (docs/models/).
 struct PacketSimSpec {
     Bytes segment = Bytes{64 * 1024};
     // No packet moving for this long while some wait is a deadlock: the run stops with the
@@ -132,7 +132,7 @@ struct FabricSpec {
     Bandwidth link_speed;          // zero = the NIC's line rate
     SwitchSpec switch_spec;        // YAML key: switch
     Ratio oversubscription;
-    Length cable_length = Length::m(5);          // server to leaf: inside a rack (DESIGN §5)
+    Length cable_length = Length::m(5);          // server to leaf: inside a rack (docs/SCENARIO.md)
     Length uplink_cable_length = Length::m(30);  // between switch tiers
     Bytes mtu = Bytes{4096};
     RoutingKind routing = RoutingKind::automatic;

@@ -1,5 +1,5 @@
 // `- training: {...}` workload entries: a training job described by its model, batch, GPU and
-// parallelism (DESIGN §4), turned into one iteration's compute and communication by
+// parallelism (docs/models/), turned into one iteration's compute and communication by
 // src/workloads/training.cpp. The model and its formulas: docs/models/training.md.
 //
 //   - training:

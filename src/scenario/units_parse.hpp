@@ -1,4 +1,4 @@
-// Text → unit types, exactly (DESIGN §3, §5): "2.5us" is 2'500'000 ps, "1.5KiB" is 1536 B.
+// Text → unit types, exactly (docs/ARCHITECTURE.md; docs/SCENARIO.md): "2.5us" is 2'500'000 ps, "1.5KiB" is 1536 B.
 //
 //   value := digits [ "." digits ] [ " " ] unit        (a bare "0" is zero for Time and Bytes)
 //

@@ -1,5 +1,5 @@
 // `- collective: all_reduce` entries: the op is the kind key's value and the parameters sit
-// beside it (algorithm, size or sizes, ranks, iterations, channels, root), as in DESIGN §5.
+// beside it (algorithm, size or sizes, ranks, iterations, channels, root), as in docs/SCENARIO.md.
 #include "scenario/field_readers.hpp"
 #include "scenario/input_limits.hpp"
 #include "scenario/units_parse.hpp"

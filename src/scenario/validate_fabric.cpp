@@ -26,7 +26,7 @@ constexpr std::int64_t kMaxPlanes = 64;
 constexpr std::int64_t kMaxStorageNodes = 1'000'000;
 constexpr std::int64_t kMaxNicsPerNode = 1'024;
 
-// MTU, as payload bytes per packet (DESIGN §5). Ethernet jumbo frames carry up to 9 KiB; an
+// MTU, as payload bytes per packet (docs/SCENARIO.md). Ethernet jumbo frames carry up to 9 KiB; an
 // InfiniBand path MTU is one of the powers of two from 256 B to 4 KiB (IBA Vol. 1, the
 // PMTU encodings 1..5); RoCE uses the same RDMA MTUs but the Ethernet range is accepted here.
 constexpr Bytes kMinMtu{256};

@@ -1,4 +1,4 @@
-// Collectives as NCCL runs them, as send ops in an OpGraph (DESIGN §4, docs/models/collectives.md).
+// Collectives as NCCL runs them, as send ops in an OpGraph (docs/models/, docs/models/collectives.md).
 //
 // A collective of S bytes over n ranks is split across c channels (each its own ring or tree,
 // leaving a server through its own NIC), and each channel's share into messages of at most
@@ -47,7 +47,7 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
                               const RankLayout& layout, const Network* network = nullptr,
                               Bytes message_bytes = kMessageBytes);
 
-// nccl-tests' bus-bandwidth factor: busbw = algbw × factor (shared/reference/models.md).
+// nccl-tests' bus-bandwidth factor: busbw = algbw × factor (`docs/REFERENCES.md`).
 double bus_factor(scenario::CollectiveOp op, int ranks);
 
 std::string_view to_string(scenario::CollectiveOp op);

@@ -1,4 +1,4 @@
-// OpGraph: a workload as operations and dependencies, independent of any network (DESIGN §1).
+// OpGraph: a workload as operations and dependencies, independent of any network (docs/ARCHITECTURE.md).
 //
 // Ops are grouped by the workload entry that made them (a transfer, later a collective or a
 // training job). An op may start when (a) every op it depends on has finished, (b) the entry

@@ -25,7 +25,7 @@ constexpr double kGiBAt400G = 0.02147483648;
 constexpr double kLatency = 2e-6;
 }  // namespace
 
-TEST_CASE("fabricsim run writes result.json with the DESIGN §6 fields and closed-form times", "[cli]") {
+TEST_CASE("fabricsim run writes result.json with the fields README.md lists and closed-form times", "[cli]") {
     TempDir out("run");
     const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --out " + out.path().string());
     REQUIRE(r.exit_code == 0);

@@ -1,5 +1,5 @@
 // RED ECN marking at egress (src/congestion/red_marker.hpp); values from
-// shared/reference/models.md (HPCC ns-3 run.py, NIC-style scaling).
+// `docs/REFERENCES.md` (HPCC ns-3 run.py, NIC-style scaling).
 #include <catch2/catch.hpp>
 
 #include "congestion/red_marker.hpp"

@@ -1,4 +1,4 @@
-// `fabricsim topo` on the shipped topology scenario, in-process: the JSON keys of DESIGN §6
+// `fabricsim topo` on the shipped topology scenario, in-process: the JSON keys of README.md's "Using it"
 // with numbers from the closed forms in the scenario's header, and exit 2 for a fabric that
 // cannot be built.
 #include <catch2/catch.hpp>
@@ -30,7 +30,7 @@ cli::TopoArgs args(std::vector<std::string> sets = {}) {
 
 }  // namespace
 
-TEST_CASE("topo --json: 32 HGX H100 on Spectrum-4 leaf-spine - the DESIGN keys and their closed forms", "[cli][topo]") {
+TEST_CASE("topo --json: 32 HGX H100 on Spectrum-4 leaf-spine - the result keys and their closed forms", "[cli][topo]") {
     const Json j = Json::parse(cli::topo_output(args()));
     CHECK(j["schema_version"] == 1);
     CHECK(j["scenario"] == "topology-h100-leaf-spine");

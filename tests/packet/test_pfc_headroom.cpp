@@ -1,6 +1,6 @@
 // PFC headroom and thresholds (src/fabric/packet/pfc_headroom.hpp, docs/models/pfc.md),
 // against the IEEE 802.1Qbb worst-case decomposition and the figures in
-// shared/reference/models.md. Expected totals are the sums of the published per-term bit
+// `docs/REFERENCES.md`. Expected totals are the sums of the published per-term bit
 // times, worked out by hand in the comments.
 #include "fabric/packet/pfc_headroom.hpp"
 
@@ -85,7 +85,7 @@ TEST_CASE("400G headroom is the sum of the published 400G delays", "[pfc][headro
     CHECK(h.cable == Bytes{50'000});
     CHECK(h.response == Bytes{57'920});
     CHECK(h.total() == Bytes{239'240});
-    // The DESIGN defaults: 5 m inside a rack, 30 m between tiers.
+    // The defaults (docs/SCENARIO.md): 5 m inside a rack, 30 m between tiers.
     CHECK(pfc_headroom(roce_headroom_inputs(400_Gbps, 5_m, 4_KiB)).total() == Bytes{239'240 - 47'500});
     CHECK(pfc_headroom(roce_headroom_inputs(400_Gbps, 30_m, 4_KiB)).total() == Bytes{239'240 - 35'000});
     // 9216-byte frames instead: 2 x (9236 - 4178) more.

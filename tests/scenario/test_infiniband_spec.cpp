@@ -1,4 +1,4 @@
-// cluster.infiniband: defaults from infiniband_spec.hpp (DESIGN §5 and the sources in
+// cluster.infiniband: defaults from infiniband_spec.hpp (docs/SCENARIO.md and the sources in
 // docs/models/infiniband.md), every key read, `auto` kept unset, the maps that follow
 // virtual_lanes, the printed section, and the errors with their place, key, found and expected.
 #include "core/units_format.hpp"
@@ -39,7 +39,7 @@ std::vector<VlWeight> weights(std::initializer_list<std::pair<int, int>> entries
 TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB CC on", "[loader][infiniband]") {
     const InfinibandSpec ib = infiniband_of("");
     CHECK(ib == InfinibandSpec{});
-    CHECK(ib.virtual_lanes == 2);                        // DESIGN §5
+    CHECK(ib.virtual_lanes == 2);                        // docs/SCENARIO.md
     CHECK_FALSE(ib.vl_buffer.has_value());               // auto: the cable's round trip plus a margin
     CHECK(ib.credit_update_period == Time::zero());      // a flow-control packet per freed packet
     CHECK(ib.sl_to_vl == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1});  // SL mod 2
@@ -113,7 +113,7 @@ TEST_CASE("every key of cluster.infiniband is read into the spec", "[loader][inf
     CHECK(two.vl_arbitration.high.empty());
     CHECK(two.vl_arbitration.low == weights({{0, 4}, {1, 4}}));
 
-    // RoCE accepts the section (DESIGN §5: one file holds both designs).
+    // RoCE accepts the section (docs/SCENARIO.md: one file holds both designs).
     const ClusterSpec& roce = loaded.variants[3].spec.cluster;
     CHECK(roce.fabric.technology == Technology::roce);
     CHECK(roce.infiniband == ib);

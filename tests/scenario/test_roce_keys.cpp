@@ -1,4 +1,4 @@
-// cluster.roce: defaults from roce_spec.hpp (DESIGN §5), every key read, `auto` kept unset,
+// cluster.roce: defaults from roce_spec.hpp (docs/SCENARIO.md), every key read, `auto` kept unset,
 // the printed section, and the checks across keys. The broken files are in
 // tests/scenario/bad/roce-*.yaml (run by test_loader.cpp).
 #include "core/units_format.hpp"
@@ -99,14 +99,14 @@ TEST_CASE("every key of cluster.roce is read into the spec", "[loader][roce]") {
     CHECK_FALSE(lossy.pfc.watchdog.has_value());
     CHECK_FALSE(lossy.ecn.kmax.has_value());
 
-    // InfiniBand accepts the section (DESIGN §5: one file holds both designs).
+    // InfiniBand accepts the section (docs/SCENARIO.md: one file holds both designs).
     const ClusterSpec& ib = loaded.variants[3].spec.cluster;
     CHECK(ib.fabric.technology == Technology::infiniband);
     CHECK(ib.roce == r);
 }
 
 TEST_CASE("auto ECN thresholds are 100KB and 400KB per 25Gbps of link", "[loader][roce]") {
-    // shared/reference/models.md: 400 KB / 1600 KB at 100G (HPCC ns-3 run.py).
+    // `docs/REFERENCES.md`: 400 KB / 1600 KB at 100G (HPCC ns-3 run.py).
     CHECK(ecn_kmin_auto(25_Gbps) == 100_KB);
     CHECK(ecn_kmax_auto(25_Gbps) == 400_KB);
     CHECK(ecn_kmin_auto(100_Gbps) == 400_KB);

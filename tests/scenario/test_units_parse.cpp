@@ -1,4 +1,4 @@
-// The units grammar of DESIGN §5: every unit and prefix, exact decimal fractions, the
+// The units grammar of docs/SCENARIO.md: every unit and prefix, exact decimal fractions, the
 // whole-unit rule, overflow, and the messages a user sees for each kind of mistake.
 #include "core/units_format.hpp"
 #include "scenario/units_parse.hpp"

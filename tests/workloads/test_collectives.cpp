@@ -1,4 +1,4 @@
-// Collectives on the ideal network against their α–β closed forms (shared/reference/models.md):
+// Collectives on the ideal network against their α–β closed forms (`docs/REFERENCES.md`):
 // α = the network's latency, B = the endpoint bandwidth.
 #include <catch2/catch.hpp>
 

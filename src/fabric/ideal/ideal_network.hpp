@@ -1,4 +1,4 @@
-// The ideal network: an analytical model for tests and quick estimates (DESIGN §1,
+// The ideal network: an analytical model for tests and quick estimates (docs/ARCHITECTURE.md,
 // `simulation.model: ideal`, docs/models/ideal.md).
 //
 // The fabric itself has infinite capacity; only the endpoints serialise. A message of S bytes

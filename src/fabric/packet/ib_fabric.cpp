@@ -1,4 +1,4 @@
-// InfiniBand in the packet model (docs/models/infiniband.md; DESIGN §4 "InfiniBand switch").
+// InfiniBand in the packet model (docs/models/infiniband.md; docs/models/ "InfiniBand switch").
 //
 // Every fabric port has one queue per data VL (cluster.infiniband.virtual_lanes); a message's
 // service level (its workload `priority:`, SL 0 by default) picks its VL by the sl_to_vl table,

@@ -1,4 +1,4 @@
-// Link-level flow control in the packet model (DESIGN §2, §4): how the sender on a link knows
+// Link-level flow control in the packet model (docs/ARCHITECTURE.md; docs/models/): how the sender on a link knows
 // the receiver has room, one scheme per link. Two implement it: PFC with the Ethernet switch's
 // shared-buffer MMU (pfc.hpp, RoCE fabric links) and credits (credits.hpp, NVLink, NVSwitch
 // and PCIe; InfiniBand's per-VL credits build on the same code).

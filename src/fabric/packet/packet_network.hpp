@@ -1,4 +1,4 @@
-// The packet-level network (DESIGN §1, §4; docs/models/packet.md): messages cut into MTU
+// The packet-level network (docs/ARCHITECTURE.md; docs/models/; docs/models/packet.md): messages cut into MTU
 // packets on the fabric and into segments inside a server, forwarded hop by hop over the
 // Topology along the Routing's choices, through one FIFO per egress port.
 //
@@ -62,7 +62,7 @@ namespace fabricsim::fabric {
 
 struct PacketModelSpec {
     Bytes mtu = Bytes{4096};              // payload per packet on fabric links
-    Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (DESIGN §4)
+    Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (docs/models/)
     scenario::Technology technology = scenario::Technology::roce;
     scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
     scenario::InfinibandSpec infiniband;  // VLs, credits, IB CC (InfiniBand only)

@@ -17,7 +17,7 @@ namespace {
 using i128 = __int128;
 
 // IEEE 802.3 worst cases in bit times, as restated (with the Cisco Press chapter on lossless
-// Ethernet) in shared/reference/models.md and docs/models/pfc.md. The 400G interface delay has
+// Ethernet) in `docs/REFERENCES.md` and docs/models/pfc.md. The 400G interface delay has
 // no published figure we could check: it keeps 100G's 122880 bit times as a time (1.2288 us),
 // i.e. 491520 bit times at 400G (estimate).
 struct Published {

@@ -2,7 +2,7 @@
 // needs to stay lossless, and the XOFF/XON thresholds of the shared buffer.
 //
 // Headroom absorbs everything that can still arrive after the receiver decides to pause,
-// the IEEE 802.1Qbb worst case (restated in shared/reference/models.md, "PFC"):
+// the IEEE 802.1Qbb worst case (restated in `docs/REFERENCES.md`, "PFC"):
 //
 //   headroom = frame_in_flight   a max frame this port has just started; the pause waits for it
 //            + pause_frame       the 64-byte PFC frame itself (84 bytes on the wire)
