@@ -55,9 +55,8 @@ struct Estimate {
 };
 
 // The candidate run alone on a new tuning model: first send to last delivery.
-Time scratch_time(const Network& network, const scenario::CollectiveSpec& spec, CollectiveAlgorithm algorithm,
+Time scratch_time(std::unique_ptr<Network> model, const scenario::CollectiveSpec& spec, CollectiveAlgorithm algorithm,
                   Bytes size, const RankLayout& layout, Bytes message_bytes) {
-    std::unique_ptr<Network> model = network.tuning_model();
     scenario::CollectiveSpec one = spec;
     one.algorithm = algorithm;
     one.sizes = {size};
@@ -131,10 +130,13 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
         if (!spans && network->offers(o, group)) e.push_back({CollectiveAlgorithm::nvls, intra.alpha + S * intra.beta});
     }
     // With a tuning model each candidate's estimate is its run there (replacing the closed form).
-    const bool ran = network->tuning_model() != nullptr;
-    if (ran)
-        for (Estimate& c : e)
-            c.ps = static_cast<double>(scratch_time(*network, spec, c.algorithm, size, layout, message_bytes).picoseconds());
+    std::unique_ptr<Network> model = network->tuning_model();
+    const bool ran = model != nullptr;
+    for (std::size_t i = 0; ran && i < e.size(); ++i) {  // each candidate on a new, idle model
+        if (i > 0) model = network->tuning_model();
+        e[i].ps = static_cast<double>(
+            scratch_time(std::move(model), spec, e[i].algorithm, size, layout, message_bytes).picoseconds());
+    }
     std::stable_sort(e.begin(), e.end(), [](const Estimate& a, const Estimate& b) { return a.ps < b.ps; });
     const auto time = [](double ps) { return to_string(Time::ps(static_cast<std::int64_t>(std::llround(ps)))); };
     std::string others;
