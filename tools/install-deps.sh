@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev              # result.json
   catch2                          # tests (Catch2 v2)
   libbenchmark-dev                # micro-benchmarks in bench/
+  chromium                        # headless: the HTML report's check and tools/screenshot.sh
 )
 
 missing=()

@@ -1,5 +1,7 @@
 // fabricsim: the command line. The only place that prints errors and chooses exit codes.
 #include "cli/commands.hpp"
+#include "cli/compare_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/topo_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -15,6 +17,8 @@ constexpr const char* kExamples = R"(Examples:
   fabricsim run scenarios/quickstart.yaml --set cluster.fabric.cable_length=100m --seed 3 --out /tmp/qs
   fabricsim validate scenarios/quickstart.yaml --print
   fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
+  fabricsim plan scenarios/topology-h100-leaf-spine.yaml --gpus 256,1024
+  fabricsim compare scenarios/incast-roce-vs-ib.yaml --html /tmp/incast.html
 
 Exit codes: 0 ok (every variant complete and sound), 2 bad input (or an --out that cannot be
 written), 3 a result that is not complete and sound (work unfinished, lossless drops, a broken
@@ -72,6 +76,34 @@ int main(int argc, char** argv) {
     topo_cmd->add_option("--dot", topo.dot_file, "Write a GraphViz file (one per variant when there are several)");
     topo_cmd->add_flag("--dot-servers", topo.dot_servers, "In the GraphViz file, draw each server's GPUs, switches and NICs");
 
+    PlanArgs plan;
+    auto* plan_cmd = app.add_subcommand("plan", "Capacity plan of each variant: bill of materials, power, cost, buffer "
+                                                "checks and the workload's performance side by side");
+    add_scenario_options(*plan_cmd, plan.scenario);
+    plan_cmd->add_option("--variant", plan.variants, "Only this variant (repeatable; default: all)")
+        ->allow_extra_args(false);
+    plan_cmd->add_option("--gpus", plan.gpus, "Plan at these sizes, e.g. 1024,2048,4096 (scales cluster.servers)");
+    plan_cmd->add_option("--model", plan.model, "Run the workload on this model: ideal (default), packet or none");
+    plan_cmd->add_option("--prices", plan.prices, "Price table (default: configs/prices/default.yaml)");
+    plan_cmd->add_option("--run-up-to", plan.run_up_to, "Run the workload only on designs of at most this many GPUs "
+                                                        "(default 4096)")
+        ->check(CLI::PositiveNumber);
+    plan_cmd->add_flag("--json", plan.json, "Print JSON instead of text");
+    plan_cmd->add_flag("--quiet,-q", plan.quiet, "No progress lines on stderr");
+
+    CompareArgs compare;
+    auto* compare_cmd = app.add_subcommand("compare", "Run every variant of one or more scenarios and set them side by "
+                                                      "side in one table (console, --markdown, --html)");
+    compare_cmd->add_option("scenarios", compare.files, "Scenario YAML files")->required()->check(CLI::ExistingFile);
+    compare_cmd->add_option("--set", compare.sets, "Override a key in every scenario: --set key.path=value (repeatable)")
+        ->take_all();
+    compare_cmd->add_option("--seed", compare.seed, "Random seed (overrides the scenarios' seeds)");
+    compare_cmd->add_option("-j,--jobs", compare.jobs, "Variants to run at once (default: one per core)")
+        ->check(CLI::NonNegativeNumber);
+    compare_cmd->add_option("--markdown", compare.markdown, "Also write the table as Markdown to this file");
+    compare_cmd->add_option("--html", compare.html, "Also write a self-contained HTML report with plots to this file");
+    compare_cmd->add_flag("--quiet,-q", compare.quiet, "Print only problems");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
@@ -85,6 +117,8 @@ int main(int argc, char** argv) {
         if (*run_cmd) return run_command(run);
         if (*validate_cmd) return validate_command(validate, print);
         if (*topo_cmd) return topo_command(topo);
+        if (*plan_cmd) return plan_command(plan);
+        if (*compare_cmd) return compare_command(compare);
     } catch (const std::exception& e) {
         const Failure failure = describe_failure(e);
         fmt::print(stderr, "{}", failure.text);

@@ -1,6 +1,8 @@
 #include "report/summary_metrics.hpp"
 
 #include "core/units_format.hpp"
+#include "report/display_units.hpp"
+#include "report/scenario_value.hpp"
 
 #include <fmt/format.h>
 
@@ -34,10 +36,14 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back(time_metric("simulated_s", "simulated until", v.makespan));
     }
     m.push_back(count_metric("unfinished_ops", "unfinished ops", v.unfinished_ops));
-    m.push_back(count_metric("flows", "flows", flows.count));
-    m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
-    m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));
-    m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, fmt::format("{:.3f}", flows.slowdown_p99)});
+    // Flows are the transfer and traffic entries: a run of collectives or training has none, and
+    // "flows 0, FCT p50 0ps" would say nothing (issue #15).
+    if (!v.transfers.empty()) {
+        m.push_back(count_metric("flows", "flows", flows.count));
+        m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
+        m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));
+        m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, fmt::format("{:.3f}", flows.slowdown_p99)});
+    }
     for (const auto& c : v.collectives) {
         const std::string what = fmt::format("{} {}", c.name, to_string(c.bytes));
         const std::string key = fmt::format("{}_{}", c.name, c.bytes.count());
@@ -64,17 +70,25 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back({t.name + "_tflops_per_gpu", t.name + " TFLOP/s per GPU", t.tflops_per_gpu(),
                      fmt::format("{:.1f}", t.tflops_per_gpu())});
     }
-    m.push_back(count_metric("drops", "drops", v.fabric.drops));
-    m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
-    m.push_back(time_metric("paused_time_s", "paused time", v.fabric.paused_time));
-    m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));
-    m.push_back(count_metric("cnps", "CNPs", v.fabric.cnps));
-    // InfiniBand's side of the same story: credit stalls for pauses, FECN/BECN for ECN/CNP.
-    m.push_back(time_metric("credit_stall_time_s", "credit stall time", v.fabric.credit_stall_time));
-    m.push_back(count_metric("fecn_marks", "FECN marks", v.fabric.fecn_marks));
-    m.push_back(count_metric("becns", "BECNs", v.fabric.becns));
-    m.push_back({"max_queue_bytes", "max queue", static_cast<double>(v.fabric.max_queue.count()),
-                 to_string(v.fabric.max_queue)});
+    // The fabric's counters where they can be non-zero: the packet model counts them (the ideal
+    // model has no queues), PFC and ECN on RoCE, credits and FECN/BECN on InfiniBand.
+    if (v.model == "packet") {
+        const bool ib = text_at(v.scenario, "cluster.fabric.technology") == "infiniband";
+        m.push_back(count_metric("drops", "drops", v.fabric.drops));
+        if (!ib) {
+            m.push_back(count_metric("pfc_pauses_sent", "PFC pauses sent", v.fabric.pfc_pauses_sent));
+            m.push_back(time_metric("paused_time_s", "paused time", v.fabric.paused_time));
+            m.push_back(count_metric("ecn_marks", "ECN marks", v.fabric.ecn_marks));
+            m.push_back(count_metric("cnps", "CNPs", v.fabric.cnps));
+        } else {
+            // InfiniBand's side of the same story: credit stalls for pauses, FECN/BECN for ECN/CNP.
+            m.push_back(time_metric("credit_stall_time_s", "credit stall time", v.fabric.credit_stall_time));
+            m.push_back(count_metric("fecn_marks", "FECN marks", v.fabric.fecn_marks));
+            m.push_back(count_metric("becns", "BECNs", v.fabric.becns));
+        }
+        m.push_back({"max_queue_bytes", "max queue", static_cast<double>(v.fabric.max_queue.count()),
+                     human(v.fabric.max_queue)});
+    }
     m.push_back(count_metric("events", "events", static_cast<std::int64_t>(v.cost.events)));
     m.push_back({"wall_s", "wall time", v.cost.wall_s, fmt::format("{:.3f}s", v.cost.wall_s)});
     m.push_back({"events_per_s", "events/s", v.cost.events_per_s, fmt::format("{:.3g}", v.cost.events_per_s)});

@@ -1,0 +1,25 @@
+// The HTML report of `fabricsim compare` (and `run`, docs/REPORTS.md): one self-contained file
+// (no network fetch: the charting library, D3 3.5.17 from Debian's libjs-d3, is inlined) with
+// the comparison table and SVG plots drawn by D3:
+//   busbw against message size (nccl-tests' axes: size in bytes, log scale; busbw in GB/s),
+//   FCT CDF (µs, log scale) and slowdown against flow size,
+//   iteration-time breakdown bars (compute, bubble, exposed comm per dimension, ms),
+//   link utilisation per tier (mean over the ports that carried traffic, %).
+// A plot with no data in any variant is left out; each plot is a <figure id="plot-...">.
+#pragma once
+
+#include "report/comparison.hpp"
+#include "report/run_result.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fabricsim::report {
+
+std::string html_report(const std::string& title, const Comparison& table,
+                        const std::vector<const VariantResult*>& variants, const std::vector<std::string>& names);
+
+// The ids of the plots html_report() draws for these variants, in page order.
+std::vector<std::string> html_plot_ids(const std::vector<const VariantResult*>& variants);
+
+}  // namespace fabricsim::report
