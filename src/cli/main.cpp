@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@ constexpr const char* kExamples = R"(Examples:
   fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
   fabricsim plan scenarios/topology-h100-leaf-spine.yaml --gpus 256,1024
   fabricsim compare scenarios/incast-roce-vs-ib.yaml --html /tmp/incast.html
+  fabricsim sweep scenarios/sweep-oversubscription.yaml --out /tmp/sweep
 
 Exit codes: 0 ok (every variant complete and sound), 2 bad input (or an --out that cannot be
 written), 3 a result that is not complete and sound (work unfinished, lossless drops, a broken
@@ -104,6 +106,19 @@ int main(int argc, char** argv) {
     compare_cmd->add_option("--html", compare.html, "Also write a self-contained HTML report with plots to this file");
     compare_cmd->add_flag("--quiet,-q", compare.quiet, "Print only problems");
 
+    SweepArgs sweep;
+    auto* sweep_cmd = app.add_subcommand("sweep", "Run a scenario's sweep: grid (every point, every variant) into one "
+                                                  "CSV/JSON table and an HTML page of plots");
+    sweep_cmd->add_option("scenario", sweep.scenario.file, "Scenario YAML file with a sweep: section")
+        ->check(CLI::ExistingFile);
+    sweep_cmd->add_option("--set", sweep.scenario.sets, "Override a key at every point (repeatable)")->take_all();
+    sweep_cmd->add_option("--seed", sweep.scenario.seed, "Random seed (overrides the scenario's seed)");
+    sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Runs at once (default: one per core)")->check(CLI::NonNegativeNumber);
+    sweep_cmd->add_option("--out", sweep.out, "Sweep folder (default: results/<name>-sweep); finished points are kept");
+    sweep_cmd->add_option("--emit-slurm", sweep.emit_slurm, "Write a Slurm job array into this folder instead of running");
+    sweep_cmd->add_option("--collect", sweep.collect, "Gather a sweep folder's results into its table");
+    sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "Print only problems");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
@@ -119,6 +134,7 @@ int main(int argc, char** argv) {
         if (*topo_cmd) return topo_command(topo);
         if (*plan_cmd) return plan_command(plan);
         if (*compare_cmd) return compare_command(compare);
+        if (*sweep_cmd) return sweep_command(sweep);
     } catch (const std::exception& e) {
         const Failure failure = describe_failure(e);
         fmt::print(stderr, "{}", failure.text);

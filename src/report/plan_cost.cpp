@@ -55,9 +55,10 @@ PlanCost plan_cost(const BillOfMaterials& bom, const PriceTable& prices) {
         out.any_estimate = out.any_estimate || ((line.unit_price || line.unit_power_w) && line.estimate);
         out.lines.push_back(std::move(line));
     };
-    add("servers", bom.server_preset,
-        fmt::format("servers ({} GPUs{}, NICs included)", bom.gpus, bom.gpu_model.empty() ? std::string() : fmt::format(" {}", bom.gpu_model)),
-        bom.servers, false);
+    const std::string gpus =
+        bom.gpus == 0 ? std::string()
+                      : fmt::format("{} GPUs{}, ", bom.gpus, bom.gpu_model.empty() ? std::string() : fmt::format(" {}", bom.gpu_model));
+    add("servers", bom.server_preset, fmt::format("servers ({}NICs included)", gpus), bom.servers, false);
     for (const SwitchGroup& g : bom.switches)
         add("switches", g.preset, fmt::format("{} {} switches, plane {}", g.fabric, g.tier, g.plane), g.switches, true);
     for (const TransceiverGroup& x : bom.transceivers)
