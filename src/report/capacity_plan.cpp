@@ -78,6 +78,8 @@ std::string design_text(const PlanDesign& d) {
                     fmt::format("{}{} GPUs", b.server_preset.empty() ? "" : b.server_preset + ", ", b.gpus)});
     rows.push_back({"NICs", std::to_string(b.nics), b.nic_preset.empty() ? std::string("compute") : fmt::format("compute, {}", b.nic_preset)});
     if (b.storage_nics > 0) rows.push_back({"storage NICs", std::to_string(b.storage_nics), b.storage_nic_preset});
+    if (b.storage_nodes > 0) rows.push_back({"storage nodes", std::to_string(b.storage_nodes), "not priced"});
+    if (b.clients > 0) rows.push_back({"client hosts", std::to_string(b.clients), "not priced"});
     for (const SwitchGroup& g : b.switches)
         rows.push_back({fmt::format("{} {} switches, plane {}", g.fabric, g.tier, g.plane), std::to_string(g.switches),
                         fmt::format("{}ports {} used, {} spare", g.preset.empty() ? "" : g.preset + ": ", g.ports_used,
@@ -153,6 +155,8 @@ Json json_of(const PlanDesign& d) {
     bom["gpus"] = d.bom.gpus;
     bom["nics"] = d.bom.nics;
     bom["storage_nics"] = d.bom.storage_nics;
+    bom["storage_nodes"] = d.bom.storage_nodes;
+    bom["clients"] = d.bom.clients;
     bom["switches"] = Json::array();
     for (const SwitchGroup& g : d.bom.switches)
         bom["switches"].push_back({{"fabric", g.fabric}, {"tier", g.tier}, {"plane", g.plane}, {"preset", g.preset},
