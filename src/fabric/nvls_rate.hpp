@@ -21,8 +21,8 @@
 // Blackwell, multiplying NVLink bandwidth for NVLS (NVIDIA/nccl src/tuning/nvls.cc,
 // https://github.com/NVIDIA/nccl/blob/master/src/tuning/nvls.cc). We take NCCL's factors.
 // The NVSwitch's reduction ALUs are not what binds: a float sum over 8 GPUs at 275 GB/s algbw
-// is 7 × 275e9 / 4 = 481 GFLOP/s across the 4 NVSwitches, under the 400 GFLOP/s FP32 per switch
-// quoted for third-generation NVSwitch (https://github.com/NVIDIA/nccl/issues/1455).
+// is 7 × 275e9 / 4 = 481 GFLOP/s across the 4 NVSwitches, 120 each, under the 400 GFLOP/s FP32
+// per switch quoted for third-generation NVSwitch (https://github.com/NVIDIA/nccl/issues/1455).
 #pragma once
 
 #include "core/units.hpp"
@@ -34,7 +34,6 @@ namespace fabricsim::fabric {
 // A fraction num/den, so that rates and byte counts scale in integers.
 struct NvlsEfficiency {
     std::int64_t num = 1, den = 1;
-    constexpr double value() const { return static_cast<double>(num) / static_cast<double>(den); }
 };
 
 // NCCL's nvlsEfficiency by NVLink generation (4: Hopper 0.85, 5: Blackwell 0.74); 1 for a
