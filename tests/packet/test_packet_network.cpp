@@ -222,7 +222,9 @@ TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU
     CHECK(wire >= expected_wire - Bytes{4});  // 4 NVSwitches, each share rounded down
     const Bandwidth nvls = links * 17 / 20;
     CHECK(run.measured.time.seconds() == Approx(transmit_time(size + size / 8, nvls).seconds()).epsilon(0.002));
-    // busbw = algbw x 2(n-1)/n: 1.75 / 1.125 x 306 GB/s = 476.0 GB/s (NVIDIA: about 480 measured,
-    // nccl-tests issue 212), above the links' rate.
+    // busbw = algbw x 2(n-1)/n = 1.75 / 1.125 x min(306 GB/s, the NVSwitch ALUs' limit). The
+    // ALUs (4 switches x 400 GFLOP/s FP32, 7 adds per 4-byte element for 8 GPUs) would allow an
+    // algbw of 4 x 400e9 x 4 / 7 = 914 GB/s, S(1+1/8) per GPU at 1029 GB/s: the port binds.
+    // 1.75 / 1.125 x 306 = 476.0 GB/s (NVIDIA: about 480 measured, nccl-tests issue 212).
     CHECK(run.measured.busbw_GBps == Approx(1.75 / 1.125 * 306).epsilon(0.002));
 }
