@@ -65,7 +65,8 @@ struct RunContext {
 // all-reduce of S/g across servers among the ranks with the same local index (rings on their
 // own NIC, or with `sharp` one switch-aggregation group per index), all-gather inside; the
 // inside phases by NVLS when `network` offers it, by `channels` rings otherwise. Pipelined in
-// pieces of g·kMessageBytes. Every server holds the same number g of the group's ranks.
+// pieces of g·kMessageBytes; NVLS with SHARP in NCCL's NVLS pieces, one stage per phase.
+// Every server holds the same number g of the group's ranks.
 void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, Bytes size, int channels, bool sharp,
                              const Network* network);
 

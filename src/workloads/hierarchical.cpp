@@ -9,6 +9,22 @@
 // while piece k+1 is reduce-scattered. A piece moves to its next phase when that phase's
 // previous step is done on every server (a join), which is stricter than NCCL's per-peer
 // flags; with a single piece the time is exactly the sum of the phases' α–β forms.
+//
+// NVLS inside and SHARP across (NCCL's NVLS algorithm on several nodes, which runs CollNet for
+// the network part) is pipelined as NCCL's kernel runs it: each phase is a stage that takes
+// the pieces in order, one at a time, so that piece k's NVLS reduce-scatter, piece k−1's
+// aggregation and piece k−2's NVLS all-gather run at once, each phase at its own pace:
+//
+//   RS_k after RS_{k−1} and X_{k−kWindow};  X_k after RS_k and X_{k−1};  AG_k after X_k and AG_{k−1}
+//
+// (X_{k−kWindow}: NCCL_STEPS = 8 buffer slots between the reduce-scatter and the network).
+// A piece is what NCCL's NVLS channels take in one step together: channels × heads × chunk,
+// with NCCL's 16 NVLS channels on Hopper (NVLS_NCHANNELS_SM90), one head per rail (g), and
+// NCCL's NVLS chunk size: NCCL_NVLS_CHUNKSIZE = 128 KiB, halved to 64, 32 and 16 KiB when the
+// buffer is under 64, 8 and 2 × channels × heads × chunk (NVIDIA/nccl src/transport/nvls.cc,
+// src/enqueue.cc). On an idle fabric with P pieces the time is the fill (one piece through
+// the stages before the slowest) plus P × the slowest stage's time per piece, where the
+// stages that share a port share it (RS and AG both use each GPU's NVLink).
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
 
@@ -86,6 +102,53 @@ void inter_step(Plan& p, Bytes size, OpId after) {
     }
 }
 
+// NCCL's NVLS constants (NVIDIA/nccl src/transport/nvls.cc): channels on Hopper and the
+// default chunk (NCCL_NVLS_CHUNKSIZE).
+constexpr std::int64_t kNvlsChannels = 16;
+constexpr std::int64_t kNvlsChunkBytes = 128 * 1024;
+
+// NCCL's NVLS chunk for a buffer of `bytes` with `concurrent` = channels × heads chunks in
+// flight (src/enqueue.cc, NCCL_ALGO_NVLS).
+std::int64_t nvls_chunk(std::int64_t bytes, std::int64_t concurrent) {
+    std::int64_t chunk = kNvlsChunkBytes;
+    if (bytes < 64 * concurrent * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * concurrent * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * concurrent * chunk && chunk > 16384) chunk = 16384;
+    return chunk;
+}
+
+// Makes every op in [first, graph end) wait for `earlier` (when valid).
+void after_all(OpGraph& graph, std::uint32_t first, OpId earlier) {
+    if (!earlier.valid()) return;
+    for (auto i = first; i < graph.ops().size(); ++i) graph.add_dependency(earlier, OpId{i});
+}
+
+// NVLS reduce-scatter, SHARP, NVLS all-gather as three stages over the pieces (see the top).
+void nvls_sharp_pipeline(Plan& p, Bytes size, RankId first) {
+    OpGraph& graph = p.run.graph;
+    const auto g = static_cast<std::int64_t>(p.servers.front().size());
+    const std::int64_t piece_bytes = kNvlsChannels * g * nvls_chunk(size.count(), kNvlsChannels * g);
+    const std::int64_t pieces = std::max<std::int64_t>(1, (size.count() + piece_bytes - 1) / piece_bytes);
+    std::vector<OpId> rs, x, ag;
+    for (std::int64_t k = 0; k < pieces; ++k) {
+        const Bytes piece = share(size, pieces, k);
+        const auto at = static_cast<std::size_t>(k);
+        auto mark = static_cast<std::uint32_t>(graph.ops().size());
+        intra_step(p, piece, true, p.run.barrier);
+        if (k > 0) after_all(graph, mark, rs[at - 1]);
+        if (k >= kWindow) after_all(graph, mark, x[at - kWindow]);
+        rs.push_back(join(graph, p.run.entry, mark, p.run.barrier, first));
+        mark = static_cast<std::uint32_t>(graph.ops().size());
+        inter_step(p, piece, rs[at]);
+        if (k > 0) after_all(graph, mark, x[at - 1]);
+        x.push_back(join(graph, p.run.entry, mark, rs[at], first));
+        mark = static_cast<std::uint32_t>(graph.ops().size());
+        intra_step(p, piece, false, x[at]);
+        if (k > 0) after_all(graph, mark, ag[at - 1]);
+        ag.push_back(join(graph, p.run.entry, mark, x[at], first));
+    }
+}
+
 }  // namespace
 
 void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, Bytes size, int channels, bool sharp,
@@ -107,6 +170,10 @@ void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, 
                  network->offers(Offload::nvswitch_multicast, members);
 
     const RankId first = group.front();
+    if (p.nvls && p.sharp) {
+        nvls_sharp_pipeline(p, size, first);
+        return;
+    }
     const std::int64_t piece_bytes = static_cast<std::int64_t>(g) * kMessageBytes.count();
     const std::int64_t pieces = std::max<std::int64_t>(1, (size.count() + piece_bytes - 1) / piece_bytes);
     // At most kWindow pieces in flight: piece k starts once piece k − kWindow is reduced

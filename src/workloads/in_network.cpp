@@ -7,6 +7,9 @@
 //   all_reduce      sends S (its part of every slice) + S/n (its reduced slice), receives S/n + S
 //   reduce_scatter  sends S, receives S/n
 //   all_gather      sends S/n, receives S
+// The network decides how fast those bytes move: both models run NVLS at NCCL's nvlsEfficiency
+// of the NVLink payload rate (fabric/nvls_rate.hpp). Across servers, NVLS with SHARP is the
+// pipelined `sharp` algorithm (hierarchical.cpp).
 #include "workloads/collective_algorithms.hpp"
 
 #include "core/errors.hpp"

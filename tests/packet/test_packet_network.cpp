@@ -194,7 +194,7 @@ TEST_CASE("QPs per connection split a message into parts that ECMP spreads over 
     CHECK(uplinks_used(4) >= 2);  // four QPs: four 5-tuples hashed over four spines
 }
 
-TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU's NVLink links", "[packet][nvls]") {
+TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU's NVLink links at 0.85 of their rate", "[packet][nvls]") {
     const auto cluster = hgx(1);
     Forwarding m(cluster);
     const RankId all[8] = {RankId{0}, RankId{1}, RankId{2}, RankId{3}, RankId{4}, RankId{5}, RankId{6}, RankId{7}};
@@ -204,14 +204,27 @@ TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU
     const auto run = run_all_reduce(m, cluster, scenario::CollectiveAlgorithm::nvls, size);
     REQUIRE(run.finished);
     CHECK(m.network.packets_in_flight() == 0);
-    // A GPU's 18 links carry S + S/8 each way at their payload rate (NVLink 0.80 of 450 GB/s).
+    // A GPU's 18 links carry S + S/8 each way at NCCL's nvlsEfficiency (0.85 on NVLink4) of
+    // their payload rate (NVLink 0.80 of 450 GB/s = 360 GB/s): 306 GB/s of NVLS payload. The
+    // links are held for (S + S/8) / 0.85 wire bytes (each switch's share rounded down).
     Bandwidth links = Bandwidth::zero();
+    Bytes wire = Bytes::zero();
     const auto gpu0 = m.topology.rank(RankId{0}).gpu;
     for (std::uint32_t p = 0; p < m.topology.node(gpu0).ports.size(); ++p) {
         const auto d = m.topology.egress(gpu0, p);
-        if (m.topology.link(d.link).type == fabric::LinkType::nvlink) links = links + m.topology.link(d.link).payload_bandwidth();
+        if (m.topology.link(d.link).type != fabric::LinkType::nvlink) continue;
+        links = links + m.topology.link(d.link).payload_bandwidth();
+        wire += m.network.bytes_sent(d);
     }
-    CHECK(run.measured.time.seconds() == Approx(transmit_time(size + size / 8, links).seconds()).epsilon(0.02));
-    // busbw = algbw x 2(n-1)/n: 1.75 / 1.125 of the NVLink payload rate, above the links' rate.
-    CHECK(run.measured.busbw_GBps == Approx(1.75 / 1.125 * links.bits_per_second() / 8e9).epsilon(0.02));
+    CHECK(links == Bandwidth::GBps(360));
+    const Bytes expected_wire{((size + size / 8).count() * 20 + 16) / 17};
+    CHECK(wire <= expected_wire);
+    CHECK(wire >= expected_wire - Bytes{4});  // 4 NVSwitches, each share rounded down
+    const Bandwidth nvls = links * 17 / 20;
+    CHECK(run.measured.time.seconds() == Approx(transmit_time(size + size / 8, nvls).seconds()).epsilon(0.002));
+    // busbw = algbw x 2(n-1)/n = 1.75 / 1.125 x min(306 GB/s, the NVSwitch ALUs' limit). The
+    // ALUs (4 switches x 400 GFLOP/s FP32, 7 adds per 4-byte element for 8 GPUs) would allow an
+    // algbw of 4 x 400e9 x 4 / 7 = 914 GB/s, S(1+1/8) per GPU at 1029 GB/s: the port binds.
+    // 1.75 / 1.125 x 306 = 476.0 GB/s (NVIDIA: about 480 measured, nccl-tests issue 212).
+    CHECK(run.measured.busbw_GBps == Approx(1.75 / 1.125 * 306).epsilon(0.002));
 }

@@ -243,7 +243,8 @@ TEST_CASE("a SHARP all-reduce through the collective layer sends S over g up and
             }
     // The time: never below S/g at a NIC's payload rate, and below the ring's on the same
     // fabric (the ring moves 2(n-1)/n x S/g through every NIC each way, SHARP S/g). 64 MiB:
-    // SHARP busbw 344 GB/s, ring 314 GB/s (the pieces' joins keep both under the NICs' 397).
+    // SHARP busbw 418 GB/s (NVLS at 0.85 of NVLink sets its pace, docs/models/nvls.md), ring
+    // 314 GB/s (the pieces' joins keep it under the NICs' 397).
     const Bandwidth nic_rate = Bandwidth::bps(400'000'000'000LL * 4096 / 4122);
     CHECK(run.measured.time >= transmit_time(size / 8, nic_rate));
     Model ring_model(cluster, sharp_spec(cluster));

@@ -27,6 +27,7 @@ struct Outcome {
     std::size_t sends = 0;
     std::size_t groups = 0;
     Bandwidth nvlink;
+    Bandwidth nvls;  // the rate NVLS moves bytes through a GPU's NVLink
 };
 
 Outcome run(const scenario::ClusterSpec& cluster, scenario::CollectiveSpec spec) {
@@ -46,6 +47,7 @@ Outcome run(const scenario::ClusterSpec& cluster, scenario::CollectiveSpec spec)
     REQUIRE(ex.ops_done() == ex.ops_total());
     o.time = workloads::measure(o.plan, ex.op_timings()).front().time;
     o.nvlink = net.intra_server_bandwidth();
+    o.nvls = net.nvls_bandwidth();
     return o;
 }
 
@@ -93,42 +95,74 @@ TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of
     const double intra = 7 * kAlpha.seconds() + 7.0 / 8 * secs(s, o.nvlink);
     const double inter = 2 * 3 * kAlpha.seconds() + 2.0 * 3 / 4 * secs(Bytes{s.count() / 8}, kB);
     CHECK(o.time.seconds() == Approx(2 * intra + inter).epsilon(1e-6));
-    // With NVLS the inside phases are one NVSwitch operation each: α + S/B.
+    // With NVLS the inside phases are one NVSwitch operation each: α + S/B_NVLS.
     const auto nv = run(hgx(4), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::hierarchical, s));
-    CHECK(nv.time.seconds() == Approx(2 * (kAlpha.seconds() + secs(s, nv.nvlink)) + inter).epsilon(1e-6));
+    CHECK(nv.time.seconds() == Approx(2 * (kAlpha.seconds() + secs(s, nv.nvls)) + inter).epsilon(1e-6));
+}
+
+TEST_CASE("NVLS moves bytes at NCCL's nvlsEfficiency of the NVLink rate: 0.85 on NVLink4, 0.74 on NVLink5", "[collective][nvls]") {
+    // NVIDIA/nccl src/tuning/nvls.cc: nvlsEfficiency Hopper 0.85, Blackwell 0.74.
+    CHECK(run(hgx(1), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, 1_MiB)).nvls.bits_per_second() ==
+          450'000'000'000LL * 8 * 17 / 20);
+    auto b200 = hgx(1);
+    b200.server.nvlink.generation = "nvlink5";
+    b200.server.nvlink.link_bandwidth = 50_GBps;
+    CHECK(run(b200, spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, 1_MiB)).nvls.bits_per_second() ==
+          900'000'000'000LL * 8 * 37 / 50);
 }
 
 TEST_CASE("SHARP all-reduce replaces the inter-server ring by one aggregation of S/g", "[collective][sharp]") {
-    const Bytes s = 4_MiB;
+    // 2 MiB is one piece: NCCL's NVLS chunk falls to 16 KiB below 2 x 16 channels x 8 heads x
+    // 32 KiB = 8 MiB, and a piece is 16 channels x 8 heads x 16 KiB = 2 MiB. The time is the
+    // sum of the three phases: NVLS reduce-scatter, one aggregation per rail, NVLS all-gather.
+    const Bytes s = 2_MiB;
     const auto o = run(hgx(4, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, s));
-    const double intra = kAlpha.seconds() + secs(s, o.nvlink);  // NVLS inside the server
+    const double intra = kAlpha.seconds() + secs(s, o.nvls);  // NVLS inside the server
     const double inter = kAlpha.seconds() + secs(Bytes{s.count() / 8}, kB);
     CHECK(o.time.seconds() == Approx(2 * intra + inter).epsilon(1e-6));
     CHECK(o.groups == 8 + 2 * 4);  // one aggregation per rail; NVLS reduce-scatter and all-gather per server
+    // 4 MiB is two pieces of 2 MiB (chunk still 16 KiB: 4 MiB < 8 MiB): twice the groups, and
+    // faster than the three phases one after the other, since piece 1's reduce-scatter runs
+    // beside piece 0's aggregation.
+    const Bytes s2 = 4_MiB;
+    const auto two = run(hgx(4, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, s2));
+    CHECK(two.groups == 2 * (8 + 2 * 4));
+    const double serial = 2 * (kAlpha.seconds() + secs(s2, o.nvls)) + kAlpha.seconds() + secs(s2 / 8, kB);
+    CHECK(two.time.seconds() < serial);
 }
 
-TEST_CASE("pipelined SHARP with NVLS all-reduce of 1 GiB runs at the NVLink pace of S(1+1/g)", "[collective][sharp]") {
-    // Pieces of 4 MiB overlap: NVLink carries S(1+1/g) per GPU (NVLS reduce-scatter S out,
-    // all-gather S in, plus S/g each way) and each NIC only S/g up and down, so NVLink sets the
-    // pace; the ring needs 2(n-1)/n·S/8 through every NIC.
+TEST_CASE("pipelined SHARP with NVLS all-reduce of 1 GiB: the fill plus S(1+1/g) at the NVLS rate", "[collective][sharp]") {
+    // NCCL's NVLS chunk for 1 GiB is its default 128 KiB (1 GiB is not under 64 x 16 channels
+    // x 8 heads x 128 KiB), so the pieces are P = 16 x 8 x 128 KiB = 16 MiB, 64 of them, taken
+    // in order by three stages: NVLS reduce-scatter (P out of each GPU, P/g in), aggregation
+    // (P/g up and down each NIC), NVLS all-gather (P/g out, P in). The fill is piece 0's
+    // reduce-scatter and aggregation, before any all-gather runs; from then on each GPU's port
+    // carries P + P/g per piece each way (one piece's reduce-scatter beside another's
+    // all-gather) at the NVLS rate, which is slower than the NIC's P/g per piece:
+    //   T = P/B_NVLS + (P/g)/B_NIC + S(1+1/g)/B_NVLS  (+ a few α: within 0.5 %).
     const Bytes s = 1_GiB;
+    const Bytes piece = 16_MiB;
     const auto sharp = run(hgx(4, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, s));
-    CHECK(sharp.time.seconds() == Approx(secs(Bytes{s.count() + s.count() / 8}, sharp.nvlink)).epsilon(0.03));
+    CHECK(sharp.groups == 64 * (8 + 2 * 4));
+    const double fill = secs(piece, sharp.nvls) + secs(Bytes{piece.count() / 8}, kB);
+    CHECK(sharp.time.seconds() == Approx(fill + secs(Bytes{s.count() + s.count() / 8}, sharp.nvls)).epsilon(0.005));
+    // The ring needs 2(n-1)/n·S/8 through every NIC: slower.
     const auto ring = run(hgx(4, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, s, 16));
     CHECK(ring.time.seconds() == Approx(2.0 * 31 / 32 * secs(Bytes{s.count() / 8}, kB)).epsilon(0.03));
+    CHECK(sharp.time < ring.time);
 }
 
 TEST_CASE("NVLS moves S(1+1/n) per GPU for all-reduce and S for reduce-scatter and all-gather", "[collective][nvls]") {
     const Bytes s = 1_GiB;
     const auto ar = run(hgx(1), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, s));
-    CHECK(ar.time.seconds() == Approx(kAlpha.seconds() + secs(Bytes{s.count() + s.count() / 8}, ar.nvlink)).epsilon(1e-9));
+    CHECK(ar.time.seconds() == Approx(kAlpha.seconds() + secs(Bytes{s.count() + s.count() / 8}, ar.nvls)).epsilon(1e-9));
     CHECK(ar.groups == 1);
-    // busbw = algbw · 2(n-1)/n exceeds the NVLink rate: 2·7/8 / (9/8) = 1.556 x 360 GB/s.
+    // busbw = algbw · 2(n-1)/n: 2·7/8 / (9/8) = 1.556 x the NVLS rate, 0.85 x 450 GB/s.
     const double busbw = static_cast<double>(s.count()) / ar.time.seconds() / 1e9 * 1.75;
-    CHECK(busbw == Approx(1.75 / 1.125 * ar.nvlink.bits_per_second() / 8e9).epsilon(0.01));
+    CHECK(busbw == Approx(1.75 / 1.125 * 450 * 0.85).epsilon(0.01));
     for (auto op : {CollectiveOp::reduce_scatter, CollectiveOp::all_gather}) {
         const auto o = run(hgx(1), spec_of(op, CollectiveAlgorithm::nvls, s));
-        CHECK(o.time.seconds() == Approx(kAlpha.seconds() + secs(s, o.nvlink)).epsilon(1e-9));
+        CHECK(o.time.seconds() == Approx(kAlpha.seconds() + secs(s, o.nvls)).epsilon(1e-9));
     }
 }
 

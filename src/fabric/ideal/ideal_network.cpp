@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/link_classes.hpp"
+#include "fabric/nvls_rate.hpp"
 
 #include <algorithm>
 
@@ -28,6 +29,8 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
       nic_bandwidth_(cluster.server.nic.line_rate),
       intra_bandwidth_(gpu_port_bandwidth(cluster.server, cluster.server.nic.line_rate * cluster.server.nics /
                                                                   cluster.server.ranks())),
+      nvls_bandwidth_(nvls_rate(intra_bandwidth_,
+                                nvls_efficiency(nvlink_generation_number(cluster.server.nvlink.generation)))),
       latency_(spec.latency),
       nvls_(cluster.server.gpus >= 2 && cluster.server.nvlink.switches > 0 && cluster.server.nvlink.links_per_gpu > 0 &&
             nvlink_generation_number(cluster.server.nvlink.generation) >= 4),

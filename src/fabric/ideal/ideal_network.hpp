@@ -48,6 +48,9 @@ public:
 
     Bandwidth nic_bandwidth() const { return nic_bandwidth_; }
     Bandwidth intra_server_bandwidth() const { return intra_bandwidth_; }
+    // The rate an NVLS operation moves bytes through a GPU's NVLink: the NVLink payload rate
+    // times NCCL's nvlsEfficiency for the generation (fabric/nvls_rate.hpp).
+    Bandwidth nvls_bandwidth() const { return nvls_bandwidth_; }
     // Bytes each NIC (server · nics + index) has sent and received: where fabric traffic went.
     // After the servers' compute NICs come the servers' storage NICs, the storage nodes' NICs
     // and the clients' NICs; the *_nic() functions give their indices.
@@ -86,6 +89,7 @@ private:
     int nics_;
     Bandwidth nic_bandwidth_;
     Bandwidth intra_bandwidth_;
+    Bandwidth nvls_bandwidth_;
     Time latency_;
     bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
     bool sharp_ = false;  // the fabric's switches aggregate

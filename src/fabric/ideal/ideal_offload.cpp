@@ -12,8 +12,12 @@
 //   start = max(now, egress_free of every member)
 //   done  = max(start + max(egress, ingress)/B + latency, ingress_free of every member + ingress/B)
 //
-// The switch itself has infinite reduction throughput here; the packet model gives NVSwitch
-// and the InfiniBand switches their own.
+// B is the NIC's line rate for SHARP. For NVLS it is the GPU's NVLink payload rate times NCCL's
+// nvlsEfficiency for the generation (0.85 on NVLink4): the multimem load-reduce and store path
+// moves bytes about 15 % slower than the ring's writes, measured per GPU port and constant in
+// the group size (fabric/nvls_rate.hpp gives the measurements and sources). The switches'
+// reduction ALUs do not bind and are not modelled; nor is SHARP's aggregation throughput,
+// which NVIDIA publishes no figure for below the ports' rate.
 #include "fabric/ideal/ideal_network.hpp"
 
 #include "core/errors.hpp"
@@ -47,7 +51,7 @@ bool IdealNetwork::offers(Offload offload, std::span<const RankId> ranks) const 
 void IdealNetwork::start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) {
     if (!offers(op.offload, op.ranks)) Network::start_group(sim, op, listener);  // throws
     const bool nic = op.offload == Offload::switch_aggregation;
-    const Bandwidth bandwidth = nic ? nic_bandwidth_ : intra_bandwidth_;
+    const Bandwidth bandwidth = nic ? nic_bandwidth_ : nvls_bandwidth_;
     const auto port = [&](RankId r) -> std::size_t {
         if (!nic) return r.value();
         const int server = static_cast<int>(r.value()) / ranks_per_server_;
