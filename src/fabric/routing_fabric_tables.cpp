@@ -1,13 +1,18 @@
 // Level 2 of the routing tables: across the fabric (routing_tables.hpp).
 //
 // Endpoints (nodes with a fabric link into a switch) are grouped by the set of switches they
-// hang off, normally one leaf. One BFS per group over the fabric switches only (an endpoint is
-// never a transit hop) gives each switch its equal-cost ports towards the group: memory
+// hang off, normally one leaf. One breadth-first search per group (Boost.Graph) over the fabric
+// switches only (an endpoint is never a transit hop) gives each switch its equal-cost ports
+// towards the group, the next hops on every shortest path, whatever the switch graph is: memory
 // O(switches x groups), and the port lists themselves are interned, so a leaf's "all
 // uplinks" list is stored once however many destinations share it.
 #include "fabric/routing_tables.hpp"
 
 #include "ecmp_hash.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/pending/queue.hpp>
 
 #include <algorithm>
 #include <map>
@@ -46,6 +51,8 @@ std::size_t PortLists::bytes() const {
 }
 
 namespace {
+
+using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
 // The component of an endpoint attached to several fabrics (routing.cpp reads it the same).
 constexpr std::uint32_t every_fabric = none - 1;
@@ -185,24 +192,24 @@ void build_fabric_tables(RoutingTables& t) {
 
     ft.table.assign(S * G, 0);
     ft.multi_table.assign(static_cast<std::size_t>(multi_rows) * G, 0);
-    std::vector<std::uint32_t> dist(S), queue;
-    queue.reserve(S);
+    // The switch graph for Boost.Graph's breadth-first search: one edge per switch-switch port
+    // pair (parallel links as parallel edges; they do not change a distance).
+    SwitchGraph graph(S);
+    for (std::uint32_t s = 0; s < S; ++s)
+        for (std::uint32_t i = adj_offset[s]; i < adj_offset[s + 1]; ++i)
+            if (s < adj_peer[i]) boost::add_edge(s, adj_peer[i], graph);
+    std::vector<std::uint32_t> dist(S);
+    std::vector<boost::default_color_type> color(S);
+    boost::queue<SwitchGraph::vertex_descriptor> buffer;
     for (std::uint32_t g = 0; g < G; ++g) {
+        // Hops from the group's attachment switches (all sources at once), shortest paths in
+        // any switch graph: a fat tree's up/down paths, or a custom topology's.
         std::fill(dist.begin(), dist.end(), none);
-        queue.clear();
-        for (std::uint32_t s : group_sources[g]) {
-            dist[s] = 0;
-            queue.push_back(s);
-        }
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            const std::uint32_t u = queue[head];
-            for (std::uint32_t i = adj_offset[u]; i < adj_offset[u + 1]; ++i) {
-                const std::uint32_t v = adj_peer[i];
-                if (dist[v] != none) continue;
-                dist[v] = dist[u] + 1;
-                queue.push_back(v);
-            }
-        }
+        for (std::uint32_t s : group_sources[g]) dist[s] = 0;
+        boost::breadth_first_search(
+            graph, group_sources[g].begin(), group_sources[g].end(), buffer,
+            boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())),
+            boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, graph)));
         for (std::uint32_t s = 0; s < S; ++s) {
             if (dist[s] == none || dist[s] == 0) continue;
             ports.clear();
