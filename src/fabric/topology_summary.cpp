@@ -189,7 +189,7 @@ TopologySummary summarize(const Topology& t, const scenario::ClusterSpec& cluste
     const bool custom = cluster.fabric.topology == scenario::TopologyKind::custom;
     s.topology = custom ? "custom" : plans.empty() ? "none" : std::string(topology_name(plans.front().kind));
     s.technology = cluster.fabric.technology == scenario::Technology::infiniband ? "infiniband" : "roce";
-    s.planes = static_cast<int>(plans.size());
+    s.planes = custom ? 1 : static_cast<int>(plans.size());  // a custom fabric is one graph
     s.servers = static_cast<int>(t.servers().size());
     s.ranks = static_cast<int>(t.ranks().size());
     s.gpus = static_cast<int>(t.count(NodeKind::gpu));

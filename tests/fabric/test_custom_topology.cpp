@@ -36,6 +36,7 @@ TEST_CASE("topo --json on a custom topology: two switches, eleven 100G hosts, on
     CHECK(j["variant"] == "roce");
     CHECK(j["topology"] == "custom");
     CHECK(j["requested_topology"] == "custom");
+    CHECK(j["planes"] == 1);
     CHECK(j["nics"] == 11);
     // Both switches carry hosts: two leaves, nothing above them.
     CHECK(j["switches"]["leaf"] == 2);
@@ -81,7 +82,7 @@ TEST_CASE("topo --json on a custom topology: two switches, eleven 100G hosts, on
     CHECK(custom["channel_dependency_cycle"].empty());
 
     // The InfiniBand variant: the same graph on Quantum-2 (200 ns) switches.
-    REQUIRE(j["variants"].size() == 2);
+    REQUIRE(j["variants"].size() == 3);
     const Json& ib = j["variants"][1];
     CHECK(ib["variant"] == "infiniband");
     CHECK(ib["technology"] == "infiniband");
