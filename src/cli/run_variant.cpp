@@ -9,6 +9,7 @@
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/packet_network.hpp"
+#include "fabric/channel_dependencies.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_builder.hpp"
 #include "workloads/executor.hpp"
@@ -193,6 +194,10 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     }
     // A signal after the last op finished changes nothing: the work is complete.
     r.warnings = network->warnings();
+    // Shortest paths on a custom graph carry no up/down guarantee: say when they may deadlock.
+    if (model.routing && spec.cluster.fabric.topology == scenario::TopologyKind::custom)
+        if (auto cycle = fabric::channel_dependency_cycle(*model.topology, *model.routing); !cycle.empty())
+            r.warnings.push_back(fabric::describe_cycle(cycle));
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();

@@ -131,7 +131,7 @@ std::vector<FabricPlan> plan_compute_fabric(const scenario::ClusterSpec& cluster
         bad("cluster.storage", "storage nodes on the compute fabric need servers with NICs (cluster.server.nics is 0)");
     if (nics <= 0 && cluster.clients.nodes > 0)
         bad("cluster.clients", "client hosts on the compute fabric need servers with NICs (cluster.server.nics is 0)");
-    if (nics <= 0) return plans;
+    if (nics <= 0 || cluster.fabric.topology == TopologyKind::custom) return plans;  // custom: no plan
     const int planes = cluster.fabric.planes;
     if (planes < 1 || planes > nics)
         bad("cluster.fabric.planes",
@@ -196,6 +196,10 @@ std::optional<FabricPlan> plan_storage_fabric(const scenario::ClusterSpec& clust
 namespace detail {
 
 void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
+    if (cluster.fabric.topology == TopologyKind::custom) {
+        build_custom_fabric(t, cluster);
+        return;
+    }
     const std::vector<FabricPlan> plans = plan_compute_fabric(cluster);
     const int planes = static_cast<int>(plans.size());
     const scenario::FabricSpec& spec = cluster.fabric;

@@ -87,6 +87,7 @@ std::string_view topology_name(TopologyKind kind) {
         case TopologyKind::leaf_spine: return "leaf-spine";
         case TopologyKind::fat_tree: return "fat-tree";
         case TopologyKind::rail_optimized: return "rail-optimized";
+        case TopologyKind::custom: return "custom";
     }
     return "unknown";
 }
@@ -136,6 +137,7 @@ Capacity capacity(TopologyKind kind, int radix, const LeafSplit& leaf, int per_s
     Capacity c;
     std::int64_t endpoints = 0;
     switch (kind) {
+        case TopologyKind::custom: return c;  // no plan: the links say what is connected
         case TopologyKind::single_switch: endpoints = r; break;
         case TopologyKind::leaf_spine: endpoints = r * down; break;
         case TopologyKind::fat_tree: endpoints = r * (r / 2) * down; break;
@@ -154,7 +156,8 @@ Capacity capacity(TopologyKind kind, int radix, const LeafSplit& leaf, int per_s
 
 int FabricPlan::leaf_of(int server, int rail, int per_server) const {
     switch (kind) {
-        case TopologyKind::single_switch: return 0;
+        case TopologyKind::single_switch:
+        case TopologyKind::custom: return 0;
         case TopologyKind::rail_optimized: return rail * leaves_per_rail + server / leaf.down;
         case TopologyKind::leaf_spine:
         case TopologyKind::fat_tree: return (server * per_server + rail) / leaf.down;

@@ -1,13 +1,17 @@
 // Level 2 of the routing tables: across the fabric (routing_tables.hpp).
 //
 // Endpoints (nodes with a fabric link into a switch) are grouped by the set of switches they
-// hang off, normally one leaf. One BFS per group over the fabric switches only (an endpoint is
-// never a transit hop) gives each switch its equal-cost ports towards the group: memory
+// hang off, normally one leaf. One breadth-first search per group (Boost.Graph) over the fabric
+// switches only (an endpoint is never a transit hop) gives each switch its equal-cost ports
+// towards the group, the next hops on every shortest path, whatever the switch graph is: memory
 // O(switches x groups), and the port lists themselves are interned, so a leaf's "all
 // uplinks" list is stored once however many destinations share it.
 #include "fabric/routing_tables.hpp"
 
 #include "ecmp_hash.hpp"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include <algorithm>
 #include <map>
@@ -46,6 +50,31 @@ std::size_t PortLists::bytes() const {
 }
 
 namespace {
+
+using SwitchGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                                       boost::no_property, std::uint32_t, std::uint32_t>;
+
+// The breadth-first search's FIFO over one reused vector (Boost's Buffer concept): no
+// allocation per search, unlike a std::deque.
+class VertexQueue {
+public:
+    using value_type = std::uint32_t;
+    void reserve(std::size_t n) { items_.reserve(n); }
+    void clear() {
+        items_.clear();
+        head_ = 0;
+    }
+    void push(std::uint32_t v) { items_.push_back(v); }
+    void pop() { ++head_; }
+    std::uint32_t& top() { return items_[head_]; }
+    const std::uint32_t& top() const { return items_[head_]; }
+    bool empty() const { return head_ == items_.size(); }
+    std::size_t size() const { return items_.size() - head_; }
+
+private:
+    std::vector<std::uint32_t> items_;
+    std::size_t head_ = 0;
+};
 
 // The component of an endpoint attached to several fabrics (routing.cpp reads it the same).
 constexpr std::uint32_t every_fabric = none - 1;
@@ -185,24 +214,27 @@ void build_fabric_tables(RoutingTables& t) {
 
     ft.table.assign(S * G, 0);
     ft.multi_table.assign(static_cast<std::size_t>(multi_rows) * G, 0);
-    std::vector<std::uint32_t> dist(S), queue;
-    queue.reserve(S);
+    // The switch graph for Boost.Graph's breadth-first search, in compressed sparse rows: each
+    // switch-switch port an arc (parallel links as parallel arcs; they do not change a distance).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> arcs;
+    arcs.reserve(adj_peer.size());
+    for (std::uint32_t s = 0; s < S; ++s)
+        for (std::uint32_t i = adj_offset[s]; i < adj_offset[s + 1]; ++i) arcs.emplace_back(s, adj_peer[i]);
+    const SwitchGraph graph(boost::edges_are_sorted, arcs.begin(), arcs.end(), S);
+    std::vector<std::uint32_t> dist(S);
+    std::vector<boost::default_color_type> color(S);
+    const auto color_map = boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, graph));
+    const auto visitor = boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()));
+    VertexQueue buffer;
+    buffer.reserve(S);
     for (std::uint32_t g = 0; g < G; ++g) {
+        // Hops from the group's attachment switches (all sources at once), shortest paths in
+        // any switch graph: a fat tree's up/down paths, or a custom topology's.
         std::fill(dist.begin(), dist.end(), none);
-        queue.clear();
-        for (std::uint32_t s : group_sources[g]) {
-            dist[s] = 0;
-            queue.push_back(s);
-        }
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            const std::uint32_t u = queue[head];
-            for (std::uint32_t i = adj_offset[u]; i < adj_offset[u + 1]; ++i) {
-                const std::uint32_t v = adj_peer[i];
-                if (dist[v] != none) continue;
-                dist[v] = dist[u] + 1;
-                queue.push_back(v);
-            }
-        }
+        std::fill(color.begin(), color.end(), boost::white_color);
+        for (std::uint32_t s : group_sources[g]) dist[s] = 0;
+        buffer.clear();
+        boost::breadth_first_visit(graph, group_sources[g].begin(), group_sources[g].end(), buffer, visitor, color_map);
         for (std::uint32_t s = 0; s < S; ++s) {
             if (dist[s] == none || dist[s] == 0) continue;
             ports.clear();

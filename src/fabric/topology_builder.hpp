@@ -16,7 +16,8 @@
 // (cluster.storage, `stor<i>`) and client hosts (cluster.clients, `client<i>`) on the compute
 // fabric: one node each, cabled straight to the leaves after the servers' NICs (NIC k on plane
 // k mod planes; clients may leave a plane without NICs when they have fewer NICs than planes).
-// The storage fabric likewise, with the servers' storage NICs and the storage nodes as its
+// topology: custom takes its switches and cables from cluster.fabric.switches and links
+// instead of a plan (custom_fabric.cpp). The storage fabric likewise, with the servers' storage NICs and the storage nodes as its
 // endpoints.
 #pragma once
 
@@ -52,6 +53,8 @@ namespace detail {
 void build_servers(Topology& topology, const scenario::ClusterSpec& cluster);
 void build_compute_fabric(Topology& topology, const scenario::ClusterSpec& cluster);
 void build_storage_fabric(Topology& topology, const scenario::ClusterSpec& cluster);
+// topology: custom (custom_fabric.cpp); build_compute_fabric calls it.
+void build_custom_fabric(Topology& topology, const scenario::ClusterSpec& cluster);
 }  // namespace detail
 
 }  // namespace fabricsim::fabric

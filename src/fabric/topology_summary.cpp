@@ -186,9 +186,10 @@ TopologySummary summarize(const Topology& t, const scenario::ClusterSpec& cluste
     TopologySummary s;
     const std::vector<FabricPlan> plans = plan_compute_fabric(cluster);
     s.requested_topology = std::string(topology_name(cluster.fabric.topology));
-    s.topology = plans.empty() ? "none" : std::string(topology_name(plans.front().kind));
+    const bool custom = cluster.fabric.topology == scenario::TopologyKind::custom;
+    s.topology = custom ? "custom" : plans.empty() ? "none" : std::string(topology_name(plans.front().kind));
     s.technology = cluster.fabric.technology == scenario::Technology::infiniband ? "infiniband" : "roce";
-    s.planes = static_cast<int>(plans.size());
+    s.planes = custom ? 1 : static_cast<int>(plans.size());  // a custom fabric is one graph
     s.servers = static_cast<int>(t.servers().size());
     s.ranks = static_cast<int>(t.ranks().size());
     s.gpus = static_cast<int>(t.count(NodeKind::gpu));
@@ -200,6 +201,16 @@ TopologySummary summarize(const Topology& t, const scenario::ClusterSpec& cluste
     s.nvswitches = static_cast<int>(t.count(NodeKind::nvswitch));
     s.pcie_switches = static_cast<int>(t.count(NodeKind::pcie_switch));
     s.link_speed = fabric_link_rate(cluster);
+    if (custom) {
+        // The fastest switch-switch cable (each link has its own speed), and the ports each
+        // switch was given (radix: the largest).
+        s.link_speed = Bandwidth::zero();
+        for (const Link& l : t.links())
+            if (l.type == LinkType::fabric && is_fabric_switch(t.node(l.a).kind) && is_fabric_switch(t.node(l.b).kind))
+                s.link_speed = std::max(s.link_speed, l.bandwidth);
+        for (const Node& n : t.nodes())
+            if (compute_switch(n)) s.radix = std::max(s.radix, static_cast<int>(n.radix));
+    }
     if (!plans.empty()) {
         s.radix = plans.front().radix;
         s.leaf_down = plans.front().leaf.down;
@@ -215,7 +226,8 @@ TopologySummary summarize(const Topology& t, const scenario::ClusterSpec& cluste
         if (n.kind == NodeKind::leaf) ++c.leaf;
         if (n.kind == NodeKind::spine) ++c.spine;
         if (n.kind == NodeKind::core) ++c.core;
-        if (!n.storage_fabric) s.spare_ports += std::max(s.radix - static_cast<int>(n.ports.size()), 0);
+        const int ports = custom && !n.storage_fabric ? static_cast<int>(n.radix) : s.radix;
+        if (!n.storage_fabric) s.spare_ports += std::max(ports - static_cast<int>(n.ports.size()), 0);
     }
 
     for (const Link& l : t.links()) {
@@ -281,7 +293,13 @@ std::string to_text(const TopologySummary& s) {
     if (s.clients > 0)
         line("clients", fmt::format("{} client host{} ({} NIC{} on the compute fabric)", s.clients, s.clients == 1 ? "" : "s",
                                     s.client_nics, s.client_nics == 1 ? "" : "s"));
-    line("switches", fmt::format("leaf {}, spine {}, core {} ({} ports each: leaf {} down / {} up / {} spare); "
+    if (s.topology == "custom")
+        line("switches", fmt::format("leaf {}, spine {}, core {} (tiers by hops from the NICs; up to {} ports each, "
+                                     "cabled as written); NVSwitch {}, PCIe {}",
+                                     s.switches.leaf, s.switches.spine, s.switches.core, s.radix, s.nvswitches,
+                                     s.pcie_switches));
+    else
+        line("switches", fmt::format("leaf {}, spine {}, core {} ({} ports each: leaf {} down / {} up / {} spare); "
                                  "NVSwitch {}, PCIe {}",
                                  s.switches.leaf, s.switches.spine, s.switches.core, s.radix, s.leaf_down, s.leaf_up,
                                  s.leaf_spare, s.nvswitches, s.pcie_switches));
@@ -304,8 +322,11 @@ std::string to_text(const TopologySummary& s) {
     line("latency", fmt::format("{} NIC to NIC at most (zero load: cables and switches)", s.max_nic_to_nic_latency));
     if (s.nvlink_per_gpu > Bandwidth::zero())
         line("NVLink", fmt::format("{:g} GB/s per GPU per direction", s.nvlink_per_gpu.bytes_per_second() / 1e9));
-    line("capacity", fmt::format("up to {} servers on {}-port switches as a {} fabric", s.max_servers, s.radix,
-                                 s.requested_topology));
+    if (s.topology == "custom")
+        line("capacity", "as written (cluster.fabric.links): a custom fabric is not sized from a plan");
+    else
+        line("capacity", fmt::format("up to {} servers on {}-port switches as a {} fabric", s.max_servers, s.radix,
+                                     s.requested_topology));
     return out;
 }
 

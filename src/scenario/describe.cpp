@@ -30,17 +30,6 @@ Value simulation(const SimulationSpec& s) {
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
 
 
-std::string_view name_of(TopologyKind t) {
-    switch (t) {
-        case TopologyKind::single_switch: return "single-switch";
-        case TopologyKind::leaf_spine: return "leaf-spine";
-        case TopologyKind::fat_tree: return "fat-tree";
-        case TopologyKind::rail_optimized: return "rail-optimized";
-    }
-    return "leaf-spine";
-}
-
-
 // A preset's name first when there is one: read back, the preset loads and every key given
 // here overrides it with the same value.
 void add_preset(Value::Map& m, const std::string& preset) {
@@ -84,8 +73,7 @@ Value server(const ServerSpec& s) {
     return Value{std::move(m)};
 }
 
-Value switch_model(const SwitchSpec& s) {
-    Value::Map m;
+void switch_fields(const SwitchSpec& s, Value::Map& m) {
     add_preset(m, s.preset);
     m.push_back({"technology", text(std::string(name_of(s.technology)))});
     m.push_back({"radix", integer(s.radix)});
@@ -93,10 +81,50 @@ Value switch_model(const SwitchSpec& s) {
     m.push_back({"latency", text(to_string(s.latency))});
     m.push_back({"buffer", text(to_string(s.buffer))});
     m.push_back({"sharp", Value{s.sharp}});
+}
+
+Value switch_model(const SwitchSpec& s) {
+    Value::Map m;
+    switch_fields(s, m);
     return Value{std::move(m)};
 }
 
+// topology: custom: every switch with its whole model, every link with its resolved speed and
+// length, so that the printed scenario reads back the same.
+void custom_fabric(const CustomFabricSpec& c, Value::Map& m) {
+    Value::List switches, links;
+    for (const CustomSwitchSpec& s : c.switches) {
+        Value::Map sw{{"name", text(s.name)}};
+        switch_fields(s.model, sw);
+        switches.push_back(Value{std::move(sw)});
+    }
+    for (const CustomLinkSpec& l : c.links) {
+        Value::Map link{{"from", text(l.from)},
+                        {"to", text(l.to)},
+                        {"speed", text(to_string(l.speed))},
+                        {"length", text(to_string(l.length))}};
+        if (l.count != 1) link.push_back({"count", integer(l.count)});
+        links.push_back(Value{std::move(link)});
+    }
+    m.push_back({"switches", Value{std::move(switches)}});
+    m.push_back({"links", Value{std::move(links)}});
+}
+
 Value::Map fabric(const FabricSpec& f) {
+    if (f.topology == TopologyKind::custom) {
+        Value::Map m{
+            {"technology", text(std::string(name_of(f.technology)))},
+            {"topology", text(std::string(name_of(f.topology)))},
+            {"switch", switch_model(f.switch_spec)},
+            {"cable_length", text(to_string(f.cable_length))},
+            {"uplink_cable_length", text(to_string(f.uplink_cable_length))},
+            {"mtu", text(to_string(f.mtu))},
+            {"routing", text(std::string(name_of(f.routing)))},
+            {"planes", integer(f.planes)},
+        };
+        custom_fabric(f.custom, m);
+        return m;
+    }
     return Value::Map{
         {"technology", text(std::string(name_of(f.technology)))},
         {"topology", text(std::string(name_of(f.topology)))},
@@ -212,6 +240,17 @@ Value seed(std::uint64_t s) {
 }
 
 }  // namespace
+
+std::string_view name_of(TopologyKind t) {
+    switch (t) {
+        case TopologyKind::single_switch: return "single-switch";
+        case TopologyKind::leaf_spine: return "leaf-spine";
+        case TopologyKind::fat_tree: return "fat-tree";
+        case TopologyKind::rail_optimized: return "rail-optimized";
+        case TopologyKind::custom: return "custom";
+    }
+    return "leaf-spine";
+}
 
 std::string_view name_of(Technology t) { return t == Technology::infiniband ? "infiniband" : "roce"; }
 

@@ -14,6 +14,7 @@ Value describe(const ScenarioSpec& spec);
 
 // The YAML words of these enums, as describe() prints them and the loader reads them.
 std::string_view name_of(Technology t);
+std::string_view name_of(TopologyKind t);
 std::string_view name_of(RoutingKind r);
 
 }  // namespace fabricsim::scenario

@@ -34,12 +34,22 @@ Value pfc(const PfcSpec& p) {
 }
 
 Value ecn(const EcnSpec& e) {
-    return Value{Value::Map{
+    Value::Map out{
         {"enabled", Value{e.enabled}},
         {"kmin", or_keyword(e.kmin, "auto")},
         {"kmax", or_keyword(e.kmax, "auto")},
         {"pmax", Value{e.pmax}},
-    }};
+    };
+    // Only when given, so that other scenarios describe as before.
+    if (!e.port_classes.empty()) {
+        Value::List classes;
+        for (const EcnPortClass& c : e.port_classes)
+            classes.push_back(Value{Value::Map{{"speed", text(to_string(c.speed))},
+                                               {"kmin", or_keyword(c.kmin, "auto")},
+                                               {"kmax", or_keyword(c.kmax, "auto")}}});
+        out.push_back({"port_classes", Value{std::move(classes)}});
+    }
+    return Value{std::move(out)};
 }
 
 Value dcqcn(const DcqcnSpec& d) {
@@ -61,6 +71,17 @@ Value dcqcn(const DcqcnSpec& d) {
     }};
 }
 
+Value mmu(const MmuSpec& m) {
+    Value::Map out{{"alpha", Value{m.alpha}}, {"reserved_per_queue", text(to_string(m.reserved_per_queue))}};
+    if (!m.port_classes.empty()) {  // only when given
+        Value::List classes;
+        for (const MmuPortClass& c : m.port_classes)
+            classes.push_back(Value{Value::Map{{"speed", text(to_string(c.speed))}, {"alpha", Value{c.alpha}}}});
+        out.push_back({"port_classes", Value{std::move(classes)}});
+    }
+    return Value{std::move(out)};
+}
+
 Value queues(const QueuesSpec& q) {
     Value::List strict, weights;
     for (int p : q.strict) strict.push_back(Value{std::int64_t{p}});
@@ -75,10 +96,7 @@ Value describe_roce(const RoceSpec& r) {
         {"pfc", pfc(r.pfc)},
         {"ecn", ecn(r.ecn)},
         {"dcqcn", dcqcn(r.dcqcn)},
-        {"mmu", Value{Value::Map{
-                    {"alpha", Value{r.mmu.alpha}},
-                    {"reserved_per_queue", text(to_string(r.mmu.reserved_per_queue))},
-                }}},
+        {"mmu", mmu(r.mmu)},
         {"queues", queues(r.queues)},
         {"control_priority", Value{std::int64_t{r.control_priority}}},
         {"ack_every", Value{std::int64_t{r.ack_every}}},

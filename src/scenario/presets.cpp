@@ -131,42 +131,49 @@ const PresetLibrary::Loaded* PresetLibrary::load(const PresetSlot& slot, const s
 void PresetLibrary::expand(Node& root, Issues& issues) {
     for (const PresetSlot& slot : slots()) {
         Node* node = find_path(root, slot.path);
-        if (node == nullptr) continue;
-        const std::string path = dotted(slot.path);
-        const bool shorthand = node->is_scalar();
-        desugar_preset_shorthand(*node);
-        if (!node->is_mapping()) continue;  // the validator reports the wrong type
-        const Node* name = node->find("preset");
-        if (name == nullptr) continue;      // a full inline definition
-        const std::string name_path = shorthand ? path : key_path(path, "preset");
-        if (!name->is_scalar()) {
-            issues.add(name->location, name_path,
-                       fmt::format("expected a {} preset name, found {}", slot.what, describe_found(*name)));
-            node->unresolved = true;
-            continue;
-        }
-        const Loaded* preset = load(slot, name->text);
-        if (preset == nullptr) {
-            const auto names = available(slot.folder);
-            std::string listing;
-            if (!names.empty()) listing = available_choices(name->text, names);
-            else if (dirs_.empty()) listing = "; no config folder was given";
-            else listing = fmt::format("; no {} presets were found", slot.what);
-            issues.add(name->location, name_path,
-                       fmt::format("unknown {} preset \"{}\"{}", slot.what, name->text, listing));
-            node->unresolved = true;
-            continue;
-        }
-        issues.append(preset->issues);
-        if (!preset->tree) {
-            node->unresolved = true;
-            continue;
-        }
-        Node merged = *preset->tree;
-        merged.location = node->location;
-        deep_merge(merged, std::move(*node));
-        *node = std::move(merged);
+        if (node != nullptr) expand_one(*node, slot, dotted(slot.path), issues);
     }
+    // Each switch of a custom topology may name a switch preset too (cluster.fabric.switches[i]).
+    static const PresetSlot custom_switch{{"cluster", "fabric", "switches"}, "switches", "switch"};
+    if (Node* list = find_path(root, custom_switch.path); list != nullptr && list->is_sequence())
+        for (std::size_t i = 0; i < list->items.size(); ++i)
+            if (list->items[i].is_mapping())
+                expand_one(list->items[i], custom_switch, index_path(dotted(custom_switch.path), i), issues);
+}
+
+void PresetLibrary::expand_one(Node& node, const PresetSlot& slot, const std::string& path, Issues& issues) {
+    const bool shorthand = node.is_scalar();
+    desugar_preset_shorthand(node);
+    if (!node.is_mapping()) return;  // the validator reports the wrong type
+    const Node* name = node.find("preset");
+    if (name == nullptr) return;     // a full inline definition
+    const std::string name_path = shorthand ? path : key_path(path, "preset");
+    if (!name->is_scalar()) {
+        issues.add(name->location, name_path,
+                   fmt::format("expected a {} preset name, found {}", slot.what, describe_found(*name)));
+        node.unresolved = true;
+        return;
+    }
+    const Loaded* preset = load(slot, name->text);
+    if (preset == nullptr) {
+        const auto names = available(slot.folder);
+        std::string listing;
+        if (!names.empty()) listing = available_choices(name->text, names);
+        else if (dirs_.empty()) listing = "; no config folder was given";
+        else listing = fmt::format("; no {} presets were found", slot.what);
+        issues.add(name->location, name_path, fmt::format("unknown {} preset \"{}\"{}", slot.what, name->text, listing));
+        node.unresolved = true;
+        return;
+    }
+    issues.append(preset->issues);
+    if (!preset->tree) {
+        node.unresolved = true;
+        return;
+    }
+    Node merged = *preset->tree;
+    merged.location = node.location;
+    deep_merge(merged, std::move(node));
+    node = std::move(merged);
 }
 
 }  // namespace fabricsim::scenario

@@ -7,6 +7,7 @@
 //   cluster.storage_fabric.switch                   switches/
 //   cluster.storage_fabric.storage_node_nic         nics/
 //   cluster.storage.nic                             nics/
+//   cluster.fabric.switches[i] (topology: custom)   switches/  (each switch of the list)
 //
 //   server: hgx-h100                        shorthand for { preset: hgx-h100 }
 //   server: { preset: hgx-h100, nics: 4 }   the preset file's keys, overridden by these
@@ -57,6 +58,8 @@ private:
     };
 
     const Loaded* load(const PresetSlot& slot, const std::string& name);
+    // Expands the preset `node` names (if any) under the user's keys; `path` for messages.
+    void expand_one(Node& node, const PresetSlot& slot, const std::string& path, Issues& issues);
     std::vector<std::string> available(const std::string& folder) const;
 
     std::vector<std::filesystem::path> dirs_;

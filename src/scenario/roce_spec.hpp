@@ -37,6 +37,16 @@ struct PfcSpec {
     bool operator==(const PfcSpec&) const = default;
 };
 
+// cluster.roce.ecn.port_classes[i]: the thresholds of every port of one speed, for a fabric
+// whose ports differ (a custom topology's 400G uplinks beside 100G host ports); each unset
+// one is the scaled rule at that speed.
+struct EcnPortClass {
+    Bandwidth speed;
+    std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (speed / 25 Gb/s)
+    std::optional<Bytes> kmax;            // nullopt = auto: 400 KB x (speed / 25 Gb/s)
+    bool operator==(const EcnPortClass&) const = default;
+};
+
 // cluster.roce.ecn: RED marking at the egress queue, p = 0 below Kmin, rising linearly to
 // pmax at Kmax, 1 above (`docs/REFERENCES.md`, "ECN marking").
 struct EcnSpec {
@@ -44,6 +54,7 @@ struct EcnSpec {
     std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (link / 25 Gb/s)
     std::optional<Bytes> kmax;            // nullopt = auto: 400 KB x (link / 25 Gb/s)
     double pmax = 0.2;                    // NIC-style DCQCN setting, HPCC ns-3 run.py (models.md)
+    std::vector<EcnPortClass> port_classes;  // by port speed, before kmin/kmax; speeds distinct
     bool operator==(const EcnSpec&) const = default;
 };
 
@@ -51,6 +62,21 @@ struct EcnSpec {
 // 100 KB and 400 KB at 25 Gb/s, proportional to the link speed (KB = 1000 bytes).
 constexpr Bytes ecn_kmin_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 250'000}; }
 constexpr Bytes ecn_kmax_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 62'500}; }
+
+// The RED thresholds of a port of `speed`: its port class's, else kmin/kmax, each `auto` one
+// scaled to `speed`.
+struct EcnThresholds {
+    Bytes kmin, kmax;
+};
+inline EcnThresholds ecn_thresholds(const EcnSpec& ecn, Bandwidth speed) {
+    std::optional<Bytes> kmin = ecn.kmin, kmax = ecn.kmax;
+    for (const EcnPortClass& c : ecn.port_classes)
+        if (c.speed == speed) {
+            kmin = c.kmin;
+            kmax = c.kmax;
+        }
+    return {kmin ? *kmin : ecn_kmin_auto(speed), kmax ? *kmax : ecn_kmax_auto(speed)};
+}
 
 enum class DcqcnPreset { nic, paper };
 
@@ -74,13 +100,29 @@ struct DcqcnSpec {
     bool operator==(const DcqcnSpec&) const = default;
 };
 
+// cluster.roce.mmu.port_classes[i]: the dynamic-threshold alpha of the ingress ports of one
+// speed (a fast uplink may be given a larger share of the free buffer than a host port).
+struct MmuPortClass {
+    Bandwidth speed;
+    double alpha = 0.125;
+    bool operator==(const MmuPortClass&) const = default;
+};
+
 // cluster.roce.mmu: the switch's shared buffer.
 struct MmuSpec {
     double alpha = 0.125;                 // dynamic threshold alpha = 1/8 (docs/SCENARIO.md; HPCC ns-3
                                           // model: XOFF = free buffer >> 3, models.md)
     Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
+    std::vector<MmuPortClass> port_classes;  // by ingress port speed, before alpha; speeds distinct
     bool operator==(const MmuSpec&) const = default;
 };
+
+// The PFC dynamic-threshold alpha of an ingress port of `speed`: its class's, else mmu.alpha.
+inline double mmu_alpha(const MmuSpec& mmu, Bandwidth speed) {
+    for (const MmuPortClass& c : mmu.port_classes)
+        if (c.speed == speed) return c.alpha;
+    return mmu.alpha;
+}
 
 // cluster.roce.queues: the eight egress queues of every Ethernet port (switch and NIC), one
 // per 802.1p priority (IEEE 802.1Q §8.6.8: strict priority and weighted algorithms). The

@@ -104,7 +104,7 @@ struct ServerSpec {
 };
 
 enum class Technology { roce, infiniband };
-enum class TopologyKind { single_switch, leaf_spine, fat_tree, rail_optimized };
+enum class TopologyKind { single_switch, leaf_spine, fat_tree, rail_optimized, custom };
 enum class RoutingKind { automatic, ecmp, adaptive, spray, static_ };  // automatic: RoCE ecmp, IB static
 
 // A switch model (configs/switches/).
@@ -126,6 +126,34 @@ struct Ratio {
     bool operator==(const Ratio&) const = default;
 };
 
+// topology: custom (docs/models/topology.md, "An explicit topology"): named switches and the
+// cables between them and the servers' NICs, as written. The loader resolves every default, so
+// the builder reads plain values.
+struct CustomSwitchSpec {
+    std::string name;              // unique; never a server NIC's name (s<server>.nic<k>)
+    SwitchSpec model;              // cluster.fabric.switch, under this entry's keys (and preset)
+    SourceLocation location;       // of the entry, for errors found when the fabric is built
+    bool operator==(const CustomSwitchSpec& o) const { return name == o.name && model == o.model; }
+};
+
+struct CustomLinkSpec {
+    std::string from, to;          // switch names or server NICs ("s3.nic0"); a NIC only to a switch
+    Bandwidth speed;               // per direction; written or the slower end's port speed
+    Length length;                 // written, or cable_length (NIC) / uplink_cable_length (switches)
+    int count = 1;                 // parallel cables between the same two switches
+    SourceLocation location;
+    bool operator==(const CustomLinkSpec& o) const {
+        return from == o.from && to == o.to && speed == o.speed && length == o.length && count == o.count;
+    }
+};
+
+struct CustomFabricSpec {
+    std::vector<CustomSwitchSpec> switches;
+    std::vector<CustomLinkSpec> links;
+    SourceLocation location;       // of cluster.fabric.links
+    bool operator==(const CustomFabricSpec& o) const { return switches == o.switches && links == o.links; }
+};
+
 struct FabricSpec {
     Technology technology = Technology::roce;
     TopologyKind topology = TopologyKind::leaf_spine;
@@ -137,6 +165,7 @@ struct FabricSpec {
     Bytes mtu = Bytes{4096};
     RoutingKind routing = RoutingKind::automatic;
     int planes = 1;                // parallel fabrics; NIC i joins plane i mod planes
+    CustomFabricSpec custom;       // YAML keys switches, links; only with topology: custom
     bool operator==(const FabricSpec&) const = default;
 };
 

@@ -112,6 +112,11 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
                    "cluster.storage and cluster.storage_fabric are both given; storage nodes go on the compute "
                    "fabric (cluster.storage) or on a storage fabric (cluster.storage_fabric.storage_nodes), not both");
     }
+    if (fabric.topology == TopologyKind::custom) {
+        issues.add(node->location, path,
+                   "storage nodes on a custom compute fabric; expected none (cluster.fabric.links names server NICs "
+                   "only): leave cluster.storage out or use leaf-spine or fat-tree");
+    }
     if (fabric.topology == TopologyKind::rail_optimized) {
         issues.add(node->location, path,
                    "storage nodes cannot join a rail-optimized compute fabric (they have no rail); use leaf-spine "
@@ -148,13 +153,19 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
         ranks_known = v.has_value();
         if (v) spec.servers = static_cast<int>(*v);
     }
+    const bool servers_known = ranks_known;
     const ServerRead server = validate_server(map->find("server"), issues);
     ranks_known = ranks_known && server.usable && server.gpus_known;
     spec.server = server.spec;
-    spec.fabric = validate_fabric(map->find("fabric"), *map, server, issues);
+    spec.fabric = validate_fabric(map->find("fabric"), *map, server,
+                                  servers_known ? std::optional<int>(spec.servers) : std::nullopt, issues);
     spec.storage_fabric = validate_storage_fabric(map->find("storage_fabric"), server, issues);
     spec.storage = validate_storage(map->find("storage"), *map, spec.fabric, server, issues);
     spec.clients = validate_clients(map->find("clients"), issues);
+    if (spec.clients.nodes > 0 && spec.fabric.topology == TopologyKind::custom)
+        issues.add(map->find("clients")->location, "cluster.clients",
+                   "client hosts on a custom compute fabric; expected none (cluster.fabric.links names server NICs "
+                   "only): leave cluster.clients out or use leaf-spine or fat-tree");
     // The compute fabric's link speed, for cluster.roce's `auto` ECN thresholds.
     std::optional<Bandwidth> link_speed;
     if (spec.fabric.link_speed != Bandwidth::zero()) link_speed = spec.fabric.link_speed;

@@ -42,7 +42,9 @@ ServerRead validate_server(const Node* node, Issues& issues);
 
 // cluster.fabric and cluster.storage_fabric, checked against the server they connect.
 // `cluster` is the cluster mapping: where an issue about a section that was not written goes.
-FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, Issues& issues);
+// `servers`: cluster.servers when it was read without an issue (a custom topology's NIC names).
+FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, std::optional<int> servers,
+                           Issues& issues);
 StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& server, Issues& issues);
 // The packet model runs every fabric with cluster.fabric's technology, MTU and routing: a
 // storage fabric that gives another one of these is an issue at that key (an accepted key no

@@ -5,6 +5,8 @@
 #include "scenario/describe.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/validate.hpp"
+#include "scenario/validate_custom_fabric.hpp"
+#include "scenario/validate_switch.hpp"
 
 #include "core/units_format.hpp"
 
@@ -15,7 +17,7 @@ namespace fabricsim::scenario {
 namespace {
 
 const std::vector<std::string> kTechnologies{"roce", "infiniband"};
-const std::vector<std::string> kTopologies{"single-switch", "leaf-spine", "fat-tree", "rail-optimized"};
+const std::vector<std::string> kTopologies{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "custom"};
 const std::vector<std::string> kRoutings{"auto", "ecmp", "adaptive", "spray", "static"};
 const std::vector<std::string> kFabricKeys{"technology", "topology",         "link_speed",          "switch",
                                            "oversubscription", "cable_length", "uplink_cable_length", "mtu",
@@ -42,6 +44,7 @@ TopologyKind topology_of(const std::string& s) {
     if (s == "single-switch") return TopologyKind::single_switch;
     if (s == "fat-tree") return TopologyKind::fat_tree;
     if (s == "rail-optimized") return TopologyKind::rail_optimized;
+    if (s == "custom") return TopologyKind::custom;
     return TopologyKind::leaf_spine;
 }
 
@@ -51,54 +54,6 @@ RoutingKind routing_of(const std::string& s) {
     if (s == "spray") return RoutingKind::spray;
     if (s == "static") return RoutingKind::static_;
     return RoutingKind::automatic;
-}
-
-struct SwitchRead {
-    SwitchSpec spec;
-    const Node* node = nullptr;
-    bool usable = true;
-    bool technology_known = true;
-    bool port_speed_known = true;
-};
-
-// An inline switch that does not say its technology has the fabric's.
-SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
-                           Issues& issues) {
-    SwitchRead out;
-    out.node = &node;
-    if (fabric_technology) out.spec.technology = *fabric_technology;
-    const Node* map = node.unresolved ? nullptr : read_section(node, path, issues);
-    if (map == nullptr) {
-        out.usable = false;
-        return out;
-    }
-    check_keys(*map, path, {"preset", "description", "technology", "radix", "port_speed", "latency", "buffer", "sharp"},
-               issues);
-    SwitchSpec& s = out.spec;
-    if (const Node* n = map->find("preset"))
-        if (auto v = read_name(*n, key_path(path, "preset"), issues)) s.preset = *v;
-    if (const Node* n = map->find("description")) read_text(*n, key_path(path, "description"), issues);
-    if (const Node* n = map->find("technology")) {
-        auto v = read_choice(*n, key_path(path, "technology"), "technology", kTechnologies, issues);
-        out.technology_known = v.has_value();
-        if (v) s.technology = technology_of(*v);
-    } else {
-        out.technology_known = fabric_technology.has_value();
-    }
-    if (const Node* n = map->find("radix"))
-        if (auto v = read_int(*n, key_path(path, "radix"), 2, kMaxRadix, issues)) s.radix = static_cast<int>(*v);
-    if (const Node* n = map->find("port_speed")) {
-        auto v = read_bandwidth(*n, key_path(path, "port_speed"), issues);
-        out.port_speed_known = v.has_value();
-        if (v) s.port_speed = *v;
-    }
-    if (const Node* n = map->find("latency"))
-        if (auto v = read_delay(*n, key_path(path, "latency"), Zero::allowed, issues)) s.latency = *v;
-    if (const Node* n = map->find("buffer"))
-        if (auto v = read_bytes(*n, key_path(path, "buffer"), Zero::rejected, issues)) s.buffer = *v;
-    if (const Node* n = map->find("sharp"))
-        if (auto v = read_bool(*n, key_path(path, "sharp"), issues)) s.sharp = *v;
-    return out;
 }
 
 struct FabricRead {
@@ -253,15 +208,61 @@ std::optional<T> known(bool is_known, T value) {
 
 }  // namespace
 
-FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, Issues& issues) {
+// An inline switch that does not say its technology has the fabric's.
+SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
+                           Issues& issues, const SwitchSpec& base, const std::vector<std::string>& extra_keys) {
+    SwitchRead out;
+    out.node = &node;
+    out.spec = base;
+    if (fabric_technology) out.spec.technology = *fabric_technology;
+    const Node* map = node.unresolved ? nullptr : read_section(node, path, issues);
+    if (map == nullptr) {
+        out.usable = false;
+        return out;
+    }
+    std::vector<std::string> keys{"preset", "description", "technology", "radix", "port_speed", "latency", "buffer", "sharp"};
+    keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
+    check_keys(*map, path, keys, issues);
+    SwitchSpec& s = out.spec;
+    if (const Node* n = map->find("preset"))
+        if (auto v = read_name(*n, key_path(path, "preset"), issues)) s.preset = *v;
+    if (const Node* n = map->find("description")) read_text(*n, key_path(path, "description"), issues);
+    if (const Node* n = map->find("technology")) {
+        auto v = read_choice(*n, key_path(path, "technology"), "technology", kTechnologies, issues);
+        out.technology_known = v.has_value();
+        if (v) s.technology = technology_of(*v);
+    } else {
+        out.technology_known = fabric_technology.has_value();
+    }
+    if (const Node* n = map->find("radix"))
+        if (auto v = read_int(*n, key_path(path, "radix"), 2, kMaxRadix, issues)) s.radix = static_cast<int>(*v);
+    if (const Node* n = map->find("port_speed")) {
+        auto v = read_bandwidth(*n, key_path(path, "port_speed"), issues);
+        out.port_speed_known = v.has_value();
+        if (v) s.port_speed = *v;
+    }
+    if (const Node* n = map->find("latency"))
+        if (auto v = read_delay(*n, key_path(path, "latency"), Zero::allowed, issues)) s.latency = *v;
+    if (const Node* n = map->find("buffer"))
+        if (auto v = read_bytes(*n, key_path(path, "buffer"), Zero::rejected, issues)) s.buffer = *v;
+    if (const Node* n = map->find("sharp"))
+        if (auto v = read_bool(*n, key_path(path, "sharp"), issues)) s.sharp = *v;
+    return out;
+}
+
+FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, std::optional<int> servers,
+                           Issues& issues) {
     const std::string path = "cluster.fabric";
     const Node* map = nullptr;
     if (node != nullptr) {
         map = read_section(*node, path, issues);
         if (map == nullptr) return FabricSpec{};
-        check_keys(*map, path, kFabricKeys, issues);
+        std::vector<std::string> keys = kFabricKeys;
+        keys.insert(keys.end(), {"switches", "links"});
+        check_keys(*map, path, keys, issues);
     }
     FabricRead f = read_fabric(map, path, issues);
+    validate_custom_fabric(map, path, f.spec, f.sw, server, servers, issues);
     const std::vector<Endpoint> endpoints{
         {"cluster.server.nic", known(server.usable && server.nic_rate_known, server.spec.nic.line_rate),
          "cluster.server.nics", known(server.usable && server.nics_known, server.spec.nics), "server"},
@@ -288,6 +289,10 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
     check_keys(*map, path, keys, issues);
     FabricRead f = read_fabric(map, path, issues);
     out.fabric = f.spec;
+    if (f.spec.topology == TopologyKind::custom)
+        issues.add(map->find("topology")->location, key_path(path, "topology"),
+                   "custom on the storage fabric; a custom topology is for the compute fabric only (cluster.fabric), "
+                   "expected single-switch, leaf-spine, fat-tree or rail-optimized");
     if (const Node* n = map->find("storage_nodes"))
         if (auto v = read_int(*n, key_path(path, "storage_nodes"), 0, kMaxStorageNodes, issues))
             out.storage_nodes = static_cast<int>(*v);

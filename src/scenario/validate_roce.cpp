@@ -22,7 +22,7 @@ const std::vector<std::string> kRoceKeys{"pfc",       "ecn",       "dcqcn",    "
                                          "ack_every", "retransmit_timeout", "lossless"};
 const std::vector<std::string> kQueueKeys{"strict", "weights"};
 const std::vector<std::string> kPfcKeys{"enabled", "priority", "headroom", "xoff", "xon_delta", "watchdog"};
-const std::vector<std::string> kEcnKeys{"enabled", "kmin", "kmax", "pmax"};
+const std::vector<std::string> kEcnKeys{"enabled", "kmin", "kmax", "pmax", "port_classes"};
 const std::vector<std::string> kDcqcnKeys{"enabled",
                                           "preset",
                                           "g",
@@ -36,7 +36,7 @@ const std::vector<std::string> kDcqcnKeys{"enabled",
                                           "clamp_target_rate",
                                           "min_rate",
                                           "cnp_interval"};
-const std::vector<std::string> kMmuKeys{"alpha", "reserved_per_queue"};
+const std::vector<std::string> kMmuKeys{"alpha", "reserved_per_queue", "port_classes"};
 const std::vector<std::string> kPresets{"nic", "paper"};
 
 constexpr std::int64_t kMaxPriority = 7;            // 802.1Qbb: eight priorities
@@ -226,6 +226,52 @@ struct EcnRead {
     bool kmax_known = true;
 };
 
+// A size as the ECN literature writes it: whole kilobytes as KB (6400KB rather than 6250KiB).
+std::string in_kb(Bytes b) { return b.count() % 1000 == 0 ? fmt::format("{}KB", b.count() / 1000) : to_string(b); }
+
+// A port_classes list: one mapping per port speed, `speed` required and each speed once; `read`
+// takes the other keys of item i (`keys`) into the class it returns.
+template <class Class, class Read>
+std::vector<Class> read_port_classes(const Node& node, const std::string& path, const std::vector<std::string>& keys,
+                                     Read read, Issues& issues) {
+    std::vector<Class> out;
+    if (!node.is_sequence()) {
+        issues.add(node.location, path,
+                   fmt::format("expected a list of port classes, one per port speed (e.g. [{{speed: 400Gbps, ...}}]), "
+                               "found {}",
+                               describe_found(node)));
+        return out;
+    }
+    std::vector<std::pair<Bandwidth, std::size_t>> seen;
+    for (std::size_t i = 0; i < node.items.size(); ++i) {
+        const std::string at = index_path(path, i);
+        const Node* map = read_section(node.items[i], at, issues);
+        if (map == nullptr) continue;
+        std::vector<std::string> allowed{"speed"};
+        allowed.insert(allowed.end(), keys.begin(), keys.end());
+        check_keys(*map, at, allowed, issues);
+        const Node* speed = map->find("speed");
+        if (speed == nullptr) {
+            issues.add(map->location, key_path(at, "speed"), "missing required key (the port speed this class is for)");
+            continue;
+        }
+        const auto v = read_bandwidth(*speed, key_path(at, "speed"), issues);
+        if (!v) continue;
+        const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
+        if (same != seen.end()) {
+            issues.add(speed->location, key_path(at, "speed"),
+                       fmt::format("{} is already the speed of {}; expected each port speed once", to_string(*v),
+                                   index_path(path, same->second)));
+            continue;
+        }
+        seen.emplace_back(*v, i);
+        Class c;
+        c.speed = *v;
+        if (read(*map, at, c)) out.push_back(c);
+    }
+    return out;
+}
+
 EcnRead read_ecn(const Node& node, EcnSpec& out, Issues& issues) {
     EcnRead r;
     const std::string path = key_path(kPath, "ecn");
@@ -244,6 +290,25 @@ EcnRead read_ecn(const Node& node, EcnSpec& out, Issues& issues) {
     }
     if (const Node* n = map->find("pmax"))
         if (auto v = read_fraction(*n, key_path(path, "pmax"), 1, issues)) out.pmax = *v;
+    if (const Node* n = map->find("port_classes")) {
+        // Each class's kmin/kmax, auto = scaled at its speed; kmin <= kmax within a class.
+        const auto read = [&](const Node& m, const std::string& at, EcnPortClass& c) {
+            bool ok = true;
+            if (const Node* k = m.find("kmin"))
+                ok = read_bytes_or(*k, key_path(at, "kmin"), "auto", Zero::allowed, c.kmin, issues) && ok;
+            if (const Node* k = m.find("kmax"))
+                ok = read_bytes_or(*k, key_path(at, "kmax"), "auto", Zero::rejected, c.kmax, issues) && ok;
+            if (!ok) return false;
+            const Bytes kmin = c.kmin ? *c.kmin : ecn_kmin_auto(c.speed), kmax = c.kmax ? *c.kmax : ecn_kmax_auto(c.speed);
+            if (kmin <= kmax) return true;
+            issues.add(m.find("kmin") != nullptr ? m.find("kmin")->location : m.location, key_path(at, "kmin"),
+                       fmt::format("kmin {} is above kmax {} for {} ports; RED marks from kmin up to kmax, so expected "
+                                   "kmin <= kmax",
+                                   in_kb(kmin), in_kb(kmax), to_string(c.speed)));
+            return false;
+        };
+        out.port_classes = read_port_classes<EcnPortClass>(*n, key_path(path, "port_classes"), {"kmin", "kmax"}, read, issues);
+    }
     return r;
 }
 
@@ -305,6 +370,19 @@ void read_mmu(const Node& node, MmuSpec& out, Issues& issues) {
     check_keys(*map, path, kMmuKeys, issues);
     if (const Node* n = map->find("alpha"))
         if (auto v = read_fraction(*n, key_path(path, "alpha"), kMaxAlpha, issues)) out.alpha = *v;
+    if (const Node* n = map->find("port_classes")) {
+        const auto read = [&](const Node& m, const std::string& at, MmuPortClass& c) {
+            const Node* a = m.find("alpha");
+            if (a == nullptr) {
+                issues.add(m.location, key_path(at, "alpha"), "missing required key (the class's dynamic-threshold alpha)");
+                return false;
+            }
+            const auto v = read_fraction(*a, key_path(at, "alpha"), kMaxAlpha, issues);
+            if (v) c.alpha = *v;
+            return v.has_value();
+        };
+        out.port_classes = read_port_classes<MmuPortClass>(*n, key_path(path, "port_classes"), {"alpha"}, read, issues);
+    }
     if (const Node* n = map->find("reserved_per_queue"))
         if (auto v = read_bytes(*n, key_path(path, "reserved_per_queue"), Zero::allowed, issues))
             out.reserved_per_queue = *v;
@@ -333,9 +411,6 @@ void read_queues(const Node& node, QueuesSpec& out, Issues& issues) {
         }
     }
 }
-
-// A size as the ECN literature writes it: whole kilobytes as KB (6400KB rather than 6250KiB).
-std::string in_kb(Bytes b) { return b.count() % 1000 == 0 ? fmt::format("{}KB", b.count() / 1000) : to_string(b); }
 
 // kmin <= kmax, each `auto` one at the link speed when that is known.
 void check_ecn_order(const EcnSpec& ecn, const EcnRead& r, std::optional<Bandwidth> link, SourceLocation where,

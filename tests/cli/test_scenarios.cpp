@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -83,4 +84,91 @@ TEST_CASE("faults-leaf-spine.yaml: each fault's damage in result.json, and the s
     CHECK(storm["fabric"]["pfc_watchdog_triggers"].get<std::int64_t>() > 0);
     CHECK(storm["fabric"]["lossless_drops"] == 0);
     CHECK(storm["unfinished_ops"] == 0);
+}
+
+TEST_CASE("custom-400g-uplink.yaml: the 8-to-1 incast shares host 9's 100G port; the victim beside it, by hand",
+          "[scenarios][custom]") {
+    scenario::LoadOptions options;
+    for (const auto& d : cli::config_dirs()) options.config_dirs.emplace_back(d);
+    const auto loaded = scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/custom-400g-uplink.yaml", options);
+    REQUIRE(loaded.variants.size() == 3);
+    const auto fct = [](const report::VariantResult& r, const std::string& name) {
+        std::vector<double> out;
+        for (const auto& t : r.transfers)
+            if (t.name == name) out.push_back(t.fct().seconds());
+        return out;
+    };
+    const auto port = [](const report::VariantResult& r, const std::string& from, const std::string& to) {
+        for (const auto& p : r.ports)
+            if (p.from == from && p.to == to) return p;
+        FAIL("no port " << from << " -> " << to);
+        return PortReport{};
+    };
+    // Payload efficiency at the 4 KiB MTU: RoCEv2 4096 / (4096 + 82), InfiniBand 4096 / (4096 + 26).
+    const double roce_e = 4096.0 / 4178.0, ib_e = 4096.0 / 4122.0;
+    const double mib_bits = 8.0 * 1024 * 1024;
+    const double link = 100e9;
+    // The incast: 8 flows of 4 MiB through host 9's one 100G port, 12.5 Gb/s of wire each:
+    // all done after 32 MiB / (100G x e).
+    const auto incast_time = [&](double e) { return 32 * mib_bits / (link * e); };
+    // The victim alone: 16 MiB at its 100G line rate (the 400G link has room for it and the
+    // incast's 100G).
+    const auto victim_alone = [&](double e) { return 16 * mib_bits / (link * e); };
+
+    const auto roce = cli::run_variant(loaded.variants[0]);
+    const auto ib = cli::run_variant(loaded.variants[1]);
+    const auto roce_ecn = cli::run_variant(loaded.variants[2]);
+    for (const auto* r : {&roce, &ib, &roce_ecn}) {
+        REQUIRE(r->complete());
+        CHECK(r->fabric.lossless_drops == 0);
+    }
+
+    {
+        INFO("InfiniBand: the incast at the receiver's line rate; the victim stuck behind it on the 400G link");
+        // Each incast flow gets 1/8 of the port: every one finishes at 32 MiB / (100G x e).
+        const auto incast = fct(ib, "incast-8-to-1");
+        REQUIRE(incast.size() == 8);
+        for (double t : incast) CHECK(t == Approx(incast_time(ib_e)).epsilon(0.01));
+        // Credits for the sw0 -> sw1 link come back only as fast as sw1's input buffer drains,
+        // which the incast holds at 100G; sw0 serves its 9 inputs in turn, so while the incast
+        // lasts the victim gets one share in 9, as much as each incast flow (12.5 Gb/s of
+        // wire): 4 MiB by the time the incast ends, then its last 12 MiB at 100G.
+        // Together: (32 + 12) MiB / (100G x e) = 3.71 ms, against 1.35 ms alone.
+        const auto victim = fct(ib, "victim");
+        REQUIRE(victim.size() == 1);
+        CHECK(victim[0] == Approx(44 * mib_bits / (link * ib_e)).epsilon(0.02));
+        CHECK(ib.fabric.credit_stall_time > Time::zero());
+    }
+
+    {
+        INFO("RoCE: no pause, the victim at most 1.5x slower than alone; the incast slowed by DCQCN");
+        // XOFF is 1/8 of Spectrum-4's 160 MB of free buffer, 20 MB: no queue gets near it.
+        CHECK(roce.fabric.pfc_pauses_sent == 0);
+        CHECK(roce.fabric.max_queue < Bytes{20'000'000});
+        const auto incast = fct(roce, "incast-8-to-1");
+        REQUIRE(incast.size() == 8);
+        const double last = *std::max_element(incast.begin(), incast.end());
+        CHECK(last >= incast_time(roce_e));       // the receiver's port is the bound
+        CHECK(last < 1.5 * incast_time(roce_e));  // DCQCN keeps it busy two thirds of the time or more
+        // Without pauses nothing holds the victim behind the incast: it finishes far sooner than
+        // on InfiniBand, though ECN marks at the shared 400G queue (and, after it, the bursts the
+        // 400G link delivers into its 100G port) slow it below its line rate.
+        const auto victim = fct(roce, "victim");
+        REQUIRE(victim.size() == 1);
+        CHECK(victim[0] >= victim_alone(roce_e));
+        CHECK(victim[0] < 1.5 * victim_alone(roce_e));
+        CHECK(victim[0] < fct(ib, "victim")[0]);
+    }
+
+    {
+        INFO("ecn.port_classes: the 400G uplink marks from its class's kmin, not from the auto 1600 KB");
+        // Default: auto kmin at 400G is 100 KB x 16 = 1600 KB; the uplink's queue passes it, and marks.
+        const PortReport up = port(roce, "sw0", "sw1");
+        CHECK(up.max_queue > Bytes{1'600'000});
+        CHECK(up.ecn_marks > 0);
+        // Class 400G: kmin 8 MB, above anything that queue reaches: no mark there at all.
+        const PortReport up_class = port(roce_ecn, "sw0", "sw1");
+        CHECK(up_class.max_queue < Bytes{8'000'000});
+        CHECK(up_class.ecn_marks == 0);
+    }
 }

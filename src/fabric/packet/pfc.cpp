@@ -40,6 +40,7 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
             // data priority and the control priority (the others share the buffer only).
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
                 ingress_[q].at = NodeId{n};
+                ingress_[q].alpha = scenario::mmu_alpha(roce.mmu, link.bandwidth);  // by port speed class
                 const int prio = layout.class_of[q];
                 if (layout.queues(in.index()) == 1 || ((lossless_ >> prio) & 1u) != 0 || prio == roce.control_priority)
                     reserved += roce.mmu.reserved_per_queue;
@@ -105,7 +106,7 @@ Bytes Pfc::threshold(std::uint32_t q) const {
     const Ingress& ing = ingress_[q];
     const Buffer& b = buffers_[ing.at.value()];
     if (b.nic) return b.total > ing.headroom ? b.total - ing.headroom : Bytes::zero();
-    return roce_.mmu.reserved_per_queue + xoff(ing.at);
+    return roce_.mmu.reserved_per_queue + xoff(ing.at, ing.alpha);
 }
 
 // XON: a switch resumes xon_delta below XOFF; a NIC one MTU frame below (mlx5: xon = xoff - mtu).
@@ -113,11 +114,11 @@ Bytes Pfc::xon(std::uint32_t q, Bytes threshold) const {
     return xon_threshold(threshold, buffers_[ingress_[q].at.value()].nic ? nic_xon_delta_ : roce_.pfc.xon_delta);
 }
 
-Bytes Pfc::xoff(NodeId at) const {
+Bytes Pfc::xoff(NodeId at, double alpha) const {
     if (roce_.pfc.xoff) return *roce_.pfc.xoff;
     const Buffer& b = buffers_[at.value()];
     const Bytes free = b.shared > b.used ? b.shared - b.used : Bytes::zero();
-    return xoff_threshold(free, roce_.mmu.alpha);
+    return xoff_threshold(free, alpha);
 }
 
 bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes size) {

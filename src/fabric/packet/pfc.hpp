@@ -72,6 +72,7 @@ private:
     struct Ingress {
         Bytes bytes = Bytes::zero();
         NodeId at;                       // the switch
+        double alpha = 0.125;            // mmu.alpha, or its port speed class's (mmu.port_classes)
         Bytes max_bytes = Bytes::zero();
         Bytes headroom = Bytes::zero();
         bool pausing = false;            // the upstream queue is held by our pause frames
@@ -88,7 +89,7 @@ private:
     bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
     static bool receives_from_fabric(const Node& node);
     static Bytes nic_xon_delta(Bytes mtu);
-    Bytes xoff(NodeId at) const;
+    Bytes xoff(NodeId at, double alpha) const;
     Bytes threshold(std::uint32_t q) const;
     Bytes xon(std::uint32_t q, Bytes threshold) const;
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);

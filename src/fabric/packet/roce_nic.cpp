@@ -6,8 +6,8 @@
 // next may start at t + w / R_C. The rate comes from one object per QP (src/congestion/).
 //
 // Congestion point: a RoCE switch marks a packet ECN-CE at egress dequeue with RED on the
-// bytes still queued at that port (Kmin/Kmax/Pmax of cluster.roce.ecn; `auto` scales with the
-// port's speed).
+// bytes still queued at that port (Kmin/Kmax/Pmax of cluster.roce.ecn, or of the port's speed
+// class in ecn.port_classes; `auto` scales with the port's speed).
 //
 // Notification point: the receiving NIC (the first NIC the packet reaches from the fabric)
 // turns a marked packet into a CNP, at most one per QP per cnp_interval. The CNP is a 64-byte
@@ -55,9 +55,10 @@ void PacketNetwork::setup_roce() {
         markers_.reserve(ports_.size());
         for (std::uint32_t i = 0; i < ports_.size(); ++i) {
             const Link& link = topology_.link(DirectedLink::from_index(i).link);
+            const scenario::EcnThresholds k = scenario::ecn_thresholds(roce.ecn, link.bandwidth);  // by port speed
             congestion::RedParams red;
-            red.kmin = roce.ecn.kmin ? *roce.ecn.kmin : scenario::ecn_kmin_auto(link.bandwidth);
-            red.kmax = roce.ecn.kmax ? *roce.ecn.kmax : scenario::ecn_kmax_auto(link.bandwidth);
+            red.kmin = k.kmin;
+            red.kmax = k.kmax;
             red.pmax = roce.ecn.pmax;
             markers_.emplace_back(red);
         }

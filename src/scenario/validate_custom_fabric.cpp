@@ -1,0 +1,340 @@
+// cluster.fabric.switches and cluster.fabric.links (validate_custom_fabric.hpp). Each link end
+// is a switch of the list or a server's compute NIC, s<server>.nic<k>, the name the topology
+// gives that NIC; the defaults a link leaves out (its speed, its length) are resolved here, so
+// that `validate --print` shows the values the builder uses.
+#include "scenario/validate_custom_fabric.hpp"
+
+#include "core/units_format.hpp"
+#include "scenario/describe.hpp"
+#include "scenario/field_readers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <utility>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// Parallel cables between two switches; far beyond any switch's radix (kMaxRadix, 4096).
+constexpr std::int64_t kMaxParallel = 4'096;
+// Server NICs named in one "no link for ..." message before "and N more".
+constexpr std::size_t kListed = 5;
+
+const std::vector<std::string> kSwitchKeys{"name"};
+const std::vector<std::string> kLinkKeys{"from", "to", "speed", "length", "count"};
+
+struct NicName {
+    int server = 0;
+    int nic = 0;
+};
+
+// "s3.nic0" -> {3, 0}; digits only, no sign, no leading zeros (s03.nic0 is not a NIC's name).
+std::optional<int> parse_index(std::string_view digits) {
+    if (digits.empty() || (digits.size() > 1 && digits.front() == '0')) return std::nullopt;
+    int value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+    return value;
+}
+
+std::optional<NicName> parse_nic(std::string_view name) {
+    const auto dot = name.find(".nic");
+    if (name.size() < 2 || name.front() != 's' || dot == std::string_view::npos) return std::nullopt;
+    const auto server = parse_index(name.substr(1, dot - 1));
+    const auto nic = parse_index(name.substr(dot + 4));
+    if (!server || !nic) return std::nullopt;
+    return NicName{*server, *nic};
+}
+
+std::string nic_name(int server, int nic) { return fmt::format("s{}.nic{}", server, nic); }
+
+// One end of a link, resolved.
+struct End {
+    bool known = false;
+    bool is_nic = false;
+    int index = 0;                 // switch index, or the NIC's flat index server * nics + k
+    std::string name;
+    std::optional<Bandwidth> rate; // the end's port speed, when it was read without an issue
+    std::string rate_what;         // "line rate", "port speed"
+};
+
+struct Context {
+    const std::string& path;
+    const FabricSpec& spec;
+    std::vector<std::string> switch_names;
+    std::map<std::string, int> switch_index;
+    std::vector<bool> switch_rate_known;
+    std::optional<int> servers;    // cluster.servers, when known
+    std::optional<int> nics;       // NICs per server, when known
+    std::optional<Bandwidth> nic_rate;
+
+    std::string nic_range() const {
+        if (!servers || !nics || *nics == 0) return "s<server>.nic<k>";
+        return fmt::format("{} .. {}", nic_name(0, 0), nic_name(*servers - 1, *nics - 1));
+    }
+};
+
+End resolve_end(const Node& node, const std::string& key, const Context& c, Issues& issues) {
+    End end;
+    const auto text = read_text(node, key, issues);
+    if (!text) return end;
+    end.name = *text;
+    if (auto it = c.switch_index.find(*text); it != c.switch_index.end()) {
+        end.known = true;
+        end.index = it->second;
+        const auto i = static_cast<std::size_t>(it->second);
+        if (c.switch_rate_known[i]) end.rate = c.spec.custom.switches[i].model.port_speed;
+        end.rate_what = "port speed";
+        return end;
+    }
+    if (const auto nic = parse_nic(*text)) {
+        if (c.servers && c.nics && (nic->server >= *c.servers || nic->nic >= *c.nics)) {
+            issues.add(node.location, key,
+                       fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}",
+                                   *text, *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s",
+                                   c.nic_range()));
+            return end;
+        }
+        end.known = true;
+        end.is_nic = true;
+        end.index = c.nics ? nic->server * *c.nics + nic->nic : 0;
+        end.rate = c.nic_rate;
+        end.rate_what = "line rate";
+        return end;
+    }
+    std::string switches = c.switch_names.empty() ? std::string(" (cluster.fabric.switches names none)")
+                                                  : available_choices(*text, c.switch_names);
+    issues.add(node.location, key,
+               fmt::format("unknown switch or NIC \"{}\"; expected a server NIC {} or a switch{}", *text, c.nic_range(),
+                           switches));
+    return end;
+}
+
+std::string where(const SourceLocation& l) { return l.str(); }
+
+void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base,
+                   Context& c, Issues& issues) {
+    if (!list.is_sequence() || list.items.empty()) {
+        issues.add(list.location, path,
+                   fmt::format("expected a list of switches ({{name, radix, port_speed}} each), found {}",
+                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+        return;
+    }
+    const std::optional<Technology> tech = spec.technology;
+    std::map<std::string, SourceLocation> seen;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const Node& item = list.items[i];
+        const std::string at = index_path(path, i);
+        const SwitchRead sw = validate_switch(item, at, tech, issues, base.spec, kSwitchKeys);
+        if (!sw.usable) continue;
+        CustomSwitchSpec out;
+        out.model = sw.spec;
+        out.location = item.location;
+        const Node* name = item.find("name");
+        if (name == nullptr) {
+            issues.add(item.location, key_path(at, "name"), "missing required key");
+            continue;
+        }
+        const auto text = read_name(*name, key_path(at, "name"), issues);
+        if (!text) continue;
+        if (text->find('.') != std::string::npos) {
+            issues.add(name->location, key_path(at, "name"),
+                       fmt::format("\"{}\" has a dot; expected a name without one (dotted names are the servers' "
+                                   "nodes, as s3.nic0)",
+                                   *text));
+            continue;
+        }
+        if (auto [it, inserted] = seen.try_emplace(*text, name->location); !inserted) {
+            issues.add(name->location, key_path(at, "name"),
+                       fmt::format("duplicate switch name \"{}\" (first at {}); expected each switch once", *text,
+                                   where(it->second)));
+            continue;
+        }
+        if (sw.technology_known && sw.spec.technology != spec.technology)
+            issues.add(item.location, key_path(at, "technology"),
+                       fmt::format("{} is {}, but cluster.fabric.technology is {}; every switch of a fabric has its "
+                                   "technology",
+                                   *text, name_of(sw.spec.technology), name_of(spec.technology)));
+        out.name = *text;
+        c.switch_index.emplace(out.name, static_cast<int>(spec.custom.switches.size()));
+        c.switch_names.push_back(out.name);
+        c.switch_rate_known.push_back(sw.port_speed_known);
+        spec.custom.switches.push_back(std::move(out));
+    }
+}
+
+// A link's ends as an unordered pair, for finding the same cable twice.
+std::pair<std::string, std::string> pair_of(const End& a, const End& b) {
+    return a.name < b.name ? std::pair(a.name, b.name) : std::pair(b.name, a.name);
+}
+
+void read_links(const Node& list, const std::string& path, FabricSpec& spec, const Context& c, Issues& issues) {
+    if (!list.is_sequence() || list.items.empty()) {
+        issues.add(list.location, path,
+                   fmt::format("expected a list of links ({{from, to}} each, as {{from: s0.nic0, to: sw0}}), found {}",
+                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+        return;
+    }
+    bool complete = true;  // every link read: the NICs without one can be named
+    std::map<std::pair<std::string, std::string>, std::size_t> pairs;
+    std::map<int, std::size_t> nic_link;                  // NIC -> link index
+    std::vector<std::int64_t> ports(spec.custom.switches.size(), 0);
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+        const Node& item = list.items[i];
+        const std::string at = index_path(path, i);
+        const Node* map = read_section(item, at, issues);
+        if (map == nullptr) {
+            complete = false;
+            continue;
+        }
+        check_keys(*map, at, kLinkKeys, issues);
+        const Node* from = map->find("from");
+        const Node* to = map->find("to");
+        if (from == nullptr || to == nullptr) {
+            issues.add(map->location, key_path(at, from == nullptr ? "from" : "to"), "missing required key");
+            complete = false;
+            continue;
+        }
+        const End a = resolve_end(*from, key_path(at, "from"), c, issues);
+        const End b = resolve_end(*to, key_path(at, "to"), c, issues);
+        CustomLinkSpec link;
+        link.from = a.name;
+        link.to = b.name;
+        link.location = map->location;
+        if (const Node* n = map->find("count"))
+            if (auto v = read_int(*n, key_path(at, "count"), 1, kMaxParallel, issues)) link.count = static_cast<int>(*v);
+        if (!a.known || !b.known) {
+            complete = false;
+            continue;
+        }
+        if (a.is_nic && b.is_nic) {
+            issues.add(map->location, at,
+                       fmt::format("links NIC {} to NIC {}; expected a link from a NIC to a switch or between two "
+                                   "switches",
+                                   a.name, b.name));
+            complete = false;
+            continue;
+        }
+        if (!a.is_nic && !b.is_nic && a.index == b.index) {
+            issues.add(map->location, at, fmt::format("links {} to itself; expected two different ends", a.name));
+            continue;
+        }
+        if ((a.is_nic || b.is_nic) && link.count != 1) {
+            issues.add(map->find("count")->location, key_path(at, "count"),
+                       fmt::format("{} has one port, found count {}; expected 1 for a NIC's link",
+                                   a.is_nic ? a.name : b.name, link.count));
+            continue;
+        }
+        bool repeated = false;
+        for (const End* e : {&a, &b}) {
+            if (!e->is_nic) continue;
+            if (auto [it, inserted] = nic_link.try_emplace(e->index, i); !inserted) {
+                issues.add(map->location, at,
+                           fmt::format("{} already has a link, {} ({}); expected one link per NIC", e->name,
+                                       index_path(path, it->second), where(list.items[it->second].location)));
+                repeated = true;
+            }
+        }
+        if (repeated) continue;
+        if (auto [it, inserted] = pairs.try_emplace(pair_of(a, b), i); !inserted) {
+            issues.add(map->location, at,
+                       fmt::format("{} - {} is already linked by {} ({}); expected each pair once (give that link "
+                                   "count: {} for parallel cables)",
+                                   a.name, b.name, index_path(path, it->second),
+                                   where(list.items[it->second].location), 2));
+            continue;
+        }
+        // The speed: written (no faster than either end's port), or the slower end's port.
+        std::optional<Bandwidth> slower;
+        for (const End* e : {&a, &b})
+            if (e->rate && (!slower || *e->rate < *slower)) slower = e->rate;
+        if (const Node* n = map->find("speed")) {
+            if (auto v = read_bandwidth(*n, key_path(at, "speed"), issues)) {
+                link.speed = *v;
+                // Named once, by the slower end (the first when both are as slow).
+                const End& e = !b.rate || (a.rate && *a.rate <= *b.rate) ? a : b;
+                if (slower && *v > *slower)
+                    issues.add(n->location, key_path(at, "speed"),
+                               fmt::format("{} is faster than the {} of {}, {}; expected at most {}", to_string(*v),
+                                           e.rate_what, e.name, to_string(*slower), to_string(*slower)));
+            }
+        } else if (slower) {
+            link.speed = *slower;
+        }
+        const bool to_nic = a.is_nic || b.is_nic;
+        link.length = to_nic ? spec.cable_length : spec.uplink_cable_length;
+        if (const Node* n = map->find("length"))
+            if (auto v = read_length(*n, key_path(at, "length"), Zero::rejected, issues)) link.length = *v;
+        for (const End* e : {&a, &b})
+            if (!e->is_nic) ports[static_cast<std::size_t>(e->index)] += link.count;
+        spec.custom.links.push_back(std::move(link));
+    }
+
+    for (std::size_t s = 0; s < spec.custom.switches.size(); ++s) {
+        const CustomSwitchSpec& sw = spec.custom.switches[s];
+        if (ports[s] <= sw.model.radix) continue;
+        issues.add(sw.location, key_path(index_path("cluster.fabric.switches", s), "radix"),
+                   fmt::format("{} has {} links in {}, more than its radix, {}; expected at most {} (a link takes a "
+                               "port)",
+                               sw.name, ports[s], path, sw.model.radix, sw.model.radix));
+    }
+
+    if (!complete || !c.servers || !c.nics) return;
+    std::vector<std::string> missing;
+    std::size_t unlinked = 0;
+    for (int s = 0; s < *c.servers; ++s)
+        for (int k = 0; k < *c.nics; ++k)
+            if (nic_link.count(s * *c.nics + k) == 0 && unlinked++ < kListed) missing.push_back(nic_name(s, k));
+    if (unlinked == 0) return;
+    issues.add(list.location, path,
+               fmt::format("no link for {}{}; expected a link for every server NIC, {}", join(missing),
+                           unlinked > kListed ? fmt::format(" and {} more", unlinked - kListed) : std::string(),
+                           c.nic_range()));
+}
+
+}  // namespace
+
+void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec& spec, const SwitchRead& base,
+                            const ServerRead& server, std::optional<int> servers, Issues& issues) {
+    const Node* switches = map == nullptr ? nullptr : map->find("switches");
+    const Node* links = map == nullptr ? nullptr : map->find("links");
+    if (spec.topology != TopologyKind::custom) {
+        for (const auto& [node, key] : {std::pair(switches, "switches"), std::pair(links, "links")})
+            if (node != nullptr)
+                issues.add(node->location, key_path(path, key),
+                           fmt::format("given with topology: {}; switches and links describe a custom topology: set "
+                                       "topology: custom or leave them out",
+                                       name_of(spec.topology)));
+        return;
+    }
+    const SourceLocation here = map != nullptr ? map->location : SourceLocation{};
+    for (const char* key : {"link_speed", "oversubscription"})
+        if (const Node* n = map != nullptr ? map->find(key) : nullptr)
+            issues.add(n->location, key_path(path, key),
+                       fmt::format("{} with topology: custom; each link of cluster.fabric.links has its own speed and "
+                                   "place, so expected no {}",
+                                   describe_found(*n), key));
+    if (spec.planes != 1)
+        issues.add(map != nullptr && map->find("planes") ? map->find("planes")->location : here, key_path(path, "planes"),
+                   fmt::format("{} planes with topology: custom; expected 1 (a custom fabric is one graph: describe "
+                               "every plane's switches in it)",
+                               spec.planes));
+    if (server.usable && server.nics_known && server.spec.nics == 0)
+        issues.add(here, key_path(path, "topology"),
+                   "custom, but the servers have no NICs (cluster.server.nics is 0); expected servers with NICs");
+    if (switches == nullptr) issues.add(here, key_path(path, "switches"), "missing required key with topology: custom");
+    if (links == nullptr) issues.add(here, key_path(path, "links"), "missing required key with topology: custom");
+    Context c{path, spec, {}, {}, {}, servers, std::nullopt, std::nullopt};
+    if (server.usable && server.nics_known) c.nics = server.spec.nics;
+    if (server.usable && server.nic_rate_known) c.nic_rate = server.spec.nic.line_rate;
+    if (switches != nullptr) read_switches(*switches, key_path(path, "switches"), spec, base, c, issues);
+    if (switches == nullptr || links == nullptr) return;
+    spec.custom.location = links->location;
+    read_links(*links, key_path(path, "links"), spec, c, issues);
+}
+
+}  // namespace fabricsim::scenario
