@@ -144,7 +144,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     sim.watch_interrupt(options.interrupt);
     NetworkModel model = make_network(spec);
     Network* network = model.network.get();
-    workloads::Workload workload = workloads::build_workload(spec, *network);
+    workloads::Workload workload = workloads::build_workload(spec, *network, options.building);
     workloads::Executor executor(std::move(workload.graph), *network);
     workloads::attach_programs(workload, executor);
     executor.set_stragglers(stragglers_of(spec));

@@ -9,7 +9,7 @@
 
 namespace fabricsim::workloads {
 
-Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network) {
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built) {
     Workload workload;
     OpGraph& graph = workload.graph;
     const RankLayout layout(spec.cluster);
@@ -36,7 +36,7 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
                 workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
             if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>)
-                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training));
+                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training, built));
         }, entry.kind);
     }
     return workload;

@@ -31,7 +31,8 @@ struct Workload {
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).
-Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network);
+// `built`, when set, hears the graph's op count while a training job's graph is built.
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built = {});
 
 // Hands the workload's programs to `executor` (built on workload.graph); before start().
 void attach_programs(Workload& workload, Executor& executor);
