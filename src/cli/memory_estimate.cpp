@@ -30,6 +30,7 @@ constexpr double kBytesPerPort = 600;
 constexpr double kBytesPerQp = 400;
 constexpr double kBytesPerRoute = 8;
 constexpr double kMessageBytes = 512.0 * 1024;  // workloads/collective.hpp
+constexpr double kWindow = 8;                    // workloads/collective.hpp: sends in flight per connection
 
 double ceil_div(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
 
@@ -97,30 +98,69 @@ double training_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec
 
 }  // namespace
 
-double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster) {
-    const double n = ranks_of(spec.ranks, cluster);
-    if (n < 2) return 1;
-    const double c = channels_of(spec, static_cast<int>(n), cluster);
+namespace {
+
+// One run of a collective entry: the ops it runs, and the ops it holds at once. A ring run
+// (all-reduce, reduce-scatter, all-gather) streams (workloads/collective_program.hpp): at most
+// kWindow sends per connection in flight, c·n connections, and a counter per send of about
+// two loops (1 B each, counted as 1/64 op); the other algorithms' runs are held as a graph,
+// one per size.
+struct RunOps {
     double ops = 0;
-    for (Bytes size : spec.sizes) {
-        const double s = static_cast<double>(size.count());
-        double run = 0;
-        switch (spec.op) {
-            case CollectiveOp::all_to_all: run = c * n * (n - 1); break;
-            case CollectiveOp::broadcast:
-            case CollectiveOp::send_recv: run = c * n * std::max(1.0, ceil_div(s, c * kMessageBytes)); break;
-            default:
-                switch (spec.algorithm) {
-                    case CollectiveAlgorithm::tree: run = tree_ops(n, c, s); break;
-                    case CollectiveAlgorithm::halving_doubling: run = c * n * 2 * std::log2(n); break;
-                    case CollectiveAlgorithm::nvls:
-                    case CollectiveAlgorithm::sharp: run = 4 * n; break;
-                    default: run = std::max(ring_ops(spec.op, n, c, s), tree_ops(n, c, s)); break;
-                }
+    double held = 0;
+    bool streams = false;
+};
+
+RunOps collective_run(const scenario::CollectiveSpec& spec, double n, double c, double s) {
+    const double steps = spec.op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+    const bool ring_op = spec.op == CollectiveOp::all_reduce || spec.op == CollectiveOp::reduce_scatter ||
+                         spec.op == CollectiveOp::all_gather;
+    switch (spec.op) {
+        case CollectiveOp::all_to_all: return {c * n * (n - 1), c * n * (n - 1), false};
+        case CollectiveOp::broadcast:
+        case CollectiveOp::send_recv: {
+            const double ops = c * n * std::max(1.0, ceil_div(s, c * kMessageBytes));
+            return {ops, ops, false};
         }
-        ops += (run + 1) * spec.iterations;
+        default: break;
     }
-    return ops;
+    const double ring = ring_ops(spec.op, n, c, s);
+    const RunOps streamed{ring, c * n * (kWindow + 2 * steps / 64) + 1, true};
+    switch (spec.algorithm) {
+        case CollectiveAlgorithm::ring: return ring_op ? streamed : RunOps{ring, ring, false};
+        case CollectiveAlgorithm::tree: return {tree_ops(n, c, s), tree_ops(n, c, s), false};
+        case CollectiveAlgorithm::halving_doubling: return {c * n * 2 * std::log2(n), c * n * 2 * std::log2(n), false};
+        case CollectiveAlgorithm::nvls:
+        case CollectiveAlgorithm::sharp: return {4 * n, 4 * n, false};
+        default: {  // auto: the larger of ring and tree, held whole when the tree is chosen
+            const double tree = tree_ops(n, c, s);
+            return {std::max(ring, tree), std::max(streamed.held, tree), false};
+        }
+    }
+}
+
+}  // namespace
+
+double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster) {
+    return collective_held_ops(spec, cluster).first;
+}
+
+std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster) {
+    const double n = ranks_of(spec.ranks, cluster);
+    if (n < 2) return {1, 1};
+    const double c = channels_of(spec, static_cast<int>(n), cluster);
+    double ops = 0, held = 0, graphs = 0;
+    for (Bytes size : spec.sizes) {
+        const RunOps run = collective_run(spec, n, c, static_cast<double>(size.count()));
+        ops += (run.ops + 1) * spec.iterations;
+        // Runs go one after the other: a streaming run holds its flight; the graph of every
+        // size that does not stream is built before the entry starts and kept.
+        if (run.streams)
+            held = std::max(held, run.held);
+        else
+            graphs += run.held;
+    }
+    return {ops, held + graphs};
 }
 
 MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
@@ -134,14 +174,20 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
             [&](const auto& kind) -> double {
                 using Kind = std::decay_t<decltype(kind)>;
                 if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) return 1;
-                if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>) return collective_ops(kind, cl);
-                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) return traffic_ops(kind, cl);
-                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) return training_ops(kind, cl);
-                return 0;
+                if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>) {
+                    const auto [ops, held] = collective_held_ops(kind, cl);
+                    e.held_ops += held;
+                    return ops;
+                }
+                double ops = 0;
+                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) ops = traffic_ops(kind, cl);
+                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) ops = training_ops(kind, cl);
+                e.held_ops += ops;  // built whole before the run
+                return ops;
             },
             entry.kind);
     }
-    e.op_graph = Bytes{static_cast<std::int64_t>(bytes_of(e.ops * kBytesPerOp))};
+    e.op_graph = Bytes{static_cast<std::int64_t>(bytes_of(e.held_ops * kBytesPerOp))};
 
     // The topology: each server's CPU, GPUs, NICs and switches; storage nodes and clients; and
     // the fabric switches of a three-tier fabric at most.
@@ -178,8 +224,8 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
 }
 
 std::string MemoryEstimate::describe() const {
-    std::string out = fmt::format("about {}: op graph {} ({:.0f} ops), topology {} ({:.0f} nodes)", human(total()),
-                                  human(op_graph), ops, human(topology), nodes);
+    std::string out = fmt::format("about {}: op graph {} ({:.0f} ops, {:.0f} held at once), topology {} ({:.0f} nodes)",
+                                  human(total()), human(op_graph), ops, held_ops, human(topology), nodes);
     if (packet_model > Bytes::zero()) out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
     return out;
 }

@@ -2,8 +2,11 @@
 // built, so that a run too large for the machine is refused with the estimate (exit 2)
 // instead of ending in std::bad_alloc or the OOM killer.
 //
-//   op graph      ops x kBytesPerOp: every send and compute op of the workload with its
-//                 dependencies and timings (a collective's sends counted per algorithm, below)
+//   op graph      held ops x kBytesPerOp: the ops held in memory at once, each with its
+//                 dependencies and timings. Entries built whole before the run (transfers,
+//                 traffic, training) hold every op; a collective entry streams
+//                 (workloads/collective_program.hpp): a ring run holds what is in flight,
+//                 c·n·kWindow sends, the other algorithms one run's graph per size
 //   topology      nodes x kBytesPerNode + links x kBytesPerLink (servers' GPUs, NICs, PCIe and
 //                 NVLink switches, CPUs; fabric switches)
 //   packet model  ports x kBytesPerPort (queues, flow control, counters), routing tables
@@ -31,25 +34,29 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace fabricsim::cli {
 
 struct MemoryEstimate {
-    double ops = 0;           // op-graph operations
+    double ops = 0;           // operations the run executes
+    double held_ops = 0;      // operations held in memory at once
     double nodes = 0;         // topology nodes
     double ports = 0;         // topology ports (two per link)
     Bytes op_graph;
     Bytes topology;
     Bytes packet_model;       // zero for the ideal model
     Bytes total() const { return op_graph + topology + packet_model; }
-    // "about 12GiB: op graph 11GiB (120000000 ops), topology 1GiB (2000000 nodes), ..."
+    // "about 12GiB: op graph 11GiB (120000000 ops, 70000000 held at once), topology 1GiB ..."
     std::string describe() const;
 };
 
 MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec);
 
-// Operations one collective entry adds to the op graph (the formulas above).
+// Operations one collective entry runs (the formulas above).
 double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster);
+// The same and the operations it holds at once.
+std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster);
 
 // MemAvailable of /proc/meminfo's text, in bytes; nullopt when the line is missing.
 std::optional<Bytes> mem_available(std::string_view meminfo);

@@ -34,6 +34,18 @@ void ProgressBar::update(Time simulated, std::size_t done, std::size_t total) {
     drawn_ = true;
 }
 
+void ProgressBar::building(std::size_t ops) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    fmt::print(stderr, "\r{} building the op graph: {:.1f} M ops  {:.0f}s   ", label_, static_cast<double>(ops) / 1e6,
+               elapsed);
+    std::fflush(stderr);
+    drawn_ = true;
+}
+
 void ProgressBar::finish_line() {
     if (drawn_) {
         fmt::print(stderr, "\r{:<100}\r", "");

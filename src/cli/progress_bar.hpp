@@ -1,5 +1,5 @@
 // A one-line progress bar on stderr with simulated time and an ETA, redrawn at most 10 times
-// a second. Drawn only when stderr is a terminal, so CI logs stay clean.
+// a second; while a graph is built before the run, the ops built so far. Drawn only when stderr is a terminal, so CI logs stay clean.
 #pragma once
 
 #include "core/units.hpp"
@@ -14,6 +14,8 @@ public:
     ProgressBar(std::string label, bool enabled);
     ~ProgressBar();
     void update(Time simulated, std::size_t done, std::size_t total);
+    // Before the run: the op graph being built has `ops` ops so far.
+    void building(std::size_t ops);
 
 private:
     void finish_line();

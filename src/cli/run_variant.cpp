@@ -120,11 +120,13 @@ std::vector<report::TransferResult> transfers_of(const scenario::ScenarioSpec& s
 std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads::PlannedCollective>& planned,
                                                     const workloads::Executor& executor) {
     std::vector<report::CollectiveResult> out;
-    for (const auto& [entry, plan] : planned)
-        for (const auto& m : workloads::measure(plan, executor.op_timings()))
-            out.push_back({executor.graph().entries()[entry].name, std::string(workloads::to_string(plan.op)),
+    for (const auto& c : planned) {
+        const workloads::CollectivePlan& plan = c.program->plan();
+        for (const auto& m : workloads::measure(plan, c.program->spans()))
+            out.push_back({executor.graph().entries()[c.entry].name, std::string(workloads::to_string(plan.op)),
                            std::string(workloads::to_string(m.algorithm)), m.choice, plan.ranks, m.channels,
                            m.size, m.time, m.algbw_GBps, m.busbw_GBps});
+    }
     return out;
 }
 
@@ -143,8 +145,9 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     sim.watch_interrupt(options.interrupt);
     NetworkModel model = make_network(spec);
     Network* network = model.network.get();
-    workloads::Workload workload = workloads::build_workload(spec, *network);
+    workloads::Workload workload = workloads::build_workload(spec, *network, options.building);
     workloads::Executor executor(std::move(workload.graph), *network);
+    workloads::attach_programs(workload, executor);
     executor.set_stragglers(stragglers_of(spec));
 
     report::VariantResult r;
@@ -182,8 +185,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.training = training_results(spec, workload.training, executor, *network);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     if (r.unfinished_ops == 0) {
-        for (const auto& t : executor.op_timings())
-            if (t.done()) r.makespan = std::max(r.makespan, t.finish);
+        r.makespan = executor.last_finish();
     } else {
         r.makespan = sim.now();  // what was simulated: up to the stop, the signal or the last event
         if (end == RunEnd::stop_time) r.cut_short = true;

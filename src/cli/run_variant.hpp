@@ -14,8 +14,12 @@ namespace fabricsim::cli {
 // Receives (simulated time, ops done, ops total) every few thousand events.
 using ProgressFn = std::function<void(Time, std::size_t, std::size_t)>;
 
+// Receives the op count of the graph while it is built, before the run (training jobs).
+using BuildFn = std::function<void(std::size_t)>;
+
 struct VariantOptions {
     ProgressFn progress;
+    BuildFn building;
     // --check: also verify the network's invariants during the run, every few thousand events
     // (they are always verified at its end).
     bool check = false;

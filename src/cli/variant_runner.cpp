@@ -67,6 +67,11 @@ void run_variants(const std::vector<const scenario::Variant*>& variants, const R
                     std::lock_guard<std::mutex> hold(lock);
                     bar->update(t, done, total);
                 };
+            if (plan.show_progress)
+                options.building = [&lock, &bar](std::size_t ops) {
+                    std::lock_guard<std::mutex> hold(lock);
+                    bar->building(ops);
+                };
             try {
                 report::VariantResult result = run_variant(variant, options);
                 if (plan.baseline && !variant.spec.faults.empty()) {  // the same variant without its faults
@@ -74,6 +79,7 @@ void run_variants(const std::vector<const scenario::Variant*>& variants, const R
                     clean.spec.faults.clear();
                     VariantOptions quiet = options;
                     quiet.progress = {};
+                    quiet.building = {};
                     result.baseline = compare_with_baseline(result, run_variant(clean, quiet));
                 }
                 std::lock_guard<std::mutex> hold(lock);

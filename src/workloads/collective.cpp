@@ -54,15 +54,15 @@ double bus_factor(CollectiveOp op, int n) {
     return 1.0;
 }
 
-namespace {
-
-std::vector<RankId> group_of(const scenario::CollectiveSpec& spec, const RankLayout& layout) {
+std::vector<RankId> collective_group(const scenario::CollectiveSpec& spec, const RankLayout& layout) {
     std::vector<RankId> ranks = spec.ranks;
     if (ranks.empty())
         for (int r = 0; r < layout.ranks(); ++r) ranks.push_back(RankId{static_cast<RankId::rep>(r)});
     std::sort(ranks.begin(), ranks.end());
     return ranks;
 }
+
+namespace {
 
 int servers_spanned(const std::vector<RankId>& group, const RankLayout& layout) {
     int count = 0, last = -1;
@@ -80,6 +80,8 @@ int default_channels(const std::vector<RankId>& group, const RankLayout& layout)
     if (servers_spanned(group, layout) > 1) return 2 * layout.nics_per_server();
     return std::min(16, std::max(1, static_cast<int>(group.size())));
 }
+
+}  // namespace
 
 // Channel c's ring: servers in order; inside each server the group's ranks rotated so the
 // ring enters the server at the rank served by NIC c mod nics (rail-aligned, as NCCL's rings
@@ -102,6 +104,8 @@ std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayou
     }
     return order;
 }
+
+namespace {
 
 void check_supported(CollectiveOp op, CollectiveAlgorithm a, const std::vector<RankId>& group, const RankLayout& layout,
                      const Network* network) {
@@ -194,13 +198,54 @@ int channels_for(CollectiveAlgorithm a, int requested, const std::vector<RankId>
 
 }  // namespace
 
-CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
-                              const RankLayout& layout, const Network* network, Bytes message_bytes) {
-    if (message_bytes <= Bytes::zero()) throw InternalError("add_collective: message_bytes must be positive");
-    const std::vector<RankId> group = group_of(spec, layout);
+void check_collective(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, const RankLayout& layout,
+                      const Network* network) {
     check_supported(spec.op, spec.algorithm, group, layout, network);
     if (spec.op == CollectiveOp::broadcast && std::find(group.begin(), group.end(), spec.root) == group.end())
         throw ModelError(fmt::format("broadcast root {} is not one of the collective's ranks", spec.root.value()));
+}
+
+SizeChoice choose_for_size(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
+                           const RankLayout& layout, const Network* network, Bytes message_bytes) {
+    // auto chooses for each size, as NCCL's tuner does for each call.
+    TunerChoice choice{spec.algorithm, ""};
+    if (spec.algorithm == CollectiveAlgorithm::automatic)
+        choice = choose_algorithm(spec, group, size, layout, network, message_bytes);
+    const int channels = channels_for(choice.algorithm, spec.channels, group, layout);
+    return {choice.algorithm, std::move(choice.reason), channels};
+}
+
+void build_run(OpGraph& graph, std::uint32_t entry, OpId barrier, const scenario::CollectiveSpec& spec,
+               const SizeChoice& choice, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
+               const Network* network, Bytes message_bytes) {
+    RunContext whole{graph, entry, barrier, layout};
+    switch (choice.algorithm) {
+        case CollectiveAlgorithm::nvls: nvls_collective(whole, spec.op, group, size); return;
+        case CollectiveAlgorithm::hierarchical:
+        case CollectiveAlgorithm::sharp:
+            hierarchical_all_reduce(whole, group, size, choice.channels, choice.algorithm == CollectiveAlgorithm::sharp,
+                                    network);
+            return;
+        default: {
+            SendChain chain(graph, entry, barrier, kWindow);
+            for (int c = 0; c < choice.channels; ++c) {
+                const bool rail_aligned =
+                    choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
+                ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes};
+                const Bytes bytes = share(size, choice.channels, c);
+                const std::vector<RankId> order =
+                    choice.algorithm == CollectiveAlgorithm::halving_doubling ? group : ring_order(group, layout, c);
+                build_channel(ctx, spec.op, choice.algorithm, order, bytes, spec.root);
+            }
+        }
+    }
+}
+
+CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenario::CollectiveSpec& spec,
+                              const RankLayout& layout, const Network* network, Bytes message_bytes) {
+    if (message_bytes <= Bytes::zero()) throw InternalError("add_collective: message_bytes must be positive");
+    const std::vector<RankId> group = collective_group(spec, layout);
+    check_collective(spec, group, layout, network);
 
     CollectivePlan plan;
     plan.op = spec.op;
@@ -208,41 +253,16 @@ CollectivePlan add_collective(OpGraph& graph, std::uint32_t entry, const scenari
     // Runs go back to back: each waits for a zero-time join of the previous one.
     OpId barrier = OpId::invalid();
     for (Bytes size : spec.sizes) {
-        // auto chooses for each size, as NCCL's tuner does for each call.
-        TunerChoice choice{spec.algorithm, ""};
-        if (spec.algorithm == CollectiveAlgorithm::automatic)
-            choice = choose_algorithm(spec, group, size, layout, network, message_bytes);
-        const int channels = channels_for(choice.algorithm, spec.channels, group, layout);
+        const SizeChoice choice = choose_for_size(spec, group, size, layout, network, message_bytes);
         for (int it = 0; it < spec.iterations; ++it) {
             CollectiveRun run;
             run.size = size;
             run.iteration = it;
             run.algorithm = choice.algorithm;
             run.choice = choice.reason;
-            run.channels = channels;
+            run.channels = choice.channels;
             run.first_op = static_cast<std::uint32_t>(graph.ops().size());
-            RunContext whole{graph, entry, barrier, layout};
-            switch (choice.algorithm) {
-                case CollectiveAlgorithm::nvls: nvls_collective(whole, spec.op, group, size); break;
-                case CollectiveAlgorithm::hierarchical:
-                case CollectiveAlgorithm::sharp:
-                    hierarchical_all_reduce(whole, group, size, channels,
-                                            choice.algorithm == CollectiveAlgorithm::sharp, network);
-                    break;
-                default: {
-                    SendChain chain(graph, entry, barrier, kWindow);
-                    for (int c = 0; c < channels; ++c) {
-                        const bool rail_aligned =
-                            choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
-                        ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes};
-                        const Bytes bytes = share(size, channels, c);
-                        const std::vector<RankId> order = choice.algorithm == CollectiveAlgorithm::halving_doubling
-                                                              ? group
-                                                              : ring_order(group, layout, c);
-                        build_channel(ctx, spec.op, choice.algorithm, order, bytes, spec.root);
-                    }
-                }
-            }
+            build_run(graph, entry, barrier, spec, choice, group, size, layout, network, message_bytes);
             run.end_op = static_cast<std::uint32_t>(graph.ops().size());
             plan.runs.push_back(std::move(run));
             if (plan.runs.back().end_op > plan.runs.back().first_op) {

@@ -71,6 +71,15 @@ struct CollectiveMeasurement {
     double busbw_GBps = 0;
 };
 
+// One run from its first send to its last delivery: last = Time::max() while unfinished; a
+// run without ops (one rank) has first = last.
+struct RunSpan {
+    Time first = Time::max();
+    Time last = Time::max();
+};
+
+std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std::vector<RunSpan>& spans);
+// The spans from the ops' timings, for a plan whose ops are in a graph.
 std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std::vector<OpTiming>& timings);
 
 }  // namespace fabricsim::workloads

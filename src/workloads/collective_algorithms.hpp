@@ -8,6 +8,7 @@
 #include "workloads/rank_layout.hpp"
 #include "workloads/send_chain.hpp"
 
+#include <string>
 #include <vector>
 
 namespace fabricsim::workloads {
@@ -72,5 +73,26 @@ void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, 
 
 // NVLS (in_network.cpp): the whole collective as one NVSwitch group operation.
 void nvls_collective(RunContext& run, scenario::CollectiveOp op, const std::vector<RankId>& group, Bytes size);
+
+// What add_collective does per entry and per size, for the streaming program too
+// (collective.cpp). The group: the spec's ranks (all when empty), sorted.
+std::vector<RankId> collective_group(const scenario::CollectiveSpec& spec, const RankLayout& layout);
+// Throws ModelError when the algorithm cannot run on the group (see add_collective).
+void check_collective(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, const RankLayout& layout,
+                      const Network* network);
+// Channel c's ring order (rail-aligned across servers).
+std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayout& layout, int channel);
+
+struct SizeChoice {
+    scenario::CollectiveAlgorithm algorithm;  // as resolved
+    std::string reason;                       // why auto chose it ("" when the user chose)
+    int channels = 0;
+};
+SizeChoice choose_for_size(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
+                           const RankLayout& layout, const Network* network, Bytes message_bytes);
+// One run's ops (every one after `barrier` when it is valid), appended to `graph` under `entry`.
+void build_run(OpGraph& graph, std::uint32_t entry, OpId barrier, const scenario::CollectiveSpec& spec,
+               const SizeChoice& choice, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
+               const Network* network, Bytes message_bytes);
 
 }  // namespace fabricsim::workloads

@@ -6,6 +6,21 @@
 namespace fabricsim::workloads {
 
 std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std::vector<OpTiming>& timings) {
+    std::vector<RunSpan> spans;
+    spans.reserve(plan.runs.size());
+    for (const CollectiveRun& run : plan.runs) {
+        Time first = Time::max(), last = Time::zero();
+        for (std::uint32_t op = run.first_op; op < run.end_op; ++op) {
+            first = std::min(first, timings[op].start);
+            last = std::max(last, timings[op].finish);
+        }
+        if (run.end_op == run.first_op) first = last;  // nothing to move (one rank)
+        spans.push_back({first, last});
+    }
+    return measure(plan, spans);
+}
+
+std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std::vector<RunSpan>& spans) {
     std::vector<CollectiveMeasurement> out;
     std::size_t i = 0;
     while (i < plan.runs.size()) {
@@ -13,18 +28,12 @@ std::vector<CollectiveMeasurement> measure(const CollectivePlan& plan, const std
         std::int64_t total_ps = 0, count = 0;
         bool finished = true;
         for (; i < plan.runs.size() && plan.runs[i].size == size; ++i) {
-            const CollectiveRun& run = plan.runs[i];
-            Time first = Time::max(), last = Time::zero();
-            for (std::uint32_t op = run.first_op; op < run.end_op; ++op) {
-                first = std::min(first, timings[op].start);
-                last = std::max(last, timings[op].finish);
-            }
-            if (run.end_op == run.first_op) first = last;  // nothing to move (one rank)
-            if (last == Time::max()) {
+            const RunSpan& span = spans[i];
+            if (span.last == Time::max()) {
                 finished = false;
                 continue;
             }
-            total_ps += (last - first).picoseconds();
+            total_ps += (span.last - span.first).picoseconds();
             ++count;
         }
         CollectiveMeasurement m;

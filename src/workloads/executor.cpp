@@ -10,10 +10,15 @@
 namespace fabricsim::workloads {
 
 namespace {
-// Event args: the low bit says what the event is, the rest is the op id.
+// Event args: the low bit says what the event is, the next whether the rest is a graph op id
+// or a program op's slot.
 constexpr std::uint64_t kIssue = 0;       // not_before reached
 constexpr std::uint64_t kComputeDone = 1;
-std::uint64_t encode(OpId id, std::uint64_t what) { return (std::uint64_t{id.value()} << 1) | what; }
+constexpr std::uint64_t kSlot = 2;
+std::uint64_t encode(OpId id, std::uint64_t what) { return (std::uint64_t{id.value()} << 2) | what; }
+std::uint64_t encode_slot(std::uint32_t slot, std::uint64_t what) { return (std::uint64_t{slot} << 2) | kSlot | what; }
+// A program op's MessageId: its slot with the top bit set (graph ops: their op id).
+constexpr std::uint64_t kSlotMessage = std::uint64_t{1} << 63;
 }  // namespace
 
 Executor::Executor(OpGraph graph, Network& network)
@@ -24,7 +29,9 @@ Executor::Executor(OpGraph graph, Network& network)
       entry_left_(graph_.entries().size(), 0),
       gated_(graph_.entries().size()),
       entry_open_(graph_.entries().size(), Time::zero()),
-      entry_ops_(graph_.entries().size()) {
+      entry_ops_(graph_.entries().size()),
+      programs_(graph_.entries().size()),
+      total_(graph_.ops().size()) {
     for (std::uint32_t e = 0; e < graph_.entries().size(); ++e) {
         const auto after = graph_.entries()[e].after;
         if (after != Entry::kNoEntry) gated_[after].push_back(e);
@@ -39,15 +46,43 @@ Executor::Executor(OpGraph graph, Network& network)
     }
 }
 
+void Executor::set_program(std::uint32_t entry, std::unique_ptr<OpProgram> program) {
+    if (entry >= programs_.size() || !entry_ops_[entry].empty() || programs_[entry] || !program)
+        throw InternalError(fmt::format("executor: a program for entry {}, which has ops or a program", entry));
+    total_ += program->ops_total();
+    programs_[entry] = std::move(program);
+    streams_ = true;
+}
+
+const OpProgram* Executor::program(std::uint32_t entry) const {
+    return entry < programs_.size() ? programs_[entry].get() : nullptr;
+}
+
 void Executor::start(Simulator& sim) {
-    for (std::uint32_t i = 0; i < graph_.ops().size(); ++i)
-        if (waiting_[i] == 0) release(sim, OpId{i});
+    if (!streams_) {
+        for (std::uint32_t i = 0; i < graph_.ops().size(); ++i)
+            if (waiting_[i] == 0) release(sim, OpId{i});
+    } else {
+        // Entry by entry, which is id order for a graph built entry after entry.
+        for (std::uint32_t e = 0; e < entry_ops_.size(); ++e) {
+            if (programs_[e]) {
+                if (graph_.entries()[e].after == Entry::kNoEntry) begin_program(sim, e);
+                continue;
+            }
+            for (OpId id : entry_ops_[e])
+                if (waiting_[id.value()] == 0) release(sim, id);
+        }
+    }
     // An entry with no ops finishes at once and opens its gates.
-    for (std::uint32_t e = 0; e < entry_left_.size(); ++e)
-        if (entry_ops_[e].empty())
-            for (std::uint32_t g : gated_[e])
-                for (OpId id : entry_ops_[g])  // entry_open_[g] stays 0: it opens now
-                    if (--waiting_[id.value()] == 0) release(sim, id);
+    for (std::uint32_t e = 0; e < entry_left_.size(); ++e) {
+        const bool empty = programs_[e] ? programs_[e]->ops_total() == 0 : entry_ops_[e].empty();
+        if (!empty) continue;
+        for (std::uint32_t g : gated_[e]) {  // entry_open_[g] stays 0: it opens now
+            if (programs_[g]) begin_program(sim, g);
+            for (OpId id : entry_ops_[g])
+                if (--waiting_[id.value()] == 0) release(sim, id);
+        }
+    }
 }
 
 void Executor::release(Simulator& sim, OpId id) {
@@ -63,39 +98,61 @@ void Executor::release(Simulator& sim, OpId id) {
 void Executor::issue(Simulator& sim, OpId id) {
     const Op& op = graph_.ops()[id.value()];
     timings_[id.value()].start = sim.now();
+    start_op(sim, op, graph_.entries()[op.entry].priority, MessageId{id.value()}, encode(id, kComputeDone),
+             op.kind == OpKind::group ? &graph_.groups()[op.group] : nullptr);
+}
+
+void Executor::start_op(Simulator& sim, const Op& op, std::uint8_t priority, MessageId id, std::uint64_t compute_arg,
+                        const GroupOp* group) {
     if (op.kind == OpKind::compute) {
         if (stragglers_.empty())
-            sim.after(op.duration, *this, encode(id, kComputeDone));
+            sim.after(op.duration, *this, compute_arg);
         else
-            sim.at(compute_finish(sim.now(), op.duration, op.src, stragglers_), *this, encode(id, kComputeDone));
+            sim.at(compute_finish(sim.now(), op.duration, op.src, stragglers_), *this, compute_arg);
         return;
     }
     if (op.kind == OpKind::group) {
-        const GroupOp& g = graph_.groups()[op.group];
-        network_.start_group(sim, GroupOperation{MessageId{id.value()}, g.offload, g.ranks, op.size, g.egress, g.ingress, op.rail},
+        if (group == nullptr) throw InternalError("executor: a group op without its group");
+        network_.start_group(sim, GroupOperation{id, group->offload, group->ranks, op.size, group->egress, group->ingress, op.rail},
                              *this);
         return;
     }
     Message m;
-    m.id = MessageId{id.value()};
+    m.id = id;
     m.src = op.src;
     m.dst = op.dst;
     m.size = op.size;
-    m.priority = graph_.entries()[op.entry].priority;
+    m.priority = priority;
     m.flow_hint = op.flow_hint;
     m.rail = op.rail;
     network_.send(sim, m, *this);
 }
 
 void Executor::on_event(Simulator& sim, std::uint64_t arg) {
-    const OpId id{static_cast<std::uint32_t>(arg >> 1)};
-    if ((arg & 1) == kComputeDone)
+    const bool compute_done = (arg & 1) == kComputeDone;
+    if ((arg & kSlot) != 0) {
+        const auto slot = static_cast<std::uint32_t>(arg >> 2);
+        if (compute_done)
+            finish_local(sim, slot);
+        else
+            issue_local(sim, slot, programs_[live_[slot].entry]->op(live_[slot].local));
+        return;
+    }
+    const OpId id{static_cast<std::uint32_t>(arg >> 2)};
+    if (compute_done)
         finish(sim, id);
     else
         issue(sim, id);
 }
 
 void Executor::on_delivered(Simulator& sim, MessageId id) {
+    if ((id.value() & kSlotMessage) != 0) {
+        const std::uint64_t slot = id.value() & ~kSlotMessage;
+        if (slot >= live_.size() || live_[slot].start == Time::max())
+            throw InternalError(fmt::format("executor: delivery of unknown message {}", id.value()));
+        finish_local(sim, static_cast<std::uint32_t>(slot));
+        return;
+    }
     if (id.value() >= graph_.ops().size())
         throw InternalError(fmt::format("executor: delivery of unknown message {}", id.value()));
     finish(sim, OpId{static_cast<std::uint32_t>(id.value())});
@@ -105,16 +162,80 @@ void Executor::finish(Simulator& sim, OpId id) {
     OpTiming& t = timings_[id.value()];
     if (t.done()) throw InternalError(fmt::format("executor: op {} finished twice", id.value()));
     t.finish = sim.now();
+    last_finish_ = std::max(last_finish_, t.finish);
     ++done_;
     for (OpId next : graph_.successors(id))
         if (--waiting_[next.value()] == 0) release(sim, next);
     const std::uint32_t entry = graph_.ops()[id.value()].entry;
-    if (--entry_left_[entry] == 0)
-        for (std::uint32_t g : gated_[entry]) {
-            entry_open_[g] = sim.now();
-            for (OpId gated_op : entry_ops_[g])
-                if (--waiting_[gated_op.value()] == 0) release(sim, gated_op);
-        }
+    if (--entry_left_[entry] == 0) open_gates(sim, entry);
+}
+
+void Executor::open_gates(Simulator& sim, std::uint32_t entry) {
+    for (std::uint32_t g : gated_[entry]) {
+        entry_open_[g] = sim.now();
+        if (programs_[g]) begin_program(sim, g);
+        for (OpId gated_op : entry_ops_[g])
+            if (--waiting_[gated_op.value()] == 0) release(sim, gated_op);
+    }
+}
+
+ReadyOps& Executor::ready_buffer() {
+    // finish() may nest (a network that delivers inside send()): each level has its own.
+    if (depth_ == ready_.size()) ready_.emplace_back();
+    ReadyOps& ready = ready_[depth_];
+    ready.clear();
+    return ready;
+}
+
+void Executor::begin_program(Simulator& sim, std::uint32_t entry) {
+    ReadyOps& ready = ready_buffer();
+    programs_[entry]->begin(ready);
+    release_ready(sim, entry, ready);
+}
+
+void Executor::release_ready(Simulator& sim, std::uint32_t entry, ReadyOps& ready) {
+    ++depth_;
+    for (std::uint64_t local : ready) release_local(sim, entry, local);
+    --depth_;
+}
+
+void Executor::release_local(Simulator& sim, std::uint32_t entry, std::uint64_t local) {
+    std::uint32_t slot = 0;
+    if (!free_.empty()) {
+        slot = free_.back();
+        free_.pop_back();
+    } else {
+        slot = static_cast<std::uint32_t>(live_.size());
+        live_.emplace_back();
+    }
+    live_[slot] = Live{entry, local, Time::max()};
+    const Op op = programs_[entry]->op(local);
+    const Time at = op.not_before + entry_open_[entry];
+    if (at > sim.now())
+        sim.at(at, *this, encode_slot(slot, kIssue));
+    else
+        issue_local(sim, slot, op);
+}
+
+void Executor::issue_local(Simulator& sim, std::uint32_t slot, const Op& op) {
+    Live& live = live_[slot];
+    live.start = sim.now();
+    const OpProgram& program = *programs_[live.entry];
+    start_op(sim, op, graph_.entries()[live.entry].priority, MessageId{kSlotMessage | slot}, encode_slot(slot, kComputeDone),
+             op.kind == OpKind::group ? program.group(live.local) : nullptr);
+}
+
+void Executor::finish_local(Simulator& sim, std::uint32_t slot) {
+    const Live live = live_[slot];
+    live_[slot].start = Time::max();
+    free_.push_back(slot);
+    last_finish_ = std::max(last_finish_, sim.now());
+    ++done_;
+    OpProgram& program = *programs_[live.entry];
+    ReadyOps& ready = ready_buffer();
+    program.finished(live.local, live.start, sim.now(), ready);
+    release_ready(sim, live.entry, ready);
+    if (program.done()) open_gates(sim, live.entry);
 }
 
 std::vector<EntryTiming> Executor::entry_timings() const {

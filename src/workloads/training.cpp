@@ -134,7 +134,7 @@ private:
 
 TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::TrainingSpec& spec,
                           const scenario::ClusterSpec& cluster, const Network& network, std::uint64_t seed,
-                          const std::vector<TrainingPlan>& earlier) {
+                          const std::vector<TrainingPlan>& earlier, const BuildProgressFn& built) {
     const RankLayout layout(cluster);
     const std::string key = fmt::format("workload[{}].training.ranks", entry);
     std::vector<bool> taken(static_cast<std::size_t>(layout.ranks()), false);
@@ -342,6 +342,7 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
                                                  : (p == pp - 1 || !bwd_in[pu][ju].empty());
                     if (!ready) break;
                     run_step(p, s);
+                    if (built) built(graph.ops().size());
                     ++next[pu];
                     progress = true;
                 }

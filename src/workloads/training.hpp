@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fabricsim::workloads {
@@ -55,11 +56,15 @@ struct TrainingPlan {
     TrainingOpKind kind(std::uint32_t op) const { return kinds[op - first_op]; }
 };
 
+// Told the graph's op count as a job's graph grows (a front end's progress while it builds).
+using BuildProgressFn = std::function<void(std::size_t ops)>;
+
 // `earlier` holds the plans of the training entries before this one: their ranks are taken.
 // Throws ConfigError (no file position) when the job does not fit in the ranks left.
+// `built`, when set, is called after each pipeline step is built.
 TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::TrainingSpec& spec,
                           const scenario::ClusterSpec& cluster, const Network& network, std::uint64_t seed,
-                          const std::vector<TrainingPlan>& earlier);
+                          const std::vector<TrainingPlan>& earlier, const BuildProgressFn& built = {});
 
 // The job's ranks in Megatron order, chosen by spec.placement among the ranks not in `taken`
 // (placement rules: docs/models/training.md). `name` seeds `random`.

@@ -9,7 +9,7 @@
 
 namespace fabricsim::workloads {
 
-Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network) {
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built) {
     Workload workload;
     OpGraph& graph = workload.graph;
     const RankLayout layout(spec.cluster);
@@ -28,14 +28,29 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             using Kind = std::decay_t<decltype(kind)>;
             if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
             if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>)
-                workload.collectives.push_back({i, add_collective(graph, i, kind, layout, &network)});
+            {
+                auto program = std::make_unique<CollectiveProgram>(kind, layout, &network);
+                const CollectiveProgram* view = program.get();
+                workload.collectives.push_back({i, std::move(program), view});
+            }
             if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
                 workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
             if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>)
-                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training));
+                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training, built));
         }, entry.kind);
     }
     return workload;
+}
+
+void attach_programs(Workload& workload, Executor& executor) {
+    for (auto& c : workload.collectives)
+        if (c.owned) executor.set_program(c.entry, std::move(c.owned));
+}
+
+std::uint64_t ops_total(const Workload& workload) {
+    std::uint64_t total = workload.graph.ops().size();
+    for (const auto& c : workload.collectives) total += c.program->ops_total();
+    return total;
 }
 
 }  // namespace fabricsim::workloads

@@ -1,21 +1,26 @@
-// Turns a scenario's `workload:` entries into one OpGraph. Each entry kind has its own
-// builder file (transfer.cpp, collective.cpp, traffic.cpp, training.cpp).
+// Turns a scenario's `workload:` entries into one OpGraph and the programs of the entries that
+// stream (op_program.hpp: collectives). Each entry kind has its own builder file
+// (transfer.cpp, collective_program.cpp, traffic.cpp, training.cpp).
 #pragma once
 
 #include "core/network.hpp"
 #include "scenario/spec.hpp"
 #include "workloads/collective.hpp"
+#include "workloads/collective_program.hpp"
+#include "workloads/executor.hpp"
 #include "workloads/op_graph.hpp"
 #include "workloads/traffic.hpp"
 #include "workloads/training.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace fabricsim::workloads {
 
 struct PlannedCollective {
     std::uint32_t entry;
-    CollectivePlan plan;
+    std::unique_ptr<CollectiveProgram> owned;  // until attach_programs hands it to the executor
+    const CollectiveProgram* program;          // its plan and spans, while the executor lives
 };
 
 struct Workload {
@@ -26,6 +31,13 @@ struct Workload {
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).
-Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network);
+// `built`, when set, hears the graph's op count while a training job's graph is built.
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built = {});
+
+// Hands the workload's programs to `executor` (built on workload.graph); before start().
+void attach_programs(Workload& workload, Executor& executor);
+
+// The ops the workload runs: its graph's and its programs'.
+std::uint64_t ops_total(const Workload& workload);
 
 }  // namespace fabricsim::workloads

@@ -28,7 +28,7 @@ scenario::ScenarioSpec spec_of(const std::string& text) {
 // Ops the workload builder makes for `spec`.
 double built_ops(const scenario::ScenarioSpec& spec) {
     fabric::IdealNetwork network(spec.cluster, spec.simulation.ideal);
-    return static_cast<double>(workloads::build_workload(spec, network).graph.ops().size());
+    return static_cast<double>(workloads::ops_total(workloads::build_workload(spec, network)));
 }
 
 std::string collective(const std::string& servers, const std::string& lines) {
@@ -83,12 +83,23 @@ TEST_CASE("MemAvailable is read from /proc/meminfo's text in KiB", "[memory]") {
     CHECK_FALSE(cli::mem_available("MemAvailable: lots\n").has_value());
 }
 
-TEST_CASE("a run estimated above the limit is a ConfigError that gives the estimate and the limit", "[memory]") {
-    // 10000 iterations of the 61441-op all-reduce above: 6.1e8 ops, far above 1GiB at any
-    // per-op size of at least 2 bytes.
-    const auto spec = spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n    iterations: 10000\n"));
-    const auto estimate = cli::estimate_memory(spec);
-    CHECK(estimate.ops == 614410000);
+TEST_CASE("a streaming ring holds the same ops whatever its iterations; a run estimated above the limit is refused",
+          "[memory]") {
+    // 10000 iterations of the 61441-op all-reduce above: 6.1e8 ops run, but a ring run streams
+    // and holds only its flight: kWindow = 8 sends on each of c·n = 16 x 16 connections, a
+    // counter byte (1/64 op) per send of two loops of 2(n-1) = 30 rounds, and the join:
+    // 256 x (8 + 60/64) + 1 = 2289 ops, as for one iteration.
+    const auto ring = spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n    iterations: 10000\n"));
+    const auto streamed = cli::estimate_memory(ring);
+    CHECK(streamed.ops == 614410000);
+    CHECK(streamed.held_ops == 2289);
+    CHECK(streamed.op_graph < Bytes{std::int64_t{1} << 20});
+    // A tree all-reduce of 1TiB is held as one run's graph: 16 channels x 2(n-1) = 30 edges x
+    // 128Ki messages of 512KiB (64GiB per channel) = 62914560 sends, far above 1GiB at any
+    // per-op size of at least 20 bytes.
+    const auto tree = spec_of(collective("2", "all_reduce\n    algorithm: tree\n    size: 1TiB\n"));
+    const auto estimate = cli::estimate_memory(tree);
+    CHECK(estimate.held_ops == 62914560);
     CHECK(estimate.total() > Bytes{std::int64_t{1} << 30});
     try {
         cli::check_memory(estimate, Bytes{std::int64_t{1} << 30}, "--max-memory", "m.yaml", "");
@@ -97,7 +108,7 @@ TEST_CASE("a run estimated above the limit is a ConfigError that gives the estim
         REQUIRE(e.issues().size() == 1);
         const std::string text = e.issues().front().str();
         CHECK(text.starts_with("m.yaml: this run would need about "));
-        CHECK(text.find("(614410000 ops)") != std::string::npos);
+        CHECK(text.find("(62914561 ops, 62914560 held at once)") != std::string::npos);
         CHECK(text.find("the limit is 1.0GiB (--max-memory)") != std::string::npos);
     }
     // The same run within a limit above its estimate passes.

@@ -1,0 +1,85 @@
+// A `- collective:` entry as an OpProgram (op_program.hpp): its runs one after the other, each
+// closed by a zero-time join on the group's first rank, as add_collective plans them.
+//
+// A ring run (all-reduce, reduce-scatter, all-gather: ring_rounds in ring.cpp) streams: its
+// sends are numbered per channel as ring_rounds makes them, (loop·steps + round)·n + rank, and
+// their dependencies follow from the numbers alone — the block received in the round before,
+// the same round of the loop before, and the kWindow-th previous send on the connection — so a
+// send exists only from when its first predecessor finishes until it is delivered. The other
+// algorithms' runs are built as graphs once per size (collective.cpp's build_run) and replayed
+// from them; their memory is one run's graph per size.
+#pragma once
+
+#include "core/network.hpp"
+#include "scenario/collective_spec.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/collective_algorithms.hpp"
+#include "workloads/counter_window.hpp"
+#include "workloads/op_program.hpp"
+#include "workloads/rank_layout.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace fabricsim::workloads {
+
+class CollectiveProgram final : public OpProgram {
+public:
+    // Throws ModelError as add_collective does.
+    CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout, const Network* network);
+
+    const CollectivePlan& plan() const { return plan_; }
+    // Per run of plan().runs: when it started and finished (so far).
+    const std::vector<RunSpan>& spans() const { return spans_; }
+
+    void begin(ReadyOps& ready) override;
+    Op op(std::uint64_t local) const override;
+    const GroupOp* group(std::uint64_t local) const override;
+    void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
+    bool done() const override { return run_ == plan_.runs.size(); }
+    std::uint64_t ops_total() const override { return total_; }
+
+private:
+    // One channel of a ring run.
+    struct Ring {
+        std::vector<RankId> order;
+        Bytes bytes;
+        std::int64_t loops = 0;
+        std::int64_t n = 0;
+        std::int16_t rail = -1;  // across servers; -1 inside one
+        CounterWindow waits;
+    };
+    // A size's runs: either rings (ring_rounds with `steps` rounds) or one run's graph.
+    struct SizeRuns {
+        SizeChoice choice;
+        Bytes size;
+        bool ring = false;
+        int steps = 0;
+        std::unique_ptr<OpGraph> graph;  // !ring
+        std::uint64_t ops = 0;           // one run's, without its join
+    };
+
+    void start_run(ReadyOps& ready);  // from run_ on, skipping runs without ops
+    void ring_finished(std::uint64_t local, ReadyOps& ready);
+    void ring_release(std::size_t channel, std::uint64_t index, ReadyOps& ready);
+    std::uint8_t ring_predecessors(std::uint64_t index, std::int64_t n) const;
+
+    scenario::CollectiveOp op_;
+    RankLayout layout_;
+    std::vector<RankId> group_;
+    CollectivePlan plan_;
+    std::vector<RunSpan> spans_;
+    std::vector<SizeRuns> sizes_;
+    std::vector<std::size_t> size_of_run_;  // index into sizes_
+    std::uint64_t total_ = 0;
+
+    // The run in progress.
+    std::size_t run_ = 0;
+    std::uint64_t run_left_ = 0;        // its ops not yet finished
+    Time run_last_ = Time::zero();      // its last delivery so far
+    std::vector<Ring> rings_;           // ring run: per channel
+    std::vector<std::uint32_t> waits_;  // graph run: per op, predecessors not yet finished
+    std::int64_t steps_ = 0;            // ring run: rounds per loop
+};
+
+}  // namespace fabricsim::workloads

@@ -1,0 +1,133 @@
+// A collective entry as a program (collective_program.hpp) against the same entry as a whole
+// graph (add_collective): the program must release every op at the same moment and in the
+// same order, so every event, every time and every byte is the same — and it must hold no
+// more than what is in flight.
+#include <catch2/catch.hpp>
+
+#include "workload_fixtures.hpp"
+
+#include "core/simulator.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/collective_program.hpp"
+#include "workloads/executor.hpp"
+
+#include <memory>
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+using namespace workload_test;
+using scenario::CollectiveAlgorithm;
+using scenario::CollectiveOp;
+using workloads::Executor;
+using workloads::OpGraph;
+
+namespace {
+
+struct Outcome {
+    std::vector<workloads::CollectiveMeasurement> measured;
+    std::vector<Bytes> nic_sent;
+    std::uint64_t events = 0;
+    std::size_t ops = 0;
+    Time last = Time::zero();
+    std::size_t peak_live = 0;
+};
+
+Outcome whole_graph(const scenario::ClusterSpec& cluster, const scenario::CollectiveSpec& spec) {
+    Simulator sim(1);
+    fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
+    OpGraph g;
+    const auto e = g.add_entry("c");
+    const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(cluster), &net);
+    Executor ex(std::move(g), net);
+    ex.start(sim);
+    sim.run();
+    REQUIRE(ex.ops_done() == ex.ops_total());
+    return {workloads::measure(plan, ex.op_timings()), net.nic_bytes_sent(), sim.cost().events, ex.ops_done(),
+            ex.last_finish(), 0};
+}
+
+Outcome streamed(const scenario::ClusterSpec& cluster, const scenario::CollectiveSpec& spec) {
+    Simulator sim(1);
+    fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
+    OpGraph g;
+    const auto e = g.add_entry("c");
+    auto program = std::make_unique<workloads::CollectiveProgram>(spec, workloads::RankLayout(cluster), &net);
+    const workloads::CollectiveProgram& p = *program;
+    Executor ex(std::move(g), net);
+    ex.set_program(e, std::move(program));
+    ex.start(sim);
+    sim.run();
+    REQUIRE(ex.ops_done() == ex.ops_total());
+    REQUIRE(p.done());
+    return {workloads::measure(p.plan(), p.spans()), net.nic_bytes_sent(), sim.cost().events, ex.ops_done(),
+            ex.last_finish(), ex.peak_live()};
+}
+
+void same(const Outcome& a, const Outcome& b) {
+    REQUIRE(a.measured.size() == b.measured.size());
+    for (std::size_t i = 0; i < a.measured.size(); ++i) {
+        CHECK(a.measured[i].time == b.measured[i].time);
+        CHECK(a.measured[i].algorithm == b.measured[i].algorithm);
+        CHECK(a.measured[i].channels == b.measured[i].channels);
+    }
+    CHECK(a.nic_sent == b.nic_sent);
+    CHECK(a.events == b.events);
+    CHECK(a.ops == b.ops);
+    CHECK(a.last == b.last);
+}
+
+}  // namespace
+
+TEST_CASE("a streamed ring collective runs event for event as its whole graph", "[collective][stream]") {
+    // steps = 2(n-1) or n-1 rounds per loop: n = 2, 3 and 5 put the window of kWindow = 8
+    // sends beyond, at and inside a loop (n = 5 all-reduce: steps = 8, where the window and
+    // the next loop are the same dependency, held twice); several loops per channel; uneven
+    // channel shares; two sizes of two iterations each.
+    for (int n : {2, 3, 5, 8})
+        for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+            for (int channels : {1, 3}) {
+                auto spec = spec_of(op, CollectiveAlgorithm::ring, 8_MiB, channels);
+                spec.sizes = {Bytes{5 * 1024 * 1024 + 7}, 1_KiB};
+                spec.iterations = 2;
+                INFO("n " << n << " op " << workloads::to_string(op) << " channels " << channels);
+                same(whole_graph(hosts(n), spec), streamed(hosts(n), spec));
+            }
+}
+
+TEST_CASE("a streamed collective replays the other algorithms' runs as their graphs", "[collective][stream]") {
+    struct Case {
+        CollectiveOp op;
+        CollectiveAlgorithm algorithm;
+    };
+    for (const Case c : {Case{CollectiveOp::all_reduce, CollectiveAlgorithm::tree},
+                         Case{CollectiveOp::all_reduce, CollectiveAlgorithm::halving_doubling},
+                         Case{CollectiveOp::all_to_all, CollectiveAlgorithm::pairwise},
+                         Case{CollectiveOp::broadcast, CollectiveAlgorithm::ring},
+                         Case{CollectiveOp::send_recv, CollectiveAlgorithm::ring}}) {
+        auto spec = spec_of(c.op, c.algorithm, 3_MiB, 2);
+        spec.iterations = 2;
+        INFO(workloads::to_string(c.op) << " " << workloads::to_string(c.algorithm));
+        same(whole_graph(hosts(4), spec), streamed(hosts(4), spec));
+    }
+    // NVLS and hierarchical on two HGX servers: group operations among sends.
+    auto spec = spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::hierarchical, 16_MiB, 0);
+    same(whole_graph(hgx(2), spec), streamed(hgx(2), spec));
+    spec = spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, 16_MiB, 0);
+    same(whole_graph(hgx(1), spec), streamed(hgx(1), spec));
+}
+
+TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, whatever its size", "[collective][stream]") {
+    // SendChain lets at most kWindow sends be in flight per connection, and a ring channel has
+    // n connections: c·n·kWindow sends at once, plus the run's join. The ops the executor holds
+    // must not grow with the bytes moved: 4 MiB and 256 MiB peak at the same bound.
+    const int n = 4, channels = 2;
+    const std::size_t bound = static_cast<std::size_t>(channels * n * workloads::kWindow + 1);
+    const auto small = streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4_MiB, channels));
+    const auto large = streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 256_MiB, channels));
+    CHECK(small.peak_live <= bound);
+    CHECK(large.peak_live <= bound);
+    // 256 MiB: 2 channels of 128 MiB, each 64 loops of n·512 KiB = 2 MiB, of 2(n-1) = 6
+    // rounds of n = 4 sends, plus the join.
+    CHECK(large.ops == std::size_t{2 * 64 * 6 * 4 + 1});
+}
