@@ -351,7 +351,10 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     const std::uint32_t q = queue_of(port, k.prio);
     if (p.switch_egress && k.type == kData) {
         if (!markers_.empty()) mark_ecn(sim, q, k);
-        if (fecn_ != nullptr) mark_fecn(q, k);
+        if (ib_cc_ != nullptr && ib_cc_->mark(q, queues_[q].queued, Bytes{k.bytes})) {
+            k.marked = true;
+            ++queues_[q].marks;
+        }
     }
     if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
@@ -681,7 +684,7 @@ FabricCounters PacketNetwork::counters() const {
     if (pfc_ != nullptr) pfc_->add_counters(c);
     credits_->add_counters(c);
     if (ib_credits_ != nullptr) ib_credits_->add_counters(c);
-    c.fecn_marks = fecn_marks_;
+    c.fecn_marks = ib_cc_ != nullptr ? ib_cc_->marks() : 0;
     c.becns = becns_;
     return c;
 }

@@ -42,11 +42,13 @@
 #include "core/rng.hpp"
 #include "congestion/ib_cc.hpp"
 #include "fabric/packet/credits.hpp"
+#include "fabric/packet/ib_cc_marker.hpp"
 #include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/packet/packet_count.hpp"
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/router.hpp"
+#include "fabric/packet/vl_arbiter.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/spec.hpp"
@@ -382,13 +384,9 @@ private:
     congestion::IbCcParams ib_cc_params(Bandwidth line) const;
     Bandwidth ib_cc_floor(Bandwidth line) const;
     // NIC QPs run congestion control (DCQCN, or IB CC): else they go at the port's pace.
-    bool congestion_controlled() const { return ib_ ? fecn_ != nullptr : dcqcn_; }
+    bool congestion_controlled() const { return ib_ ? ib_cc_ != nullptr : dcqcn_; }
     // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
     Bandwidth cc_floor(Bandwidth line) const;
-    void mark_fecn(std::uint32_t q, Packet& packet);
-    // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port,
-    // VL v's next packet being head_bytes_[v] bytes.
-    std::uint32_t arbitrate(Port& p, std::uint32_t port, std::uint32_t ready);
     // The flow (5-tuple) of packet `seq` of a message: its part's QP (packet_count.hpp).
     static std::uint32_t part_of(const MessageState& m, std::uint64_t seq) { return qp_part_of(seq, m.packets, m.qps); }
     static std::uint64_t part_begin(const MessageState& m, std::uint32_t part) {
@@ -479,21 +477,8 @@ private:
     // InfiniBand.
     bool ib_ = false;
     std::unique_ptr<IbCredits> ib_credits_;
-    struct VlTable {
-        std::vector<scenario::VlWeight> entries;
-        std::uint32_t vls = 0;           // bit v: VL v has an entry of positive weight
-    };
-    VlTable high_, low_;
-    std::int64_t high_limit_ = 0;        // bytes of high-priority packets before a low one may go; <0: no limit
-    struct VlArbiter {
-        std::uint8_t high = 0, low = 0;  // the table entry in turn
-        std::int64_t high_left = 0, low_left = 0;  // bytes it may still send
-        std::int64_t high_sent = 0;      // high-priority bytes since a low-priority packet
-    };
-    std::vector<VlArbiter> arbiters_;     // by port (InfiniBand ports with several VLs)
-    std::unique_ptr<congestion::FecnMarker> fecn_;
-    std::vector<congestion::FecnMarkState> fecn_state_;  // by queue
-    std::int64_t fecn_marks_ = 0;
+    std::unique_ptr<VlArbiter> vl_arbiter_;   // VL arbitration at every port (vl_arbiter.hpp)
+    std::unique_ptr<IbCcMarker> ib_cc_;        // IB CC's FECN marking at switch egress (ib_cc_marker.hpp)
     std::int64_t becns_ = 0;
     std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
     std::vector<Group> groups_;
