@@ -15,12 +15,17 @@ PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, P
       owned_router_(std::make_unique<RoutingRouter>(routing)),
       routing_(*owned_router_),
       spec_(spec),
-      ports_(topology.directed_link_count()) {
+      ports_(topology.directed_link_count()),
+      nic_(packets_, topology.directed_link_count(), spec.qp_rate_interval) {
     init();
 }
 
 PacketNetwork::PacketNetwork(const Topology& topology, const Router& router, PacketModelSpec spec)
-    : topology_(topology), routing_(router), spec_(spec), ports_(topology.directed_link_count()) {
+    : topology_(topology),
+      routing_(router),
+      spec_(spec),
+      ports_(topology.directed_link_count()),
+      nic_(packets_, topology.directed_link_count(), spec.qp_rate_interval) {
     init();
 }
 
@@ -292,21 +297,9 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
     return false;
 }
 
-void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) {
-    packets_[packet].next = kNone;
-    if (fifo.tail == kNone)
-        fifo.head = packet;
-    else
-        packets_[fifo.tail].next = packet;
-    fifo.tail = packet;
-}
+void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) { fifo.push(packets_, packet); }
 
-std::uint32_t PacketNetwork::pop(Fifo& fifo) {
-    const std::uint32_t k = fifo.head;
-    fifo.head = packets_[k].next;
-    if (fifo.head == kNone) fifo.tail = kNone;
-    return k;
-}
+std::uint32_t PacketNetwork::pop(Fifo& fifo) { return fifo.pop(packets_); }
 
 void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
     const std::uint32_t qi = queue_of(port, packets_[packet].prio);
@@ -404,12 +397,6 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
                 pump_paced(sim, index);
             }
             return;
-        case kCcTimer:
-            if (qps_[index].timer_at == sim.now()) {
-                qps_[index].timer_at = Time::max();
-                cc_call(sim, index, CcInput::timer);
-            }
-            return;
         case kWatchdog: on_watchdog(sim); return;
         case kRto: on_rto(sim, arg >> 4); return;
         case kStuckWatchdog: on_stuck_watchdog(sim, index); return;
@@ -490,8 +477,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     if (pk.type == kData) {
         flow = flow_of(messages_[pk.message], pk.seq);
     } else if (pk.type == kCnpFrame) {
-        const Qp& q = qps_[pk.message];
-        flow = FlowKey{q.dst, q.src, q.number};
+        flow = FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)};
     } else {
         const MessageState& m = messages_[pk.message];
         flow = flow_of(m, pk.seq);
@@ -656,11 +642,11 @@ Time PacketNetwork::paused_time(DirectedLink link) const {
 
 std::vector<QpRateSeries> PacketNetwork::qp_rates() const {
     std::vector<QpRateSeries> out;
-    for (const Qp& q : qps_) {
-        if (q.rates.empty()) continue;
-        out.push_back(QpRateSeries{fmt::format("{} -> {} qp {}", topology_.node(q.src).name, topology_.node(q.dst).name,
-                                               q.number),
-                                   q.rates});
+    for (std::uint32_t q = 0; q < nic_.qps(); ++q) {
+        if (nic_.rates(q).empty()) continue;
+        out.push_back(QpRateSeries{fmt::format("{} -> {} qp {}", topology_.node(nic_.src(q)).name,
+                                               topology_.node(nic_.dst(q)).name, nic_.number(q)),
+                                   nic_.rates(q)});
     }
     return out;
 }

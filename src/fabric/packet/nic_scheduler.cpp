@@ -1,0 +1,165 @@
+#include "fabric/packet/nic_scheduler.hpp"
+
+#include "core/simulator.hpp"
+#include "core/time_limits.hpp"
+
+#include <algorithm>
+
+namespace fabricsim::fabric {
+
+NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports, Time qp_rate_interval)
+    : packets_(packets), qp_rate_interval_(qp_rate_interval), active_(ports), round_robin_(ports, 0) {}
+
+std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst, std::uint32_t channel) {
+    const auto key = std::make_tuple(port, src.value(), dst.value(), channel);
+    const auto [it, inserted] = index_.emplace(key, static_cast<std::uint32_t>(cc_.size()));
+    return {it->second, inserted};
+}
+
+void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Time cnp_interval, std::uint32_t port,
+                          std::uint8_t prio, std::uint8_t cls, NodeId src, NodeId dst, std::uint32_t number) {
+    Pacing p;
+    p.cls = cls;
+    pacing_.push_back(p);
+    cc_.push_back(std::move(cc));
+    pacer_.emplace_back(cnp_interval);
+    port_.push_back(port);
+    prio_.push_back(prio);
+    timer_at_.push_back(Time::max());
+    last_call_.push_back(Time::zero());
+    src_.push_back(src);
+    dst_.push_back(dst);
+    number_.push_back(number);
+    rates_.emplace_back();
+}
+
+void NicScheduler::enqueue(Simulator& sim, std::uint32_t qp, std::uint32_t packet) {
+    Pacing& q = pacing_[qp];
+    // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
+    // congestion control first catches up on the timer events it missed, in order, as the
+    // CongestionControl contract allows.
+    if (cc_[qp] != nullptr && q.fifo.empty() && cc_[qp]->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
+    q.fifo.push(packets_, packet);
+    ++q.queued;
+    if (!q.listed) {
+        q.listed = true;
+        active_[port_[qp]].push_back(qp);
+    }
+}
+
+void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first,
+                         std::uint32_t classes, Offer& out) const {
+    out.start.fill(Time::max());
+    std::array<std::uint32_t, kMaxClasses> last_packets{};  // packets the class holds, up to 2
+    const std::vector<std::uint32_t>& active = active_[port];
+    const std::size_t n = active.size();
+    const std::uint32_t rr = round_robin_[port];
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t pos = (rr + i) % n;
+        const Pacing& q = pacing_[active[pos]];
+        const std::uint32_t c = q.cls;
+        out.held |= 1u << c;
+        last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + static_cast<std::uint32_t>(std::min<std::uint64_t>(2, q.queued)));
+        const PacketRecord& head = packets_[q.fifo.head];
+        Time start = std::max({free_at, head.ready, q.next_send});
+        if (start >= out.start[c]) continue;
+        if (fc != nullptr && !fc->may_send(first + c, Bytes{head.bytes}, start)) continue;  // PFC holds its priority
+        if (start >= out.start[c]) continue;
+        out.start[c] = start;
+        out.pos[c] = static_cast<std::uint32_t>(pos);
+    }
+    for (std::uint32_t c = 0; c < classes; ++c) {
+        if (out.start[c] > out.best || out.start[c] == Time::max()) continue;
+        if (out.start[c] < out.best) {
+            out.best = out.start[c];
+            out.ready = 0;
+            out.last = 0;
+        }
+        out.ready |= 1u << c;
+        if (last_packets[c] == 1) out.last |= 1u << c;
+    }
+}
+
+std::uint32_t NicScheduler::take(std::uint32_t port, std::uint32_t pos, std::uint32_t& qp) {
+    std::vector<std::uint32_t>& active = active_[port];
+    qp = active[pos];
+    Pacing& q = pacing_[qp];
+    const std::uint32_t k = q.fifo.pop(packets_);
+    --q.queued;
+    if (q.fifo.empty()) {
+        q.listed = false;
+        active.erase(active.begin() + static_cast<std::ptrdiff_t>(pos));
+        round_robin_[port] = active.empty() ? 0 : static_cast<std::uint32_t>(pos % active.size());
+    } else {
+        round_robin_[port] = static_cast<std::uint32_t>((pos + 1) % active.size());
+        // The QP's next packet waited behind this one long enough to go cold; the next
+        // choice at this port reads its ready time.
+        __builtin_prefetch(&packets_[q.fifo.head]);
+    }
+    return k;
+}
+
+bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size, Bandwidth payload, Bandwidth line) {
+    Pacing& q = pacing_[qp];
+    if (cc_[qp] == nullptr) {  // no congestion control: the port's pace alone
+        q.next_send = start;
+    } else {
+        // Pace in wire bytes: the payload at the link's efficiency.
+        const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
+            static_cast<__int128>(cc_[qp]->rate().bits_per_second()) * payload.bits_per_second() / line.bits_per_second()));
+        q.next_send = checked_add(start, transmit_time(size, std::max(payload_rate, Bandwidth::bps(1))),
+                                  "packet model: a paced QP's next packet");
+        cc_call(sim, qp, CcInput::sent, size);
+    }
+    if (!pacing_[qp].source_waits || pacing_[qp].queued > kPullWindow / 2) return false;
+    pacing_[qp].source_waits = false;
+    return true;
+}
+
+bool NicScheduler::pull_full(std::uint32_t qp) {
+    Pacing& q = pacing_[qp];
+    if (q.queued < kPullWindow) return false;
+    q.source_waits = true;
+    return true;
+}
+
+void NicScheduler::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size) {
+    congestion::CongestionControl* cc = cc_[qp].get();
+    if (cc == nullptr) return;  // a QP without congestion control
+    const Time t = std::max(last_call_[qp], sim.now());
+    last_call_[qp] = t;
+    switch (why) {
+        case CcInput::sent: cc->on_sent(t, size); break;
+        case CcInput::cnp: cc->on_cnp(t); break;
+        case CcInput::ack: cc->on_ack(t, size); break;
+        case CcInput::timer: cc->on_timer(t); break;
+    }
+    if (qp_rate_interval_ > Time::zero()) {
+        std::vector<QpSample>& rates = rates_[qp];
+        const QpSample now{t, cc->rate(), cc->table_index()};
+        if (rates.empty() ||
+            ((now.rate != rates.back().rate || now.ccti != rates.back().ccti) && t >= rates.back().at + qp_rate_interval_))
+            rates.push_back(now);
+    }
+    arm_timer(sim, qp);
+}
+
+void NicScheduler::arm_timer(Simulator& sim, std::uint32_t qp) {
+    const congestion::CongestionControl* cc = cc_[qp].get();
+    if (cc == nullptr) return;
+    const Time next = cc->next_timer();
+    if (next == Time::max() || pacing_[qp].fifo.empty()) return;  // idle QPs catch up when data returns
+    const Time at = std::max(next, sim.now());
+    if (timer_at_[qp] <= at && timer_at_[qp] >= sim.now()) return;  // an earlier or equal one is pending
+    timer_at_[qp] = at;
+    sim.at(at, *this, qp);
+}
+
+void NicScheduler::on_event(Simulator& sim, std::uint64_t arg) {
+    const auto qp = static_cast<std::uint32_t>(arg);
+    if (timer_at_[qp] != sim.now()) return;  // re-armed since
+    timer_at_[qp] = Time::max();
+    cc_call(sim, qp, CcInput::timer);
+}
+
+}  // namespace fabricsim::fabric
