@@ -8,7 +8,11 @@
 namespace fabricsim::fabric {
 
 NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports, Time qp_rate_interval)
-    : packets_(packets), qp_rate_interval_(qp_rate_interval), active_(ports), round_robin_(ports, 0) {}
+    : packets_(packets),
+      qp_rate_interval_(qp_rate_interval),
+      active_(ports),
+      round_robin_(ports, 0),
+      heaps_of_(ports, UINT32_MAX) {}
 
 std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst, std::uint32_t channel) {
     const auto key = std::make_tuple(port, src.value(), dst.value(), channel);
@@ -21,6 +25,11 @@ void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Tim
     Pacing p;
     p.cls = cls;
     pacing_.push_back(p);
+    if (heaps_of_[port] == UINT32_MAX) {  // the port's first QP: its heaps
+        heaps_of_[port] = static_cast<std::uint32_t>(heaps_.size());
+        heaps_.resize(heaps_.size() + kMaxClasses);
+        class_packets_.resize(heaps_.size(), 0);
+    }
     cc_.push_back(std::move(cc));
     pacer_.emplace_back(cnp_interval);
     port_.push_back(port);
@@ -41,32 +50,38 @@ void NicScheduler::enqueue(Simulator& sim, std::uint32_t qp, std::uint32_t packe
     if (cc_[qp] != nullptr && q.fifo.empty() && cc_[qp]->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
     q.fifo.push(packets_, packet);
     ++q.queued;
+    const std::uint32_t h = heaps_of_[port_[qp]] + q.cls;
+    ++class_packets_[h];
     if (!q.listed) {
         q.listed = true;
+        q.stamp = stamps_++;
         active_[port_[qp]].push_back(qp);
+        heap_push(h, qp);
     }
 }
 
 void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first,
-                         std::uint32_t classes, Offer& out) const {
+                         std::uint32_t classes, Offer& out, bool scan) const {
     out.start.fill(Time::max());
     std::array<std::uint32_t, kMaxClasses> last_packets{};  // packets the class holds, up to 2
-    const std::vector<std::uint32_t>& active = active_[port];
-    const std::size_t n = active.size();
-    const std::uint32_t rr = round_robin_[port];
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t pos = (rr + i) % n;
-        const Pacing& q = pacing_[active[pos]];
-        const std::uint32_t c = q.cls;
-        out.held |= 1u << c;
-        last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + static_cast<std::uint32_t>(std::min<std::uint64_t>(2, q.queued)));
-        const PacketRecord& head = packets_[q.fifo.head];
-        Time start = std::max({free_at, head.ready, q.next_send});
-        if (start >= out.start[c]) continue;
-        if (fc != nullptr && !fc->may_send(first + c, Bytes{head.bytes}, start)) continue;  // PFC holds its priority
-        if (start >= out.start[c]) continue;
-        out.start[c] = start;
-        out.pos[c] = static_cast<std::uint32_t>(pos);
+    if (scan) {
+        scan_offer(port, free_at, fc, first, out, last_packets);
+    } else if (heaps_of_[port] != UINT32_MAX) {
+        for (std::uint32_t c = 0; c < classes; ++c) {
+            const std::uint32_t h = heaps_of_[port] + c;
+            const std::vector<std::uint32_t>& heap = heaps_[h];
+            if (heap.empty()) continue;
+            out.held |= 1u << c;
+            last_packets[c] = static_cast<std::uint32_t>(std::min<std::uint64_t>(2, class_packets_[h]));
+            // The earliest start of any of its QPs; the flow control's answer for then holds
+            // for every packet of the class (it moves the start past a pause that ended, or
+            // refuses what a pause holds, the same for each).
+            Time start = std::max(free_at, pacing_[heap[0]].key);
+            if (fc != nullptr && !fc->may_send(first + c, Bytes{packets_[pacing_[heap[0]].fifo.head].bytes}, start)) continue;
+            // Every QP whose start comes to the same: round robin among them.
+            out.start[c] = start;
+            out.pos[c] = first_in_turn(port, h, start);
+        }
     }
     for (std::uint32_t c = 0; c < classes; ++c) {
         if (out.start[c] > out.best || out.start[c] == Time::max()) continue;
@@ -80,21 +95,92 @@ void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, 
     }
 }
 
+// The scan of every listed QP in turn, asking the flow control for each.
+void NicScheduler::scan_offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first, Offer& out,
+                              std::array<std::uint32_t, kMaxClasses>& last_packets) const {
+    const std::vector<std::uint32_t>& active = active_[port];
+    const std::size_t n = active.size();
+    const std::uint32_t rr = round_robin_[port];
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t pos = (rr + i) % n;
+        const Pacing& q = pacing_[active[pos]];
+        const std::uint32_t c = q.cls;
+        out.held |= 1u << c;
+        last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + static_cast<std::uint32_t>(std::min<std::uint64_t>(2, q.queued)));
+        const PacketRecord& head = packets_[q.fifo.head];
+        Time start = std::max({free_at, head.ready, q.next_send});
+        if (start >= out.start[c]) continue;
+        if (fc != nullptr && !fc->may_send(first + c, Bytes{head.bytes}, start)) continue;  // credits hold it
+        if (start >= out.start[c]) continue;
+        out.start[c] = start;
+        out.pos[c] = static_cast<std::uint32_t>(pos);
+    }
+}
+
+std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, Time by) const {
+    const std::vector<std::uint32_t>& active = active_[port];
+    const std::vector<std::uint32_t>& heap = heaps_[h];
+    const std::uint32_t rr = round_robin_[port];
+    const std::uint64_t from = pacing_[active[rr]].stamp;  // the list is in stamp order
+    // Few QPs tie (a paced QP's next send time is its own): walk the heap's top, where they are.
+    constexpr std::uint32_t kFew = 16;
+    std::array<std::uint32_t, kFew> todo;
+    std::uint32_t todo_n = 0, seen = 0;
+    std::uint32_t best = UINT32_MAX;
+    std::uint64_t best_turn = UINT64_MAX;
+    todo[todo_n++] = 0;
+    while (todo_n > 0 && seen < kFew) {
+        const std::uint32_t i = todo[--todo_n];
+        const std::uint32_t qp = heap[i];
+        ++seen;
+        const std::uint64_t stamp = pacing_[qp].stamp;
+        // Its turn after `from`: those at or after it first, then the list from its start.
+        const std::uint64_t turn = stamp >= from ? stamp - from : stamp + (UINT64_MAX / 2);
+        if (turn < best_turn) {
+            best_turn = turn;
+            best = qp;
+        }
+        for (std::uint32_t child = 2 * i + 1; child <= 2 * i + 2 && child < heap.size(); ++child)
+            if (pacing_[heap[child]].key <= by) {
+                if (todo_n == kFew) {
+                    seen = kFew;  // too many: walk the list instead
+                    break;
+                }
+                todo[todo_n++] = child;
+            }
+    }
+    if (seen < kFew) {
+        // Its place in the list, which is in stamp order.
+        const auto it = std::lower_bound(active.begin(), active.end(), pacing_[best].stamp,
+                                         [&](std::uint32_t qp, std::uint64_t s) { return pacing_[qp].stamp < s; });
+        return static_cast<std::uint32_t>(it - active.begin());
+    }
+    // Many tie (the port is busy and they all wait for it): the first in turn is near.
+    const std::size_t n = active.size();
+    const std::uint8_t cls = pacing_[heap[0]].cls;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t pos = (rr + i) % n;
+        const Pacing& q = pacing_[active[pos]];
+        if (q.cls == cls && q.key <= by) return static_cast<std::uint32_t>(pos);
+    }
+    return 0;  // unreachable: the heap's top is in the list
+}
+
 std::uint32_t NicScheduler::take(std::uint32_t port, std::uint32_t pos, std::uint32_t& qp) {
     std::vector<std::uint32_t>& active = active_[port];
     qp = active[pos];
     Pacing& q = pacing_[qp];
     const std::uint32_t k = q.fifo.pop(packets_);
     --q.queued;
+    --class_packets_[heaps_of_[port] + q.cls];
     if (q.fifo.empty()) {
         q.listed = false;
+        heap_remove(qp);
         active.erase(active.begin() + static_cast<std::ptrdiff_t>(pos));
         round_robin_[port] = active.empty() ? 0 : static_cast<std::uint32_t>(pos % active.size());
     } else {
         round_robin_[port] = static_cast<std::uint32_t>((pos + 1) % active.size());
-        // The QP's next packet waited behind this one long enough to go cold; the next
-        // choice at this port reads its ready time.
-        __builtin_prefetch(&packets_[q.fifo.head]);
+        heap_update(qp);  // its next packet's ready time
     }
     return k;
 }
@@ -111,6 +197,7 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
                                   "packet model: a paced QP's next packet");
         cc_call(sim, qp, CcInput::sent, size);
     }
+    if (q.listed) heap_update(qp);
     if (!pacing_[qp].source_waits || pacing_[qp].queued > kPullWindow / 2) return false;
     pacing_[qp].source_waits = false;
     return true;
@@ -121,6 +208,57 @@ bool NicScheduler::pull_full(std::uint32_t qp) {
     if (q.queued < kPullWindow) return false;
     q.source_waits = true;
     return true;
+}
+
+void NicScheduler::heap_push(std::uint32_t h, std::uint32_t qp) {
+    std::vector<std::uint32_t>& heap = heaps_[h];
+    pacing_[qp].key = compute_key(qp);
+    heap.push_back(qp);
+    pacing_[qp].heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
+    sift_up(heap, pacing_[qp].heap_pos);
+}
+
+void NicScheduler::heap_remove(std::uint32_t qp) {
+    std::vector<std::uint32_t>& heap = heaps_[heaps_of_[port_[qp]] + pacing_[qp].cls];
+    const std::uint32_t i = pacing_[qp].heap_pos;
+    const std::uint32_t moved = heap.back();
+    heap.pop_back();
+    if (moved == qp) return;
+    heap_set(heap, i, moved);
+    sift_up(heap, i);
+    sift_down(heap, pacing_[moved].heap_pos);
+}
+
+void NicScheduler::heap_update(std::uint32_t qp) {
+    std::vector<std::uint32_t>& heap = heaps_[heaps_of_[port_[qp]] + pacing_[qp].cls];
+    pacing_[qp].key = compute_key(qp);
+    sift_up(heap, pacing_[qp].heap_pos);
+    sift_down(heap, pacing_[qp].heap_pos);
+}
+
+void NicScheduler::sift_up(std::vector<std::uint32_t>& heap, std::uint32_t i) {
+    const std::uint32_t qp = heap[i];
+    while (i > 0) {
+        const std::uint32_t parent = (i - 1) / 2;
+        if (pacing_[heap[parent]].key <= pacing_[qp].key) break;
+        heap_set(heap, i, heap[parent]);
+        i = parent;
+    }
+    heap_set(heap, i, qp);
+}
+
+void NicScheduler::sift_down(std::vector<std::uint32_t>& heap, std::uint32_t i) {
+    const std::uint32_t qp = heap[i];
+    const auto n = static_cast<std::uint32_t>(heap.size());
+    for (;;) {
+        std::uint32_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && pacing_[heap[child + 1]].key < pacing_[heap[child]].key) ++child;
+        if (pacing_[qp].key <= pacing_[heap[child]].key) break;
+        heap_set(heap, i, heap[child]);
+        i = child;
+    }
+    heap_set(heap, i, qp);
 }
 
 void NicScheduler::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size) {

@@ -7,7 +7,14 @@
 // Per class of the port (802.1Q priority or VL), the QP offered is the one whose next packet
 // may start first, max(port free, packet ready, QP's next send time), round robin among equals
 // from the QP after the last one served, skipping a QP whose class the port's flow control
-// holds (offer()). The port then arbitrates among the classes as a switch port does
+// holds (offer()). A ready heap per port and class, keyed on max(packet ready, next send
+// time), finds the earliest start without a scan of every QP; among the QPs that tie there
+// (all those ready by the time the port falls free, when it is busy) round robin decides, from
+// the heap's top when few tie, else from the port's list where the first QP in turn is
+// almost always one of them. Flow control whose answer is the same for every packet of a
+// class at a given time (PFC, none) is asked once per class; InfiniBand credits, which
+// depend on each packet's size and record each refusal, are asked QP by QP in round-robin
+// order, as a scan of the list (offer(..., scan = true)). The port then arbitrates among the classes as a switch port does
 // (PacketNetwork::serve) and takes the chosen QP's packet (take()). After a packet of wire
 // size w starts at t, a congestion-controlled QP's next may start at t + w / R_C (sent()).
 //
@@ -67,9 +74,10 @@ public:
         std::uint32_t ready = 0, last = 0, held = 0;
         Time best = Time::max();
     };
-    // `fc`: the port's flow control (may be null), `first`: its first queue.
+    // `fc`: the port's flow control (may be null), `first`: its first queue. `scan`: ask the
+    // flow control QP by QP, in turn (its answer depends on the packet, or has side effects).
     void offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first, std::uint32_t classes,
-               Offer& out) const;
+               Offer& out, bool scan = false) const;
     // The bytes of the packet the QP at `pos` of the port's list offers.
     std::uint32_t head_bytes(std::uint32_t port, std::uint32_t pos) const {
         return packets_[pacing_[active_[port][pos]].fifo.head].bytes;
@@ -102,12 +110,34 @@ public:
 
 private:
     void arm_timer(Simulator& sim, std::uint32_t qp);
+    void scan_offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first, Offer& out,
+                    std::array<std::uint32_t, kMaxClasses>& last_packets) const;
+    // The QP of the port's class heap `h` that is first in turn among those whose key is at
+    // most `by` (the port's list from its round-robin position), and its place in the list.
+    std::uint32_t first_in_turn(std::uint32_t port, std::uint32_t h, Time by) const;
+    // The ready heap of one port and class, keyed on max(head ready, next send).
+    Time compute_key(std::uint32_t qp) const {
+        const Pacing& q = pacing_[qp];
+        return std::max(packets_[q.fifo.head].ready, q.next_send);
+    }
+    void heap_push(std::uint32_t h, std::uint32_t qp);
+    void heap_remove(std::uint32_t qp);
+    void heap_update(std::uint32_t qp);
+    void sift_up(std::vector<std::uint32_t>& heap, std::uint32_t i);
+    void sift_down(std::vector<std::uint32_t>& heap, std::uint32_t i);
+    void heap_set(std::vector<std::uint32_t>& heap, std::uint32_t i, std::uint32_t qp) {
+        heap[i] = qp;
+        pacing_[qp].heap_pos = i;
+    }
 
     // What every decision reads of a QP: one record.
     struct Pacing {
         PacketFifo fifo;
         Time next_send = Time::zero();   // the earliest start of its next packet
         std::uint64_t queued = 0;        // packets in `fifo`
+        Time key = Time::max();          // in its heap: max(head ready, next send)
+        std::uint64_t stamp = 0;         // when it was last listed: the list is in stamp order
+        std::uint32_t heap_pos = 0;      // its place in its heap
         std::uint8_t cls = 0;            // its class at its port
         bool listed = false;             // in its port's active list
         bool source_waits = false;       // its source holds packets back for the pull window
@@ -127,8 +157,13 @@ private:
     std::vector<std::uint32_t> number_;
     std::vector<std::vector<QpSample>> rates_; // sampled (outputs.qp_rates)
     // By port.
-    std::vector<std::vector<std::uint32_t>> active_;  // QPs with packets
+    std::vector<std::vector<std::uint32_t>> active_;  // QPs with packets, in the order they got them
     std::vector<std::uint32_t> round_robin_;
+    std::vector<std::uint32_t> heaps_of_;             // its first heap in heaps_ (kMaxClasses, one per class)
+    // By port and class (heaps_of_[port] + class).
+    std::vector<std::vector<std::uint32_t>> heaps_;   // the listed QPs, a binary min-heap on key
+    std::vector<std::uint64_t> class_packets_;        // packets its QPs hold
+    std::uint64_t stamps_ = 0;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> index_;
 };
 

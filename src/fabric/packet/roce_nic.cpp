@@ -128,7 +128,9 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
     while (ports_[port].free_at <= now) {
         Port& p = ports_[port];
         NicScheduler::Offer offer;
-        nic_.offer(port, p.free_at, p.fc, p.first, p.classes, offer);
+        // PFC answers alike for every packet of a class: the scheduler asks it once per class.
+        // Other flow control (InfiniBand credits) is asked QP by QP in turn.
+        nic_.offer(port, p.free_at, p.fc, p.first, p.classes, offer, p.fc != nullptr && p.fc != pfc_.get());
         // A message that starts at the NIC itself (a SHARP part up to the leaf) queues in the
         // port's own queues, as at any unpaced port.
         if (p.backlog == 0 && !p.injectors.empty()) inject(port, now);
