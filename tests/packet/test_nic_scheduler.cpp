@@ -205,7 +205,7 @@ public:
 
 TEST_CASE("NicScheduler: the ready heap offers what a scan of every QP in turn offers", "[packet][nic]") {
     // Invariant: two schedulers fed the same QPs, packets and sends, one answering from its
-    // heaps and one scanning its list, offer the same QP, class and start at every step,
+    // heaps (while more than kHeapAbove QPs hold packets) and one scanning its list, offer the same QP, class and start at every step,
     // under no flow control and under a pause that holds or moves a class.
     for (const bool with_fc : {false, true}) {
         Nic heap, scan;
@@ -220,7 +220,7 @@ TEST_CASE("NicScheduler: the ready heap offers what a scan of every QP in turn o
             scan.add_qp(cls, paced ? std::make_unique<FixedRate>(rate) : nullptr);
         }
         Time free_at = Time::zero();
-        int taken = 0;
+        int taken = 0, heaped = 0;
         for (int step = 0; step < 4000; ++step) {
             // New packets, ready at a few distinct times (ties are the point).
             const int arrivals = static_cast<int>(rng.uniform01() * 4);
@@ -236,6 +236,7 @@ TEST_CASE("NicScheduler: the ready heap offers what a scan of every QP in turn o
                 pause.since = free_at + Time::ns(100 * static_cast<std::int64_t>(rng.uniform01() * 4));
                 pause.resumed = pause.since + Time::ns(50 * static_cast<std::int64_t>(rng.uniform01() * 6));
             }
+            heaped += heap.sched.heaped(0) ? 1 : 0;
             NicScheduler::Offer h, s;
             heap.sched.offer(0, free_at, with_fc ? &pause : nullptr, 0, 3, h);
             scan.sched.offer(0, free_at, with_fc ? &pause : nullptr, 0, 3, s, true);
@@ -264,5 +265,6 @@ TEST_CASE("NicScheduler: the ready heap offers what a scan of every QP in turn o
             ++taken;
         }
         CHECK(taken > 1000);
+        CHECK(heaped > 1000);  // the heaps answered most offers (more than kHeapAbove QPs held packets)
     }
 }

@@ -12,7 +12,8 @@ NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports
       qp_rate_interval_(qp_rate_interval),
       active_(ports),
       round_robin_(ports, 0),
-      heaps_of_(ports, UINT32_MAX) {}
+      heaps_of_(ports, UINT32_MAX),
+      heaped_(ports, 0) {}
 
 std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst, std::uint32_t channel) {
     const auto key = std::make_tuple(port, src.value(), dst.value(), channel);
@@ -55,18 +56,46 @@ void NicScheduler::enqueue(Simulator& sim, std::uint32_t qp, std::uint32_t packe
     if (!q.listed) {
         q.listed = true;
         q.stamp = stamps_++;
-        active_[port_[qp]].push_back(qp);
-        heap_push(h, qp);
+        const std::uint32_t port = port_[qp];
+        active_[port].push_back(qp);
+        if (heaped_[port] != 0)
+            heap_push(h, qp);
+        else if (active_[port].size() > kHeapAbove)
+            build_heaps(port);
     }
+}
+
+void NicScheduler::build_heaps(std::uint32_t port) {
+    heaped_[port] = 1;
+    for (const std::uint32_t qp : active_[port]) heap_push(heaps_of_[port] + pacing_[qp].cls, qp);
+}
+
+void NicScheduler::drop_heaps(std::uint32_t port) {
+    heaped_[port] = 0;
+    for (std::uint32_t c = 0; c < kMaxClasses; ++c) heaps_[heaps_of_[port] + c].clear();
 }
 
 void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first,
                          std::uint32_t classes, Offer& out, bool scan) const {
     out.start.fill(Time::max());
+    if (active_[port].size() == 1) {  // one QP holds packets (most uplinks): its head is the offer
+        const std::uint32_t qp = active_[port][0];
+        const Pacing& q = pacing_[qp];
+        const PacketRecord& head = packets_[q.fifo.head];
+        Time start = std::max({free_at, head.ready, q.next_send});
+        out.held = 1u << q.cls;
+        if (start == Time::max() || (fc != nullptr && !fc->may_send(first + q.cls, Bytes{head.bytes}, start))) return;
+        out.start[q.cls] = start;
+        out.pos[q.cls] = 0;
+        out.best = start;
+        out.ready = out.held;
+        out.last = q.queued == 1 ? out.held : 0;
+        return;
+    }
     std::array<std::uint32_t, kMaxClasses> last_packets{};  // packets the class holds, up to 2
-    if (scan) {
+    if (scan || heaped_[port] == 0) {
         scan_offer(port, free_at, fc, first, out, last_packets);
-    } else if (heaps_of_[port] != UINT32_MAX) {
+    } else {
         for (std::uint32_t c = 0; c < classes; ++c) {
             const std::uint32_t h = heaps_of_[port] + c;
             const std::vector<std::uint32_t>& heap = heaps_[h];
@@ -175,12 +204,19 @@ std::uint32_t NicScheduler::take(std::uint32_t port, std::uint32_t pos, std::uin
     --class_packets_[heaps_of_[port] + q.cls];
     if (q.fifo.empty()) {
         q.listed = false;
-        heap_remove(qp);
+        if (heaped_[port] != 0) heap_remove(qp);
         active.erase(active.begin() + static_cast<std::ptrdiff_t>(pos));
         round_robin_[port] = active.empty() ? 0 : static_cast<std::uint32_t>(pos % active.size());
+        if (heaped_[port] != 0 && active.size() < kHeapBelow) drop_heaps(port);
     } else {
         round_robin_[port] = static_cast<std::uint32_t>((pos + 1) % active.size());
-        heap_update(qp);  // its next packet's ready time
+        if (heaped_[port] != 0) {
+            heap_update(qp);  // its next packet's ready time
+        } else {
+            // The QP's next packet waited behind this one long enough to go cold; the next
+            // choice at this port reads its ready time.
+            __builtin_prefetch(&packets_[q.fifo.head]);
+        }
     }
     return k;
 }
@@ -197,7 +233,7 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
                                   "packet model: a paced QP's next packet");
         cc_call(sim, qp, CcInput::sent, size);
     }
-    if (q.listed) heap_update(qp);
+    if (q.listed && heaped_[port_[qp]] != 0) heap_update(qp);
     if (!pacing_[qp].source_waits || pacing_[qp].queued > kPullWindow / 2) return false;
     pacing_[qp].source_waits = false;
     return true;

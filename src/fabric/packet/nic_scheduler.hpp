@@ -7,14 +7,16 @@
 // Per class of the port (802.1Q priority or VL), the QP offered is the one whose next packet
 // may start first, max(port free, packet ready, QP's next send time), round robin among equals
 // from the QP after the last one served, skipping a QP whose class the port's flow control
-// holds (offer()). A ready heap per port and class, keyed on max(packet ready, next send
-// time), finds the earliest start without a scan of every QP; among the QPs that tie there
+// holds (offer()). A port with few QPs with packets (most NICs: a QP or two per uplink) scans
+// them. From kHeapAbove on, a ready heap per port and class, keyed on max(packet ready, next
+// send time), finds the earliest start without a scan of every QP; among the QPs that tie there
 // (all those ready by the time the port falls free, when it is busy) round robin decides, from
 // the heap's top when few tie, else from the port's list where the first QP in turn is
 // almost always one of them. Flow control whose answer is the same for every packet of a
 // class at a given time (PFC, none) is asked once per class; InfiniBand credits, which
 // depend on each packet's size and record each refusal, are asked QP by QP in round-robin
-// order, as a scan of the list (offer(..., scan = true)). The port then arbitrates among the classes as a switch port does
+// order, as a scan of the list (offer(..., scan = true)). The port goes back to scanning when
+// fewer than kHeapBelow QPs hold packets. The port then arbitrates among the classes as a switch port does
 // (PacketNetwork::serve) and takes the chosen QP's packet (take()). After a packet of wire
 // size w starts at t, a congestion-controlled QP's next may start at t + w / R_C (sent()).
 //
@@ -50,6 +52,9 @@ class NicScheduler final : public EventTarget {
 public:
     static constexpr std::uint32_t kPullWindow = 64;
     static constexpr std::uint32_t kMaxClasses = 8;
+    // A port keeps ready heaps while more than kHeapAbove of its QPs hold packets, and scans
+    // its list again below kHeapBelow: for a few QPs the scan costs less than keeping heaps.
+    static constexpr std::size_t kHeapAbove = 8, kHeapBelow = 4;
     enum class CcInput { sent, cnp, timer, ack };
 
     // `packets` (the network's pool) must outlive the scheduler; `ports`: directed links.
@@ -97,6 +102,8 @@ public:
     void on_event(Simulator& sim, std::uint64_t qp) override;  // a QP's timer
 
     std::size_t qps() const { return cc_.size(); }
+    // The port answers from its ready heaps (else it scans its QPs).
+    bool heaped(std::uint32_t port) const { return heaped_[port] != 0; }
     bool controlled(std::uint32_t qp) const { return cc_[qp] != nullptr; }
     const congestion::CongestionControl* cc(std::uint32_t qp) const { return cc_[qp].get(); }
     congestion::CnpPacer& pacer(std::uint32_t qp) { return pacer_[qp]; }
@@ -121,6 +128,8 @@ private:
         return std::max(packets_[q.fifo.head].ready, q.next_send);
     }
     void heap_push(std::uint32_t h, std::uint32_t qp);
+    void build_heaps(std::uint32_t port);
+    void drop_heaps(std::uint32_t port);
     void heap_remove(std::uint32_t qp);
     void heap_update(std::uint32_t qp);
     void sift_up(std::vector<std::uint32_t>& heap, std::uint32_t i);
@@ -160,6 +169,7 @@ private:
     std::vector<std::vector<std::uint32_t>> active_;  // QPs with packets, in the order they got them
     std::vector<std::uint32_t> round_robin_;
     std::vector<std::uint32_t> heaps_of_;             // its first heap in heaps_ (kMaxClasses, one per class)
+    std::vector<std::uint8_t> heaped_;                // its heaps are kept (many QPs hold packets)
     // By port and class (heaps_of_[port] + class).
     std::vector<std::vector<std::uint32_t>> heaps_;   // the listed QPs, a binary min-heap on key
     std::vector<std::uint64_t> class_packets_;        // packets its QPs hold

@@ -72,25 +72,4 @@ bool SwitchMmu::receives_from_fabric(const Node& node) {
 
 Bytes SwitchMmu::nic_xon_delta(Bytes mtu) { return roce_frame_on_wire(mtu); }
 
-// XOFF of queue q's ingress: the switch's reserved space plus its dynamic (or static) XOFF;
-// a NIC's buffer less the link's headroom (mlx5 port_buffer.c: xoff = size - headroom).
-Bytes SwitchMmu::threshold(std::uint32_t q) const {
-    const Ingress& ing = ingress_[q];
-    const Buffer& b = buffers_[ing.at.value()];
-    if (b.nic) return b.total > ing.headroom ? b.total - ing.headroom : Bytes::zero();
-    return roce_.mmu.reserved_per_queue + xoff(ing.at);
-}
-
-// XON: a switch resumes xon_delta below XOFF; a NIC one MTU frame below (mlx5: xon = xoff - mtu).
-Bytes SwitchMmu::xon(std::uint32_t q, Bytes threshold) const {
-    return xon_threshold(threshold, buffers_[ingress_[q].at.value()].nic ? nic_xon_delta_ : roce_.pfc.xon_delta);
-}
-
-Bytes SwitchMmu::xoff(NodeId at) const {
-    if (roce_.pfc.xoff) return *roce_.pfc.xoff;
-    const Buffer& b = buffers_[at.value()];
-    const Bytes free = b.shared > b.used ? b.shared - b.used : Bytes::zero();
-    return xoff_threshold(free, roce_.mmu.alpha);
-}
-
 }  // namespace fabricsim::fabric

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "fabric/packet/link_flow_control.hpp"
+#include "fabric/packet/pfc_headroom.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/roce_spec.hpp"
 
@@ -38,10 +39,20 @@ public:
     static bool receives_from_fabric(const Node& node);
 
     bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
-    // XOFF of queue q's ingress now (the dynamic threshold moves with the free pool).
-    Bytes threshold(std::uint32_t q) const;
-    // XON for that XOFF.
-    Bytes xon(std::uint32_t q, Bytes threshold) const;
+    // XOFF of queue q's ingress now (the dynamic threshold moves with the free pool): the
+    // switch's reserved space plus its dynamic (or static) XOFF; a NIC's buffer less the
+    // link's headroom (mlx5 port_buffer.c: xoff = size - headroom). Inline: once per frame.
+    Bytes threshold(std::uint32_t q) const {
+        const Ingress& ing = ingress_[q];
+        const Buffer& b = buffers_[ing.at.value()];
+        if (b.nic) return b.total > ing.headroom ? b.total - ing.headroom : Bytes::zero();
+        return roce_.mmu.reserved_per_queue + xoff(b);
+    }
+    // XON for that XOFF: a switch resumes xon_delta below it; a NIC one MTU frame below
+    // (mlx5: xon = xoff - mtu).
+    Bytes xon(std::uint32_t q, Bytes threshold) const {
+        return xon_threshold(threshold, buffers_[ingress_[q].at.value()].nic ? nic_xon_delta_ : roce_.pfc.xon_delta);
+    }
     // Whether the buffer q's ingress fills has room for `size` more bytes.
     bool fits(std::uint32_t q, Bytes size) const {
         const Buffer& b = buffers_[ingress_[q].at.value()];
@@ -79,7 +90,11 @@ private:
         Bytes used = Bytes::zero();
         Bytes total = Bytes::zero();
     };
-    Bytes xoff(NodeId at) const;
+    Bytes xoff(const Buffer& b) const {
+        if (roce_.pfc.xoff) return *roce_.pfc.xoff;
+        const Bytes free = b.shared > b.used ? b.shared - b.used : Bytes::zero();
+        return xoff_threshold(free, roce_.mmu.alpha);
+    }
 
     static Bytes nic_xon_delta(Bytes mtu);
 
