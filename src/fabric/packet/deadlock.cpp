@@ -98,11 +98,11 @@ std::string PacketNetwork::waiting() const {
         const int priority = ports_[port].classes == 1 ? data_prio_ : layout_.class_of[q];
         add(fmt::format("{} {} {}: {} packets, {}", name(port), ib_ ? "VL" : "priority", priority, n, why));
     }
-    for (const Qp& q : qps_)
-        if (q.queued > 0)
-            add(fmt::format("{} qp {} ({} -> {}): {} packets paced at {}", name(q.port), q.number,
-                            topology_.node(q.src).name, topology_.node(q.dst).name, q.queued,
-                            q.cc != nullptr ? fmt::format("{}", q.cc->rate()) : std::string("line rate")));
+    for (std::uint32_t q = 0; q < nic_.qps(); ++q)
+        if (nic_.queued(q) > 0)
+            add(fmt::format("{} qp {} ({} -> {}): {} packets paced at {}", name(nic_.port(q)), nic_.number(q),
+                            topology_.node(nic_.src(q)).name, topology_.node(nic_.dst(q)).name, nic_.queued(q),
+                            nic_.controlled(q) ? fmt::format("{}", nic_.cc(q)->rate()) : std::string("line rate")));
     if (listed == 0) return "nothing queued at a port (all on the wire)";
     if (more > 0) text += fmt::format("; and {} more", more);
     return text;

@@ -15,12 +15,17 @@ PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, P
       owned_router_(std::make_unique<RoutingRouter>(routing)),
       routing_(*owned_router_),
       spec_(spec),
-      ports_(topology.directed_link_count()) {
+      ports_(topology.directed_link_count()),
+      nic_(packets_, topology.directed_link_count(), spec.qp_rate_interval) {
     init();
 }
 
 PacketNetwork::PacketNetwork(const Topology& topology, const Router& router, PacketModelSpec spec)
-    : topology_(topology), routing_(router), spec_(spec), ports_(topology.directed_link_count()) {
+    : topology_(topology),
+      routing_(router),
+      spec_(spec),
+      ports_(topology.directed_link_count()),
+      nic_(packets_, topology.directed_link_count(), spec.qp_rate_interval) {
     init();
 }
 
@@ -292,21 +297,9 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
     return false;
 }
 
-void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) {
-    packets_[packet].next = kNone;
-    if (fifo.tail == kNone)
-        fifo.head = packet;
-    else
-        packets_[fifo.tail].next = packet;
-    fifo.tail = packet;
-}
+void PacketNetwork::push(Fifo& fifo, std::uint32_t packet) { fifo.push(packets_, packet); }
 
-std::uint32_t PacketNetwork::pop(Fifo& fifo) {
-    const std::uint32_t k = fifo.head;
-    fifo.head = packets_[k].next;
-    if (fifo.head == kNone) fifo.tail = kNone;
-    return k;
-}
+std::uint32_t PacketNetwork::pop(Fifo& fifo) { return fifo.pop(packets_); }
 
 void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
     const std::uint32_t qi = queue_of(port, packets_[packet].prio);
@@ -351,7 +344,10 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     const std::uint32_t q = queue_of(port, k.prio);
     if (p.switch_egress && k.type == kData) {
         if (!markers_.empty()) mark_ecn(sim, q, k);
-        if (fecn_ != nullptr) mark_fecn(q, k);
+        if (ib_cc_ != nullptr && ib_cc_->mark(q, queues_[q].queued, Bytes{k.bytes})) {
+            k.marked = true;
+            ++queues_[q].marks;
+        }
     }
     if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
@@ -399,12 +395,6 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
             if (ports_[index].wake_at == sim.now()) {
                 ports_[index].wake_at = Time::max();
                 pump_paced(sim, index);
-            }
-            return;
-        case kCcTimer:
-            if (qps_[index].timer_at == sim.now()) {
-                qps_[index].timer_at = Time::max();
-                cc_call(sim, index, CcInput::timer);
             }
             return;
         case kWatchdog: on_watchdog(sim); return;
@@ -487,8 +477,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     if (pk.type == kData) {
         flow = flow_of(messages_[pk.message], pk.seq);
     } else if (pk.type == kCnpFrame) {
-        const Qp& q = qps_[pk.message];
-        flow = FlowKey{q.dst, q.src, q.number};
+        flow = FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)};
     } else {
         const MessageState& m = messages_[pk.message];
         flow = flow_of(m, pk.seq);
@@ -653,11 +642,11 @@ Time PacketNetwork::paused_time(DirectedLink link) const {
 
 std::vector<QpRateSeries> PacketNetwork::qp_rates() const {
     std::vector<QpRateSeries> out;
-    for (const Qp& q : qps_) {
-        if (q.rates.empty()) continue;
-        out.push_back(QpRateSeries{fmt::format("{} -> {} qp {}", topology_.node(q.src).name, topology_.node(q.dst).name,
-                                               q.number),
-                                   q.rates});
+    for (std::uint32_t q = 0; q < nic_.qps(); ++q) {
+        if (nic_.rates(q).empty()) continue;
+        out.push_back(QpRateSeries{fmt::format("{} -> {} qp {}", topology_.node(nic_.src(q)).name,
+                                               topology_.node(nic_.dst(q)).name, nic_.number(q)),
+                                   nic_.rates(q)});
     }
     return out;
 }
@@ -681,7 +670,7 @@ FabricCounters PacketNetwork::counters() const {
     if (pfc_ != nullptr) pfc_->add_counters(c);
     credits_->add_counters(c);
     if (ib_credits_ != nullptr) ib_credits_->add_counters(c);
-    c.fecn_marks = fecn_marks_;
+    c.fecn_marks = ib_cc_ != nullptr ? ib_cc_->marks() : 0;
     c.becns = becns_;
     return c;
 }

@@ -42,11 +42,15 @@
 #include "core/rng.hpp"
 #include "congestion/ib_cc.hpp"
 #include "fabric/packet/credits.hpp"
+#include "fabric/packet/ib_cc_marker.hpp"
 #include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/link_flow_control.hpp"
+#include "fabric/packet/nic_scheduler.hpp"
 #include "fabric/packet/packet_count.hpp"
+#include "fabric/packet/packet_record.hpp"
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/router.hpp"
+#include "fabric/packet/vl_arbiter.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/spec.hpp"
@@ -156,46 +160,23 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t kNone = UINT32_MAX;
-    // Packet numbers are 64-bit: a 16 TiB message is 2^32 packets of 4 KiB (2^36 of 256 B).
-    // A packet record keeps its number in kSeqBits, so a message has fewer than 2^40 packets
-    // (4 PiB of 4 KiB packets; a trillion packets is beyond any run's event budget anyway).
-    static constexpr int kSeqBits = 40;
+    static constexpr std::uint32_t kNone = kNoPacket;
+    static constexpr int kSeqBits = kPacketSeqBits;
     static constexpr std::uint64_t kNoSeq = UINT64_MAX;
-    // A NIC reads a QP's data from memory as it schedules it, a bounded number of reads ahead:
-    // the source sends a message's next packet only while its QP holds fewer than this many,
-    // and is woken when the QP has sent half of them (docs/models/packet.md, "NIC pull").
-    static constexpr std::uint32_t kNicPullWindow = 64;
     static constexpr std::uint32_t kMaxClasses = 8;
     static constexpr std::uint32_t kControlBytes = 64;  // a CNP / ACK / NAK frame
     // RC gives up on a message after this many timeouts in a row without progress (the QP's
     // retry_cnt, 3 bits: at most 7; IBA Vol. 1 §9.7.5.2.8, "Retry_Cnt").
     static constexpr std::uint8_t kRetryLimit = 7;
 
-    enum PacketType : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
-
-    // 32 bytes: two records per cache line.
-    struct Packet {
-        std::uint32_t message = 0;  // slot in messages_ (a CNP: its QP)
-        std::uint32_t bytes = 0;    // payload (control: the frame)
-        std::uint32_t link = 0;     // directed link it is on / arrived by
-        std::uint32_t next = kNone; // FIFO successor
-        Time ready;                 // when it reached the node it waits in
-        std::uint64_t seq : kSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
-        // Whole bytes after the 40 bits (one load each on the per-hop path).
-        std::uint8_t prio = 0;      // its priority / service level
-        PacketType type = kData;
-        bool marked : 1 = false;    // ECN congestion experienced
-        // Data, ACK, NAK: its message slot's generation (low kGenerationBits). Go-back-N can
-        // leave a second copy of a packet (or an ACK for it) in flight after its message is done
-        // and the slot serves another message; the copy is recognised by this and dropped
-        // instead of following the new message. Shares marked's byte: the record stays 32 bytes.
-        std::uint8_t generation : 7 = 0;
-    };
+    // The packet record (packet_record.hpp).
+    using Packet = PacketRecord;
+    using PacketType = PacketRecord::Type;
+    static constexpr PacketType kData = PacketRecord::kData, kCnpFrame = PacketRecord::kCnpFrame,
+                                kAckFrame = PacketRecord::kAckFrame, kNakFrame = PacketRecord::kNakFrame;
     static constexpr std::uint8_t generation_bits(std::uint32_t generation) {
         return static_cast<std::uint8_t>(generation & 0x7F);
     }
-    static_assert(sizeof(Packet) == 32);
     static Packet make_packet(std::uint32_t message, std::uint64_t seq, std::uint32_t bytes, std::uint32_t link,
                               Time ready, std::uint8_t prio, PacketType type) {
         Packet p;
@@ -209,11 +190,7 @@ private:
         return p;
     }
 
-    // An intrusive FIFO of packets (linked through Packet::next).
-    struct Fifo {
-        std::uint32_t head = kNone, tail = kNone;
-        bool empty() const { return head == kNone; }
-    };
+    using Fifo = PacketFifo;
 
     // RC transport state of one QP part of a message that crosses the fabric.
     struct Part {
@@ -253,24 +230,6 @@ private:
         std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
     };
 
-    // A queue pair at a sending NIC: the packets it holds and its congestion control.
-    struct Qp {
-        std::unique_ptr<congestion::CongestionControl> cc;
-        congestion::CnpPacer pacer;      // the receiving NIC's CNP spacing for this QP
-        std::uint32_t port = 0;          // the NIC's uplink
-        Fifo queue;
-        Time next_send = Time::zero();   // pacing: the earliest start of its next packet
-        Time timer_at = Time::max();     // the pending congestion-control timer
-        Time last_call = Time::zero();   // the CC object's clock never goes back
-        bool listed = false;             // in its port's active list
-        std::uint8_t prio = 0;
-        std::vector<QpSample> rates;  // sampled (outputs.qp_rates)
-        NodeId src, dst;                 // for the series' name
-        std::uint32_t number = 0;
-        std::uint64_t queued = 0;        // packets in `queue`
-        bool source_waits = false;       // its source holds packets back for the pull window
-    };
-
     struct Injector {
         std::uint32_t message;
         std::uint32_t generation;
@@ -297,8 +256,6 @@ private:
         Time busy_time = Time::zero();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
-        std::vector<std::uint32_t> active;  // paced: QPs with packets
-        std::uint32_t round_robin = 0;
         Time wake_at = Time::max();
         Bandwidth wire;                  // line rate, for pacing in wire bytes
     };
@@ -314,11 +271,10 @@ private:
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kWake = 1, kCcTimer = 2, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5
+        kArrival = 0, kWake = 1, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5  // 2: was the QP timer (NicScheduler's now)
     };
     // A port's fault state (Port::fault).
     enum PortFault : std::uint8_t { kPortUp = 0, kPortDown, kPortStuck, kPortStuckDropping };
-    enum class CcInput { sent, cnp, timer, ack };
     static std::uint64_t event(std::uint64_t index, EventKind kind) { return (index << 4) | kind; }
 
     void init();
@@ -382,13 +338,9 @@ private:
     congestion::IbCcParams ib_cc_params(Bandwidth line) const;
     Bandwidth ib_cc_floor(Bandwidth line) const;
     // NIC QPs run congestion control (DCQCN, or IB CC): else they go at the port's pace.
-    bool congestion_controlled() const { return ib_ ? fecn_ != nullptr : dcqcn_; }
+    bool congestion_controlled() const { return ib_ ? ib_cc_ != nullptr : dcqcn_; }
     // The lowest rate (at least 1 bit/s) that congestion control may pace a QP at.
     Bandwidth cc_floor(Bandwidth line) const;
-    void mark_fecn(std::uint32_t q, Packet& packet);
-    // VL arbitration (IBA §7.6.9) among the VLs in `ready` (bit v) at an InfiniBand port,
-    // VL v's next packet being head_bytes_[v] bytes.
-    std::uint32_t arbitrate(Port& p, std::uint32_t port, std::uint32_t ready);
     // The flow (5-tuple) of packet `seq` of a message: its part's QP (packet_count.hpp).
     static std::uint32_t part_of(const MessageState& m, std::uint64_t seq) { return qp_part_of(seq, m.packets, m.qps); }
     static std::uint64_t part_begin(const MessageState& m, std::uint32_t part) {
@@ -404,8 +356,6 @@ private:
     void pump_paced(Simulator& sim, std::uint32_t port);
     bool nic_pull_full(MessageState& m, std::uint64_t seq);
     void resume_source(Simulator& sim, std::uint32_t qp);
-    void arm_timer(Simulator& sim, std::uint32_t qp);
-    void cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes size = Bytes::zero());
     void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);
     void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq);
     // Faults (packet_faults.cpp).
@@ -479,21 +429,8 @@ private:
     // InfiniBand.
     bool ib_ = false;
     std::unique_ptr<IbCredits> ib_credits_;
-    struct VlTable {
-        std::vector<scenario::VlWeight> entries;
-        std::uint32_t vls = 0;           // bit v: VL v has an entry of positive weight
-    };
-    VlTable high_, low_;
-    std::int64_t high_limit_ = 0;        // bytes of high-priority packets before a low one may go; <0: no limit
-    struct VlArbiter {
-        std::uint8_t high = 0, low = 0;  // the table entry in turn
-        std::int64_t high_left = 0, low_left = 0;  // bytes it may still send
-        std::int64_t high_sent = 0;      // high-priority bytes since a low-priority packet
-    };
-    std::vector<VlArbiter> arbiters_;     // by port (InfiniBand ports with several VLs)
-    std::unique_ptr<congestion::FecnMarker> fecn_;
-    std::vector<congestion::FecnMarkState> fecn_state_;  // by queue
-    std::int64_t fecn_marks_ = 0;
+    std::unique_ptr<VlArbiter> vl_arbiter_;   // VL arbitration at every port (vl_arbiter.hpp)
+    std::unique_ptr<IbCcMarker> ib_cc_;        // IB CC's FECN marking at switch egress (ib_cc_marker.hpp)
     std::int64_t becns_ = 0;
     std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
     std::vector<Group> groups_;
@@ -514,6 +451,8 @@ private:
     std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_packets_;
+    // The sending NICs' QPs, their pacing and congestion control (nic_scheduler.hpp).
+    NicScheduler nic_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
@@ -544,8 +483,6 @@ private:
     bool dcqcn_ = false;
     std::vector<congestion::RedMarker> markers_;  // by port; empty without ECN
     Rng* ecn_rng_ = nullptr;
-    std::vector<Qp> qps_;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_index_;
     std::int64_t ecn_marks_ = 0;
     std::int64_t cnps_ = 0;
 };

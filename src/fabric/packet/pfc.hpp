@@ -1,9 +1,9 @@
-// The Ethernet switch's shared-buffer MMU with PFC (IEEE 802.1Qbb; docs/models/pfc.md), as
-// the link flow control of every link into a RoCE fabric switch.
+// PFC (IEEE 802.1Qbb; docs/models/pfc.md) on the shared-buffer MMU of a RoCE fabric switch
+// or a NIC's receive buffer (SwitchMmu, switch_mmu.hpp), as the link flow control of every
+// link into a RoCE fabric switch and from one into a NIC with a receive buffer.
 //
-// The switch accounts the bytes each ingress port holds per priority. On the lossless
-// priority, when they pass XOFF — the reserved space plus mmu.alpha x the free shared buffer
-// (the HPCC ns-3 model's dynamic threshold), or the static pfc.xoff — it pauses that priority
+// The MMU accounts the bytes each ingress port holds per priority. On the lossless
+// priority, when they pass XOFF (SwitchMmu::threshold), PFC pauses that priority
 // of the upstream port with a pause frame of 0xFFFF quanta (512 bit times each), refreshed
 // every half quanta while the port stays above XON = XOFF - xon_delta, and resumes it with a
 // zero-quanta frame when it drains below. Headroom above XOFF absorbs what is still on the
@@ -18,6 +18,7 @@
 #pragma once
 
 #include "fabric/packet/link_flow_control.hpp"
+#include "fabric/packet/switch_mmu.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/roce_spec.hpp"
 
@@ -49,8 +50,9 @@ public:
     // Queue q ignores pauses and drops what reaches it (the watchdog took it out of PFC).
     bool dropping(std::uint32_t q) const { return pause_[q].watchdog_dropping; }
     // Statistics by queue (the ingress side: q is the upstream port's queue).
-    Bytes max_ingress(std::uint32_t q) const { return ingress_[q].max_bytes; }
-    Bytes headroom(std::uint32_t q) const { return ingress_[q].headroom; }
+    Bytes max_ingress(std::uint32_t q) const { return mmu_.max_held(q); }
+    Bytes headroom(std::uint32_t q) const { return mmu_.headroom(q); }
+    const SwitchMmu& mmu() const { return mmu_; }
     Time paused_time(std::uint32_t q) const { return pause_[q].total; }
     std::int64_t pause_frames(std::uint32_t q) const { return pause_[q].frames; }
     std::int64_t watchdog_triggers() const { return watchdog_triggers_; }
@@ -68,30 +70,16 @@ private:
         Time total = Time::zero();
         std::int64_t frames = 0;         // pause frames received (refreshes included)
     };
-    // The downstream side: the switch's accounting of what came in through the queue's link.
-    struct Ingress {
-        Bytes bytes = Bytes::zero();
-        NodeId at;                       // the switch
-        double alpha = 0.125;            // mmu.alpha, or its port speed class's (mmu.port_classes)
-        Bytes max_bytes = Bytes::zero();
-        Bytes headroom = Bytes::zero();
+    // The downstream side: the pause frames the switch sends for what came in through the
+    // queue's link.
+    struct Pausing {
         bool pausing = false;            // the upstream queue is held by our pause frames
         Bytes limit = Bytes::zero();     // XOFF at the pause + headroom: beyond it, a drop
         Time refresh_at;
     };
-    struct Buffer {
-        bool nic = false;                // a NIC's receive buffer: static XOFF, no shared pool
-        Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
-        Bytes used = Bytes::zero();
-        Bytes total = Bytes::zero();
-    };
 
-    bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
-    static bool receives_from_fabric(const Node& node);
-    static Bytes nic_xon_delta(Bytes mtu);
-    Bytes xoff(NodeId at, double alpha) const;
-    Bytes threshold(std::uint32_t q) const;
-    Bytes xon(std::uint32_t q, Bytes threshold) const;
+    bool lossless(std::uint32_t q) const { return mmu_.lossless(q); }
+    static std::uint8_t lossless_mask(const scenario::RoceSpec& roce);
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
     void on_pause(Simulator& sim, std::uint32_t q, bool pause);
     void resume(Simulator& sim, std::uint32_t q);
@@ -102,11 +90,10 @@ private:
     FlowControlHost& host_;
     bool pfc_ = false;                   // PFC on the lossless priorities (lossless mode)
     std::uint8_t lossless_ = 0;          // bit p: priority p is lossless
+    SwitchMmu mmu_;
     std::vector<Pause> pause_;           // by queue
-    std::vector<Ingress> ingress_;       // by queue
-    std::vector<Buffer> buffers_;        // by node
+    std::vector<Pausing> pausing_;       // by queue
     std::vector<Time> quanta_;           // by port: 0xFFFF x 512 bit times at its rate
-    Bytes nic_xon_delta_ = Bytes::zero();
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
 };
 

@@ -59,7 +59,7 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
 // whose classes hold QPs (roce_nic.cpp).
 std::uint32_t PacketNetwork::serve(Port& p, std::uint32_t port, std::uint32_t ready, std::uint32_t last,
                                    std::uint32_t held) {
-    if (ib_) return arbitrate(p, port, ready);
+    if (ib_) return vl_arbiter_->arbitrate(port, ready, head_bytes_.data());
     if (const std::uint32_t strict = ready & strict_; strict != 0)
         return static_cast<std::uint32_t>(31 - __builtin_clz(strict));
     // DWRR among the ready queues; a pass over all of them adds at least one quantum to each,

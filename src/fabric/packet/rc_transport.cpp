@@ -89,8 +89,7 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
 void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq) {
     FlowKey flow;
     if (type == kCnpFrame) {
-        const Qp& q = qps_[target];
-        flow = FlowKey{q.dst, q.src, q.number};
+        flow = FlowKey{nic_.dst(target), nic_.src(target), nic_.number(target)};
     } else {
         MessageState& m = messages_[target];
         ++m.control_out;
@@ -100,7 +99,7 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     const std::uint32_t port = egress_port(sim, from, flow, seq);
     const std::uint32_t k = new_packet();
     // RoCE: the control priority; InfiniBand: the QP's own service level.
-    const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? qps_[target].prio : messages_[target].prio;
+    const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? nic_.prio(target) : messages_[target].prio;
     packets_[k] = make_packet(target, seq, kControlBytes, port, sim.now(), prio, type);
     packets_[k].generation = generation_bits(type == kCnpFrame ? 0 : messages_[target].generation);
     enqueue(port, k);
@@ -112,7 +111,7 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
     const Packet pk = packets_[packet];
     discard(sim, packet);
     if (pk.type == kCnpFrame) {
-        cc_call(sim, pk.message, CcInput::cnp);
+        nic_.cc_call(sim, pk.message, NicScheduler::CcInput::cnp);
         return;
     }
     const std::uint32_t slot = pk.message;
@@ -127,7 +126,7 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         const std::uint64_t newly = pk.seq + 1 - part.acked;
         part.acked = pk.seq + 1;
         if (part.acked == part.end) ++m.parts_acked;
-        if (m.qp != kNone) cc_call(sim, m.qp + j, CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
+        if (m.qp != kNone) nic_.cc_call(sim, m.qp + j, NicScheduler::CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
         if (m.recovers) {  // progress: the timer and the retry count start again
             m.rto_at = saturating_add(sim.now(), rto_);
             m.retries = 0;
