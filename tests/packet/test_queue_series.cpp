@@ -196,3 +196,39 @@ TEST_CASE("header_bytes H: a transfer of P packets takes P (MTU + H) / line rate
             CHECK(static_cast<double>((at - latency).picoseconds()) == Approx(packets * wire_ps).margin(1.5 * packets));
         }
 }
+
+// The memory bound, made small: a top-N sampler that fills up keeps the N ports deepest so far
+// (the incast's, deepest once its first packet is in) and samples only them, stopping if it
+// fills up again; a ports sampler stops. Each says so in a warning, and neither holds more
+// rows than the bound.
+TEST_CASE("the queue sampler's memory bound: top N narrows to the deepest ports, ports stops, each with a warning",
+          "[packet][queues]") {
+    const Incast probe(3, 82);
+    const std::string name = probe.topology.node(probe.topology.source(probe.down())).name + "->" +
+                             probe.topology.node(probe.topology.target(probe.down())).name;
+    const std::size_t bound = 40;  // about 20 packet times: past the first packets at the switch, short of the run
+    for (const bool top : {true, false}) {
+        CAPTURE(top);
+        Incast m(3, 82);
+        scenario::QueueOutputSpec spec;
+        spec.interval = m.tau() / 2;
+        if (top) spec.top = 1;
+        else spec.ports = {name};
+        fabric::QueueSampler sampler(m.network, m.topology, spec, bound);
+        Simulator sim(1);
+        Sink sink;
+        m.network.send(sim, msg(0, 0, 2, Bytes{16 * kMtu}), sink);
+        m.network.send(sim, msg(1, 1, 2, Bytes{16 * kMtu}), sink);
+        sampler.arm(sim);
+        sim.run();
+        REQUIRE(sink.at.size() == 2);
+        const auto series = sampler.series();
+        REQUIRE(series.size() == 1);
+        CHECK(series[0].port == name);
+        CHECK(sampler.rows() <= bound);
+        REQUIRE_FALSE(sampler.warnings().empty());
+        CHECK(sampler.warnings()[0].find(top ? "the series are of the 1 ports deepest until then"
+                                             : "sampling stopped at") != std::string::npos);
+        if (!top) CHECK(series[0].samples.size() == bound);  // one row per sample, up to the bound
+    }
+}

@@ -58,8 +58,13 @@ std::vector<std::uint32_t> resolve_queue_ports(const Topology& topology, const s
     return out;
 }
 
-QueueSampler::QueueSampler(const PacketNetwork& network, const Topology& topology, const scenario::QueueOutputSpec& spec)
-    : network_(network), topology_(topology), interval_(spec.interval), top_(static_cast<std::size_t>(spec.top)) {
+QueueSampler::QueueSampler(const PacketNetwork& network, const Topology& topology, const scenario::QueueOutputSpec& spec,
+                           std::size_t max_rows)
+    : network_(network),
+      topology_(topology),
+      interval_(spec.interval),
+      top_(static_cast<std::size_t>(spec.top)),
+      max_rows_(max_rows) {
     if (interval_ <= Time::zero()) throw InternalError("queue sampler: the interval must be positive");
     if (top_ == 0) {
         chosen_ = resolve_queue_ports(topology, spec);
@@ -114,12 +119,12 @@ void QueueSampler::sample(Time now) {
         deepest_[p] = std::max(deepest_[p], s.queued);
         seen_[p] = 1;
     }
-    if (rows_.size() >= kMaxRows) freeze(now);
+    if (rows_.size() >= max_rows_) freeze(now);
 }
 
 // Every chosen port, every sample; stops at the memory bound.
 void QueueSampler::sample_dense(Time now) {
-    if (rows_.size() + chosen_.size() > kMaxRows) {
+    if (rows_.size() + chosen_.size() > max_rows_) {
         stopped_ = true;
         warnings_.push_back(fmt::format("outputs.queues: the queue series hold {} rows, their bound; sampling stopped at "
                                         "{} (a longer interval or fewer ports samples the whole run)",
@@ -153,7 +158,7 @@ void QueueSampler::freeze(Time now) {
     frozen_ = true;
     warnings_.push_back(fmt::format("outputs.queues.top: the sampled rows reached their bound ({}) at {}; the series "
                                     "are of the {} ports deepest until then",
-                                    kMaxRows, to_string(now), chosen_.size()));
+                                    max_rows_, to_string(now), chosen_.size()));
 }
 
 std::vector<std::uint32_t> QueueSampler::deepest() const {

@@ -46,7 +46,9 @@ public:
     // 16-byte rows: 8 Mi rows are 128 MiB.
     static constexpr std::size_t kMaxRows = std::size_t{1} << 23;
 
-    QueueSampler(const PacketNetwork& network, const Topology& topology, const scenario::QueueOutputSpec& spec);
+    // `max_rows`: the memory bound (smaller in tests).
+    QueueSampler(const PacketNetwork& network, const Topology& topology, const scenario::QueueOutputSpec& spec,
+                 std::size_t max_rows = kMaxRows);
 
     // Packets are in the network: sample on the grid from now on (idempotent).
     void arm(Simulator& sim);
@@ -75,6 +77,7 @@ private:
     const Topology& topology_;
     Time interval_;
     std::size_t top_ = 0;            // 0: the named ports
+    std::size_t max_rows_;
     std::vector<std::uint32_t> chosen_;  // the named ports; top mode once frozen, the N deepest
     bool frozen_ = false;
     bool stopped_ = false;
