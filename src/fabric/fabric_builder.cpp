@@ -209,8 +209,8 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     // (cluster.storage), then client hosts (cluster.clients); their cables run at the slower of
     // their NIC and the fabric.
     const auto down_cable = [&](Bandwidth nic_rate) {
-        return cable(fabric_class(spec.technology, std::min(rate, nic_rate), spec.mtu, LinkType::fabric, headers), spec.technology,
-                     spec.cable_length, 1);
+        return cable(fabric_class(spec.technology, std::min(rate, nic_rate), spec.mtu, LinkType::fabric, headers),
+                     spec.technology, spec.cable_length, 1);
     };
     const auto add_hosts = [&](NodeKind kind, std::string_view prefix, int count, std::vector<NodeId>& registry) {
         std::vector<NodeId> nodes;

@@ -96,7 +96,8 @@ LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mt
         default: name = "ib-" + rate_tag(rate); break;
     }
     if (rate.bits_per_second() % 1'000'000'000 != 0) name = "ib-" + rate_tag(rate);
-    return LinkClass{name, type, rate, infiniband_efficiency(mtu, header_bytes < 0 ? kInfinibandOverhead : header_bytes)};
+    return LinkClass{name, type, rate,
+                     infiniband_efficiency(mtu, header_bytes < 0 ? kInfinibandOverhead : header_bytes)};
 }
 
 Time nvswitch_latency(std::string_view /*generation*/) {

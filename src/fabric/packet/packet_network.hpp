@@ -113,7 +113,9 @@ public:
     std::unique_ptr<Network> tuning_model() const override;
     std::vector<PortReport> port_reports() const override;
     std::vector<QpRateSeries> qp_rates() const override;
-    std::vector<QueueSeries> queue_series() const override { return sampler_ ? sampler_->series() : std::vector<QueueSeries>{}; }
+    std::vector<QueueSeries> queue_series() const override {
+        return sampler_ ? sampler_->series() : std::vector<QueueSeries>{};
+    }
     // A port's queues now (the queue sampler's reading): wire bytes, PFC pause, credit stall.
     PortQueueState port_queue_state(std::uint32_t port) const;
 
