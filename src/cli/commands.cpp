@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/packet/queue_sampler.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/busbw_curve.hpp"
 #include "report/fault_summary.hpp"
@@ -125,8 +126,10 @@ fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, 
             cluster.fabric.technology == scenario::Technology::roce)
             fabric::check_pfc_buffers(topology, cluster.roce, cluster.fabric.mtu);
         // The faults' links and nodes are names in this topology (docs/models/faults.md).
-        if (variant.spec.simulation.model == scenario::NetworkModel::packet)
+        if (variant.spec.simulation.model == scenario::NetworkModel::packet) {
             fabric::resolve_fault_targets(topology, variant.spec.faults);
+            fabric::resolve_queue_ports(topology, variant.spec.outputs.queues);  // outputs.queues.ports
+        }
         return topology;
     } catch (const ConfigError& e) {
         std::vector<ConfigIssue> issues = e.issues();

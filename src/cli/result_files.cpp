@@ -49,13 +49,15 @@ void ResultFolder::write(const report::RunResult& result) const {
         if (format == scenario::OutputFormat::csv) {
             write_file("transfers.csv", report::transfers_csv(result));
             write_file("summary.csv", report::summary_csv(result));
-            bool any_ports = false, any_rates = false;
+            bool any_ports = false, any_rates = false, any_queues = false;
             for (const auto& v : result.variants) {
                 any_ports = any_ports || !v.ports.empty();
                 any_rates = any_rates || !v.qp_rates.empty();
+                any_queues = any_queues || !v.queues.empty();
             }
             if (any_ports) write_file("ports.csv", report::ports_csv(result));
             if (any_rates) write_file("qp_rates.csv", report::qp_rates_csv(result));
+            if (any_queues) write_file("queues.csv", report::queues_csv(result));
         }
     }
 }

@@ -49,6 +49,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.deadlock_timeout = spec.simulation.packet.deadlock_timeout;
             packet.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
             packet.qp_rate_interval = spec.outputs.qp_rates;
+            packet.queues = spec.outputs.queues;
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
             packet.infiniband = spec.cluster.infiniband;
@@ -203,6 +204,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.fabric = network->counters();
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();
+    r.queues = network->queue_series();
     r.faults = fault_results(spec, model.injector.get(), sim.now(), r.ports);
     r.cost = sim.cost();
     return r;

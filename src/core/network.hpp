@@ -99,10 +99,11 @@ struct PortReport {
     int priority = 0;               // the traffic class these figures are for
     Bytes bytes;                    // payload put on the wire
     Time busy;                      // time spent sending
-    Bytes max_queue;                // deepest its queue got
+    Bytes max_queue;                // deepest its queue got (wire bytes: payload and headers)
     std::int64_t pauses_received = 0;  // PFC pause frames that reached it (refreshes included)
     Time paused;                    // time it spent paused
     std::int64_t ecn_marks = 0;     // packets it marked
+    double queue_area = 0;          // its queue's wire bytes integrated over time, in byte-seconds
 };
 
 // One queue pair's congestion-control state over a run: a sample at each change, at most one
@@ -115,6 +116,19 @@ struct QpSample {
 struct QpRateSeries {
     std::string name;  // "s0.nic0 -> s2.nic0 qp 0"
     std::vector<QpSample> samples;
+};
+
+// One port's queue over a run (for queues.csv): a sample every sampling interval while the
+// network carries packets, and one when it falls idle.
+struct QueueSample {
+    Time at;
+    Bytes queued;                   // wire bytes in its queues, all traffic classes
+    bool paused = false;            // a class of it is paused by PFC
+    bool credit_stalled = false;    // a class of it waits for link-level credits
+};
+struct QueueSeries {
+    std::string port;               // "leaf0->s0.nic0" (a second parallel link: "...#1")
+    std::vector<QueueSample> samples;
 };
 
 class Network {
@@ -139,6 +153,8 @@ public:
     virtual std::vector<PortReport> port_reports() const { return {}; }
     // Per-QP rate series, when the model has QPs and was asked to record them.
     virtual std::vector<QpRateSeries> qp_rates() const { return {}; }
+    // Per-port queue series, when the model has queues and was asked to sample them.
+    virtual std::vector<QueueSeries> queue_series() const { return {}; }
 
     // Checks the model's invariants and throws ModelError naming the first one broken: no drop
     // on a lossless class, no link above capacity, every byte sent delivered, dropped or in

@@ -204,15 +204,17 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const int planes = static_cast<int>(plans.size());
     const scenario::FabricSpec& spec = cluster.fabric;
     const Bandwidth rate = fabric_link_rate(cluster);
-    const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu);
-    const LinkClass nic_link = fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu);
+    const std::int64_t headers = header_bytes(cluster, spec.technology);
+    const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu, LinkType::fabric, headers);
+    const LinkClass nic_link =
+        fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu, LinkType::fabric, headers);
     const Link down = cable(nic_link, spec.technology, spec.cable_length, 1);
     // Endpoint hosts on the compute fabric, NIC k of each on plane k mod planes: storage nodes
     // (cluster.storage), then client hosts (cluster.clients); their cables run at the slower of
     // their NIC and the fabric.
     const auto down_cable = [&](Bandwidth nic_rate) {
-        return cable(fabric_class(spec.technology, std::min(rate, nic_rate), spec.mtu), spec.technology,
-                     spec.cable_length, 1);
+        return cable(fabric_class(spec.technology, std::min(rate, nic_rate), spec.mtu, LinkType::fabric, headers),
+                     spec.technology, spec.cable_length, 1);
     };
     const auto add_hosts = [&](NodeKind kind, std::string_view prefix, int count, std::vector<NodeId>& registry) {
         std::vector<NodeId> nodes;
@@ -267,13 +269,14 @@ void build_storage_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const scenario::StorageFabricSpec& st = cluster.storage_fabric;
     const scenario::FabricSpec& spec = st.fabric;
     const Bandwidth rate = storage_link_rate(cluster);
-    const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu, LinkType::storage_fabric);
-    const Link server_down = cable(
-        fabric_class(spec.technology, std::min(rate, cluster.server.storage_nic.line_rate), spec.mtu, LinkType::storage_fabric),
-        spec.technology, spec.cable_length, 1);
-    const Link node_down = cable(
-        fabric_class(spec.technology, std::min(rate, st.storage_node_nic.line_rate), spec.mtu, LinkType::storage_fabric),
-        spec.technology, spec.cable_length, 1);
+    const std::int64_t headers = header_bytes(cluster, spec.technology);
+    const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu, LinkType::storage_fabric, headers);
+    const Link server_down = cable(fabric_class(spec.technology, std::min(rate, cluster.server.storage_nic.line_rate),
+                                                spec.mtu, LinkType::storage_fabric, headers),
+                                   spec.technology, spec.cable_length, 1);
+    const Link node_down = cable(fabric_class(spec.technology, std::min(rate, st.storage_node_nic.line_rate), spec.mtu,
+                                              LinkType::storage_fabric, headers),
+                                 spec.technology, spec.cable_length, 1);
 
     FabricBuild f{*plan, spec, uplink, "st.", 0, 1, true, {}, {}, {}};
     add_leaves(t, f);

@@ -71,12 +71,22 @@ LinkClass pcie_class(int generation, int lanes, Bytes max_payload) {
                      pcie_efficiency(generation, max_payload)};
 }
 
-double roce_efficiency(Bytes mtu) { return ratio(mtu.count(), mtu.count() + kRoceOverhead); }
-double infiniband_efficiency(Bytes mtu) { return ratio(mtu.count(), mtu.count() + kInfinibandOverhead); }
+double roce_efficiency(Bytes mtu, std::int64_t header_bytes) {
+    return ratio(mtu.count(), mtu.count() + header_bytes);
+}
+double infiniband_efficiency(Bytes mtu, std::int64_t header_bytes) {
+    return ratio(mtu.count(), mtu.count() + header_bytes);
+}
 
-LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mtu, LinkType type) {
+std::int64_t header_bytes(const scenario::ClusterSpec& cluster, scenario::Technology technology) {
+    return technology == scenario::Technology::roce ? cluster.roce.header_bytes : cluster.infiniband.header_bytes;
+}
+
+LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mtu, LinkType type,
+                       std::int64_t header_bytes) {
     if (technology == scenario::Technology::roce)
-        return LinkClass{"roce-" + rate_tag(rate), type, rate, roce_efficiency(mtu)};
+        return LinkClass{"roce-" + rate_tag(rate), type, rate,
+                         roce_efficiency(mtu, header_bytes < 0 ? kRoceOverhead : header_bytes)};
     std::string name;
     switch (rate.bits_per_second() / 1'000'000'000) {
         case 100: name = "ib-edr"; break;
@@ -86,7 +96,8 @@ LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mt
         default: name = "ib-" + rate_tag(rate); break;
     }
     if (rate.bits_per_second() % 1'000'000'000 != 0) name = "ib-" + rate_tag(rate);
-    return LinkClass{name, type, rate, infiniband_efficiency(mtu)};
+    return LinkClass{name, type, rate,
+                     infiniband_efficiency(mtu, header_bytes < 0 ? kInfinibandOverhead : header_bytes)};
 }
 
 Time nvswitch_latency(std::string_view /*generation*/) {

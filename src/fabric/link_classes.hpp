@@ -15,11 +15,13 @@
 //                                                payload size (256 B typical)
 //     PCIe Gen6      236/256 · P / (P + 16)      256-B flits carrying 236 B of TLP bytes
 //                                                (6 B DLP, 8 B CRC, 6 B FEC), 4-DW header
-//     RoCEv2         M / (M + 82)                preamble+SFD 8, Ethernet 14, IPv4 20, UDP 8,
+//     RoCEv2         M / (M + H), H = 82         preamble+SFD 8, Ethernet 14, IPv4 20, UDP 8,
 //                                                BTH 12, ICRC 4, FCS 4, inter-frame gap 12
-//     InfiniBand     M / (M + 26)                LRH 8, BTH 12, ICRC 4, VCRC 2
+//     InfiniBand     M / (M + H), H = 26         LRH 8, BTH 12, ICRC 4, VCRC 2
 //
-//   with M the fabric MTU (payload bytes per packet). Once per message headers (RETH), ACKs
+//   with M the fabric MTU (payload bytes per packet) and H the per-packet header bytes,
+//   cluster.roce.header_bytes / cluster.infiniband.header_bytes (defaults as above; sources in
+//   scenario/roce_spec.hpp and scenario/infiniband_spec.hpp). Once per message headers (RETH), ACKs
 //   of the transport, DLLPs and SKP ordered sets of PCIe are not in the efficiency (each
 //   well under 1 % at these sizes; docs/models/links.md).
 //
@@ -51,8 +53,8 @@ inline constexpr std::int64_t kPcieTlpOverhead = 24;         // Gen3..5: STP 4 +
 inline constexpr std::int64_t kPcieFlitHeader = 16;          // Gen6 flit mode: 4DW header, no LCRC/STP
 inline constexpr std::int64_t kPcieFlitBytes = 256;
 inline constexpr std::int64_t kPcieFlitTlpBytes = 236;
-inline constexpr std::int64_t kRoceOverhead = 82;
-inline constexpr std::int64_t kInfinibandOverhead = 26;
+inline constexpr std::int64_t kRoceOverhead = scenario::kRoceHeaderBytes;              // the defaults
+inline constexpr std::int64_t kInfinibandOverhead = scenario::kInfinibandHeaderBytes;
 inline constexpr Bytes kPcieMaxPayload = Bytes{256};         // typical max payload size (MPS)
 
 // NVLink generation by name ("nvlink3" | "nvlink4" | "nvlink5"). `per_link` zero means the
@@ -66,14 +68,18 @@ LinkClass pcie_class(int generation, int lanes, Bytes max_payload = kPcieMaxPayl
 // Line rate per direction of `lanes` lanes: GT/s x lanes x 128/130 (Gen3..5), x 1 (Gen6).
 Bandwidth pcie_line_rate(int generation, int lanes);
 
-// The compute or storage fabric's link class at `rate` and `mtu`.
+// The compute or storage fabric's link class at `rate` and `mtu`, each packet carrying
+// `header_bytes` beside its payload (negative: the technology's default).
 LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mtu,
-                       LinkType type = LinkType::fabric);
+                       LinkType type = LinkType::fabric, std::int64_t header_bytes = -1);
+// The per-packet header bytes of `technology` as the cluster sets them (cluster.roce or
+// cluster.infiniband .header_bytes).
+std::int64_t header_bytes(const scenario::ClusterSpec& cluster, scenario::Technology technology);
 
 double nvlink_efficiency();
 double pcie_efficiency(int generation, Bytes max_payload = kPcieMaxPayload);
-double roce_efficiency(Bytes mtu);
-double infiniband_efficiency(Bytes mtu);
+double roce_efficiency(Bytes mtu, std::int64_t header_bytes = kRoceOverhead);
+double infiniband_efficiency(Bytes mtu, std::int64_t header_bytes = kInfinibandOverhead);
 
 // Port-to-port latency of an NVSwitch chip of this NVLink generation (estimate, links.md).
 Time nvswitch_latency(std::string_view generation);

@@ -36,14 +36,26 @@ std::string transfers_csv(const RunResult& result) {
 }
 
 std::string ports_csv(const RunResult& result) {
-    std::string out = "variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,ecn_marks\n";
+    std::string out = "variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,"
+                      "ecn_marks,mean_queue_bytes\n";
     for (const auto& v : result.variants) {
         const double run_s = v.makespan.seconds();
         for (const auto& p : v.ports)
-            out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(p.from), field(p.to), p.priority,
-                               p.bytes.count(), p.busy.seconds(), run_s > 0 ? p.busy.seconds() / run_s : 0.0,
-                               p.max_queue.count(), p.pauses_received, p.paused.seconds(), p.ecn_marks);
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(p.from), field(p.to),
+                               p.priority, p.bytes.count(), p.busy.seconds(), run_s > 0 ? p.busy.seconds() / run_s : 0.0,
+                               p.max_queue.count(), p.pauses_received, p.paused.seconds(), p.ecn_marks,
+                               run_s > 0 ? p.queue_area / run_s : 0.0);
     }
+    return out;
+}
+
+std::string queues_csv(const RunResult& result) {
+    std::string out = "variant,port,time_s,queue_bytes,paused,credit_stalled\n";
+    for (const auto& v : result.variants)
+        for (const auto& q : v.queues)
+            for (const QueueSample& s : q.samples)
+                out += fmt::format("{},{},{},{},{},{}\n", field(v.name), field(q.port), s.at.seconds(), s.queued.count(),
+                                   s.paused ? 1 : 0, s.credit_stalled ? 1 : 0);
     return out;
 }
 

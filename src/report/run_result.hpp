@@ -84,6 +84,7 @@ struct VariantResult {
     FabricCounters fabric;
     std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
     std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)
+    std::vector<QueueSeries> queues;     // outputs.queues (packet model)
     std::vector<FaultResult> faults;     // the scenario's faults: section, in order
     std::vector<SlowdownRow> baseline;   // run --baseline: against the run without faults
     RunCost cost;

@@ -226,9 +226,22 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
 Value outputs(const OutputsSpec& o) {
     Value::List formats;
     for (auto f : o.formats) formats.push_back(text(f == OutputFormat::json ? "json" : "csv"));
-    return Value{Value::Map{{"dir", text(o.dir)},
-                            {"formats", Value{std::move(formats)}},
-                            {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}}};
+    Value::Map m{{"dir", text(o.dir)},
+                 {"formats", Value{std::move(formats)}},
+                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}};
+    if (o.queues.interval > Time::zero()) {
+        Value::Map q;
+        if (o.queues.top > 0) {
+            q.push_back({"top", Value{std::int64_t{o.queues.top}}});
+        } else {
+            Value::List ports;
+            for (const auto& p : o.queues.ports) ports.push_back(text(p));
+            q.push_back({"ports", Value{std::move(ports)}});
+        }
+        q.push_back({"interval", text(to_string(o.queues.interval))});
+        m.push_back({"queues", Value{std::move(q)}});
+    }
+    return Value{std::move(m)};
 }
 
 // Value holds signed integers; a seed above INT64_MAX travels as its decimal text, which the

@@ -57,6 +57,7 @@ Value describe_infiniband(const InfinibandSpec& ib) {
                                {"high_limit", integer(ib.vl_arbitration.high_limit)},
                            }}},
         {"congestion_control", congestion_control(ib.congestion_control)},
+        {"header_bytes", integer(ib.header_bytes)},
     }};
 }
 

@@ -102,6 +102,7 @@ Value describe_roce(const RoceSpec& r) {
         {"ack_every", Value{std::int64_t{r.ack_every}}},
         {"retransmit_timeout", text(to_string(r.retransmit_timeout))},
         {"lossless", Value{r.lossless}},
+        {"header_bytes", Value{r.header_bytes}},
     }};
 }
 

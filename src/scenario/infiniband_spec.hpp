@@ -85,6 +85,8 @@ struct IbCongestionControlSpec {
 // The CCTI_Limit of an `auto` ccti_limit.
 inline constexpr int kIbAutoCctiLimit = 127;
 
+inline constexpr std::int64_t kInfinibandHeaderBytes = 26;
+
 struct InfinibandSpec {
     int virtual_lanes = 2;                              // data VLs, docs/SCENARIO.md
     std::optional<Bytes> vl_buffer;                     // credit buffer per VL per port; auto
@@ -93,6 +95,9 @@ struct InfinibandSpec {
     std::vector<int> sl_to_vl = default_sl_to_vl(2);    // 16 entries, one per SL
     VlArbitrationSpec vl_arbitration;
     IbCongestionControlSpec congestion_control;
+    // Bytes each packet carries on the link beside its payload (docs/models/links.md): 26 =
+    // LRH 8, BTH 12, ICRC 4, VCRC 2 (IBTA Vol. 1 §7.7, §9.2, §7.8); a GRH adds 40.
+    std::int64_t header_bytes = kInfinibandHeaderBytes;
     bool operator==(const InfinibandSpec&) const = default;
 };
 

@@ -134,6 +134,8 @@ struct QueuesSpec {
     bool operator==(const QueuesSpec&) const = default;
 };
 
+inline constexpr std::int64_t kRoceHeaderBytes = 82;
+
 struct RoceSpec {
     PfcSpec pfc;
     EcnSpec ecn;
@@ -151,6 +153,11 @@ struct RoceSpec {
     Time retransmit_timeout = Time::ns(4096) * (std::int64_t{1} << 18);
     bool lossless = true;                 // false: lossy mode, drops and go-back-N (docs/models/);
                                           // PFC is then off whatever pfc.enabled says
+    // Bytes each packet carries on the wire beside its payload (docs/models/links.md): RoCEv2
+    // over untagged Ethernet, 82 = preamble+SFD 8 and inter-frame gap 12 (IEEE 802.3 clauses 3
+    // and 4), Ethernet header 14 and FCS 4 (IEEE 802.3 §3.2), IPv4 20 (RFC 791), UDP 8
+    // (RFC 768), BTH 12 and ICRC 4 (IBTA Vol. 1 Annex A17, RoCEv2). A VLAN tag adds 4, IPv6 20.
+    std::int64_t header_bytes = kRoceHeaderBytes;
     bool operator==(const RoceSpec&) const = default;
 };
 

@@ -248,12 +248,28 @@ struct WorkloadEntry {
 
 enum class OutputFormat { json, csv };
 
+// outputs.queues (packet model): chosen ports' queue depth, PFC pause and credit stall over
+// time, sampled every `interval`, into queues.csv (fabric/packet/queue_sampler.hpp).
+struct QueueOutputSpec {
+    Time interval = Time::zero();    // zero: off
+    std::vector<std::string> ports;  // "from->to", each naming every link from node `from` to `to`
+    int top = 0;                     // instead of ports: the N ports whose sampled queue got deepest
+    // Where each port name and the mapping are written, for errors found when the topology is
+    // built; not compared.
+    std::vector<SourceLocation> port_locations;
+    SourceLocation location;
+    bool operator==(const QueueOutputSpec& o) const {
+        return interval == o.interval && ports == o.ports && top == o.top;
+    }
+};
+
 struct OutputsSpec {
     std::string dir;               // "" means results/<name>
     std::vector<OutputFormat> formats{OutputFormat::json, OutputFormat::csv};
     // Packet model: each QP's congestion-control rate, sampled at most this often, into
     // qp_rates.csv; zero ("off") records nothing.
     Time qp_rates = Time::zero();
+    QueueOutputSpec queues;
     bool operator==(const OutputsSpec&) const = default;
 };
 

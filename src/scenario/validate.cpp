@@ -175,11 +175,76 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     return {spec, ranks_known};
 }
 
+// outputs.queues: {ports: ["from->to", ...] | top: N, interval: time > 0 (10us if absent)}.
+// The names are checked against the topology when it is built (queue_sampler.cpp).
+QueueOutputSpec validate_queue_output(const Node& node, Issues& issues) {
+    constexpr std::int64_t kTopMax = 100'000;
+    QueueOutputSpec spec;
+    const Node* map = read_section(node, "outputs.queues", issues);
+    if (map == nullptr) return spec;
+    check_keys(*map, "outputs.queues", {"ports", "top", "interval"}, issues);
+    spec.location = map->location;
+    bool read = true;
+    spec.interval = Time::us(10);
+    if (const Node* n = map->find("interval")) {
+        auto t = read_time(*n, "outputs.queues.interval", Zero::rejected, issues);
+        read = read && t.has_value();
+        if (t) spec.interval = *t;
+    }
+    const Node* ports = map->find("ports");
+    const Node* top = map->find("top");
+    if ((ports == nullptr) == (top == nullptr)) {
+        issues.add(map->location, "outputs.queues",
+                   ports == nullptr ? "names no ports; expected `ports: [\"from->to\", ...]` or `top: N`"
+                                    : "has both ports and top; expected one of them");
+        read = false;
+    }
+    if (top != nullptr) {
+        auto v = read_int(*top, "outputs.queues.top", 1, kTopMax, issues);
+        read = read && v.has_value();
+        if (v) spec.top = static_cast<int>(*v);
+    }
+    if (ports != nullptr) {
+        if (!ports->is_sequence() || ports->items.empty()) {
+            issues.add(ports->location, "outputs.queues.ports",
+                       fmt::format("expected a list of one or more ports \"from->to\" (e.g. \"leaf0->s0.nic0\"), "
+                                   "found {}",
+                                   describe_found(*ports)));
+            read = false;
+        } else {
+            for (std::size_t i = 0; i < ports->items.size(); ++i) {
+                const Node& item = ports->items[i];
+                const std::string path = index_path("outputs.queues.ports", i);
+                auto name = read_text(item, path, issues);
+                if (!name) {
+                    read = false;
+                    continue;
+                }
+                const auto arrow = name->find("->");
+                if (arrow == std::string::npos || arrow == 0 || arrow + 2 >= name->size() ||
+                    name->find("->", arrow + 2) != std::string::npos) {
+                    issues.add(item.location, path,
+                               fmt::format("\"{}\" is not a port; expected \"from->to\", two node names as "
+                                           "`fabricsim topo` lists them (e.g. \"leaf0->s0.nic0\")",
+                                           *name));
+                    read = false;
+                    continue;
+                }
+                spec.ports.push_back(*name);
+                spec.port_locations.push_back(item.location);
+            }
+        }
+    }
+    if (!read) return QueueOutputSpec{};
+    return spec;
+}
+
 OutputsSpec validate_outputs(const Node& node, Issues& issues) {
     OutputsSpec spec;
     const Node* map = read_section(node, "outputs", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "outputs", {"dir", "formats", "qp_rates"}, issues);
+    check_keys(*map, "outputs", {"dir", "formats", "qp_rates", "queues"}, issues);
+    if (const Node* n = map->find("queues")) spec.queues = validate_queue_output(*n, issues);
     if (const Node* n = map->find("qp_rates")) {
         if (!(n->is_scalar() && n->text == "off"))
             if (auto t = read_time(*n, "outputs.qp_rates", Zero::rejected, issues)) spec.qp_rates = *t;
@@ -247,6 +312,10 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
         spec.faults = validate_faults(*n, cluster_known ? &spec.cluster : nullptr,
                                       spec.simulation.model == NetworkModel::packet, issues);
     if (const Node* n = root.find("outputs")) spec.outputs = validate_outputs(*n, issues);
+    // The ideal model has no queues: outputs.queues would be read and then ignored.
+    if (spec.outputs.queues.interval > Time::zero() && spec.simulation.model != NetworkModel::packet)
+        issues.add(spec.outputs.queues.location, "outputs.queues",
+                   "the ideal model has no queues to sample; expected simulation.model: packet (or no outputs.queues)");
     // Only a scenario whose every value was read: a message's time needs its cluster's rates.
     if (issues.empty()) {
         check_message_times(spec, issues);

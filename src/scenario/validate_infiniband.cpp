@@ -17,7 +17,7 @@ namespace {
 
 const std::string kPath = "cluster.infiniband";
 const std::vector<std::string> kKeys{"virtual_lanes",  "vl_buffer",      "credit_update_period",
-                                     "sl_to_vl",       "vl_arbitration", "congestion_control"};
+                                     "sl_to_vl",       "vl_arbitration", "congestion_control", "header_bytes"};
 const std::vector<std::string> kArbitrationKeys{"high", "low", "high_limit"};
 const std::vector<std::string> kEntryKeys{"vl", "weight"};
 const std::vector<std::string> kCcKeys{"enabled",       "threshold",  "marking_rate", "victim_mask", "packet_size",
@@ -29,7 +29,7 @@ constexpr int kShiftMax = 3;                         // CCT_Shift: 2 bits
 constexpr int kMultiplierMax = 0x3fff;               // CCT_Multiplier: 14 bits
 constexpr Bytes kPacketSizeMax{0x3fc0};              // Mellanox CC manager's packet_size range
 constexpr Time kCctiTimerMax = Time::ps(1'024'000) * 0xffff;  // 16 bits of 1.024 us
-constexpr Bytes kIbHeaders{26};                      // LRH + BTH + ICRC + VCRC (docs/models/links.md)
+constexpr std::int64_t kHeaderBytesMax = 4096;      // any real header stack is far below
 
 bool is_auto(const Node& n) { return n.is_scalar() && n.text == "auto"; }
 
@@ -321,15 +321,18 @@ InfinibandSpec validate_infiniband(const Node* node, Bytes mtu, Issues& issues) 
     out.sl_to_vl = default_sl_to_vl(out.virtual_lanes);
     out.vl_arbitration.low = default_low_table(out.virtual_lanes);
 
+    if (const Node* n = map->find("header_bytes"))
+        if (auto v = read_int(*n, key_path(kPath, "header_bytes"), 0, kHeaderBytesMax, issues)) out.header_bytes = *v;
+    const Bytes headers{out.header_bytes};  // LRH + BTH + ICRC + VCRC by default (docs/models/links.md)
     const Node* buffer = map->find("vl_buffer");
     if (buffer != nullptr && !is_auto(*buffer)) {
         if (auto v = read_bytes(*buffer, key_path(kPath, "vl_buffer"), Zero::rejected, issues)) {
             out.vl_buffer = *v;
-            if (*v < mtu + kIbHeaders)
+            if (*v < mtu + headers)
                 issues.add(buffer->location, key_path(kPath, "vl_buffer"),
                            fmt::format("{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
                                        "so credits would never cover it; expected at least {} or auto",
-                                       buffer->text, mtu, kIbHeaders, fmt::format("{}B", (mtu + kIbHeaders).count())));
+                                       buffer->text, mtu, headers, fmt::format("{}B", (mtu + headers).count())));
         }
     }
     if (const Node* n = map->find("credit_update_period"))

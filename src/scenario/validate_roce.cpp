@@ -19,7 +19,8 @@ namespace {
 
 const std::string kPath = "cluster.roce";
 const std::vector<std::string> kRoceKeys{"pfc",       "ecn",       "dcqcn",    "mmu", "queues", "control_priority",
-                                         "ack_every", "retransmit_timeout", "lossless"};
+                                         "ack_every", "retransmit_timeout", "lossless", "header_bytes"};
+constexpr std::int64_t kHeaderBytesMax = 4096;  // any real encapsulation stack is far below
 const std::vector<std::string> kQueueKeys{"strict", "weights"};
 const std::vector<std::string> kPfcKeys{"enabled", "priority", "headroom", "xoff", "xon_delta", "watchdog"};
 const std::vector<std::string> kEcnKeys{"enabled", "kmin", "kmax", "pmax", "port_classes"};
@@ -457,6 +458,8 @@ RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Is
         if (auto v = read_int(*n, key_path(kPath, "ack_every"), 1, kMaxAckEvery, issues)) out.ack_every = static_cast<int>(*v);
     if (const Node* n = map->find("retransmit_timeout"))
         if (auto v = read_time(*n, key_path(kPath, "retransmit_timeout"), Zero::rejected, issues)) out.retransmit_timeout = *v;
+    if (const Node* n = map->find("header_bytes"))
+        if (auto v = read_int(*n, key_path(kPath, "header_bytes"), 0, kHeaderBytesMax, issues)) out.header_bytes = *v;
     const Node* lossless = map->find("lossless");
     bool lossless_known = true;
     if (lossless != nullptr) {

@@ -222,13 +222,13 @@ TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks
     REQUIRE(r.exit_code == 0);
     const std::string csv = read_file(out.path() / "ports.csv");
     CHECK(csv.rfind("variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,"
-                    "ecn_marks\n",
+                    "ecn_marks,mean_queue_bytes\n",
                     0) == 0);
     // The switch port to the incast's receiver carries all 16 x 4 MiB, busy most of the run.
     std::int64_t pauses = 0, to_receiver = 0;
     double utilisation = 0;
     for (const auto& f : csv_rows(csv)) {
-        REQUIRE(f.size() == 11);
+        REQUIRE(f.size() == 12);
         if (f[0] != "pfc-only") continue;
         pauses += std::stoll(f[8]);
         if (f[2] == "s0.nic0" && f[1] != "s0.cpu") {

@@ -292,3 +292,17 @@ TEST_CASE("docs/SCENARIO.md lists the IB CC defaults validate --print shows", "[
     }
     CHECK(documented.size() == printed.size());
 }
+
+// 26 = LRH 8 + BTH 12 + ICRC 4 + VCRC 2; a given vl_buffer must hold MTU + header_bytes.
+TEST_CASE("cluster.infiniband.header_bytes is 26 unless given, and a vl_buffer must hold MTU + header_bytes",
+          "[loader][infiniband][headers]") {
+    CHECK(kText.cluster("").infiniband.header_bytes == 8 + 12 + 4 + 2);
+    CHECK(kText.cluster("  infiniband: { header_bytes: 66 }\n").infiniband.header_bytes == 66);  // with a GRH
+    CHECK(issues_of("  infiniband: { header_bytes: 66, vl_buffer: 4122B }\n") ==
+          std::vector<std::string>{"ib.yaml:4:46: cluster.infiniband.vl_buffer: 4122B cannot hold one 4KiB packet with "
+                                   "its 66B of headers (cluster.fabric.mtu), so credits would never cover it; expected "
+                                   "at least 4162B or auto"});
+    CHECK(issues_of("  infiniband: { header_bytes: 66, vl_buffer: 4162B }\n").empty());
+    CHECK(issues_of("  infiniband: { header_bytes: -5 }\n") ==
+          std::vector<std::string>{"ib.yaml:4:31: cluster.infiniband.header_bytes: expected an integer >= 0, found -5"});
+}

@@ -436,6 +436,7 @@ cluster:
     ack_every: 1
     retransmit_timeout: 1.073741824s
     lossless: true
+    header_bytes: 82
   infiniband:
     virtual_lanes: 2
     vl_buffer: auto
@@ -477,6 +478,7 @@ cluster:
       ccti_min: 0
       ccti_timer: 10.24us
       table: auto
+    header_bytes: 26
 workload:
   - name: first
     transfer:

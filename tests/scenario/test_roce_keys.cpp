@@ -233,3 +233,14 @@ TEST_CASE("control_priority may not be a lossless priority and ack_every starts 
           std::vector<std::string>{"r.yaml:4:31: cluster.roce.retransmit_timeout: expected a time (e.g. 500ns, "
                                    "2.5us) greater than 0, found \"0s\""});
 }
+
+// 82 = preamble+SFD 8 + gap 12 + Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4.
+TEST_CASE("cluster.roce.header_bytes is 82 unless given, an integer 0 to 4096", "[loader][roce][headers]") {
+    CHECK(roce_of("").header_bytes == 8 + 12 + 14 + 4 + 20 + 8 + 12 + 4);
+    CHECK(roce_of("  roce: { header_bytes: 86 }\n").header_bytes == 86);  // with a VLAN tag
+    CHECK(roce_of("  roce: { header_bytes: 0 }\n").header_bytes == 0);
+    CHECK(issues_of("  roce: { header_bytes: -1 }\n") ==
+          std::vector<std::string>{"r.yaml:4:25: cluster.roce.header_bytes: expected an integer >= 0, found -1"});
+    CHECK(issues_of("  roce: { header_bytes: 4097 }\n") ==
+          std::vector<std::string>{"r.yaml:4:25: cluster.roce.header_bytes: expected an integer <= 4096, found 4097"});
+}

@@ -91,6 +91,7 @@ void PacketNetwork::drop_port(Simulator& sim, std::uint32_t port) {
     for (std::uint32_t q = ports_[port].first; q < ports_[port].first + ports_[port].classes; ++q)
         while (!queues_[q].fifo.empty()) {
             const std::uint32_t k = dequeue(port, q);
+            left_queue(q, port, packets_[k], sim.now());
             if (packets_[k].link != port) drained(sim, packets_[k].link, packets_[k]);
             lose_at_port(sim, k, port);
         }

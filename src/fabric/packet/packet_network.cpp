@@ -53,6 +53,13 @@ void PacketNetwork::init() {
             p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
             p.from_fabric = p.switch_egress && !is_fabric_switch(topology.node(topology.target(d)).kind);
             p.to = topology.target(d);
+            // Queue depths count wire bytes, as switches do: RoCE and InfiniBand packets carry their
+            // headers; inside a server (NVLink, PCIe) a segment's link-layer overhead is per flit
+            // or TLP, not per packet of the model, and depths there are payload.
+            if (link.type == LinkType::fabric || link.type == LinkType::storage_fabric)
+                p.header = static_cast<std::uint32_t>(spec_.technology == scenario::Technology::roce
+                                                          ? spec_.roce.header_bytes
+                                                          : spec_.infiniband.header_bytes);
         }
     }
     port_base_.reserve(topology.nodes().size() + 1);
@@ -89,6 +96,7 @@ void PacketNetwork::init() {
     // class (roce_nic.cpp), with or without congestion control.
     if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
     setup_watchdog();
+    if (spec_.queues.interval > Time::zero()) sampler_ = std::make_unique<QueueSampler>(*this, topology_, spec_.queues);
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -156,9 +164,12 @@ std::uint32_t PacketNetwork::new_packet() {
 // A packet leaves the network (delivered, dropped or consumed).
 void PacketNetwork::discard(Simulator& sim, std::uint32_t packet) {
     free_packets_.push_back(packet);
-    if (--in_flight_ == 0 && watchdog_armed_) {  // idle: the watchdog must not keep the clock going
-        sim.cancel(watchdog_);
-        watchdog_armed_ = false;
+    if (--in_flight_ == 0) {  // idle: the watchdog and the sampler must not keep the clock going
+        if (watchdog_armed_) {
+            sim.cancel(watchdog_);
+            watchdog_armed_ = false;
+        }
+        if (sampler_) sampler_->idle(sim);
     }
 }
 
@@ -251,6 +262,7 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     }
     if (m.recovers) arm_rto(sim, slot);
     arm_watchdog(sim);
+    if (sampler_) sampler_->arm(sim);
 }
 
 // Makes the next packet of one of the messages leaving by `port` (round robin among them) and
@@ -305,7 +317,7 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
     const std::uint32_t qi = queue_of(port, packets_[packet].prio);
     Queue& q = queues_[qi];
     push(q.fifo, packet);
-    q.queued += Bytes{packets_[packet].bytes};
+    q.queued += Bytes{packets_[packet].bytes + ports_[port].header};
     q.max_queued = std::max(q.max_queued, q.queued);
     ports_[port].backlog |= static_cast<std::uint8_t>(1u << (qi - ports_[port].first));
 }
@@ -313,7 +325,7 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet) {
 std::uint32_t PacketNetwork::dequeue(std::uint32_t port, std::uint32_t qi) {
     Queue& q = queues_[qi];
     const std::uint32_t k = pop(q.fifo);
-    q.queued -= Bytes{packets_[k].bytes};
+    q.queued -= Bytes{packets_[k].bytes + ports_[port].header};
     if (q.fifo.empty()) {
         Port& p = ports_[port];
         p.backlog &= static_cast<std::uint8_t>(~(1u << (qi - p.first)));
@@ -351,6 +363,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     }
     if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
+    left_queue(q, port, k, start);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
     p.free_at = checked_add(start, tx, "packet model: the end of a packet's transmission");
     p.busy_time += tx;
@@ -373,6 +386,7 @@ void PacketNetwork::wake(Simulator& sim, std::uint32_t q) { pump(sim, layout_.po
 void PacketNetwork::drop_queue(Simulator& sim, std::uint32_t q) {
     while (!queues_[q].fifo.empty()) {
         const std::uint32_t k = dequeue(layout_.port[q], q);
+        left_queue(q, layout_.port[q], packets_[k], sim.now());
         drained(sim, packets_[k].link, packets_[k]);
         ++watchdog_drops_;
         lose(sim, k);
@@ -615,8 +629,25 @@ std::vector<PortReport> PacketNetwork::port_reports() const {
         const int priority = ports_[i].classes == 1 ? data_prio_ : layout_.class_of[q];
         out.push_back(PortReport{topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
                                  priority, queue.bytes_sent, ports_[i].busy_time, queue.max_queued, frames,
-                                 pfc ? pfc_->paused_time(q) : Time::zero(), queue.marks});
+                                 pfc ? pfc_->paused_time(q) : Time::zero(), queue.marks,
+                                 static_cast<double>(queue.area) * 1e-12});
     }
+    return out;
+}
+
+PortQueueState PacketNetwork::port_queue_state(std::uint32_t port) const {
+    PortQueueState s;
+    const Port& p = ports_[port];
+    for (std::uint32_t q = p.first; q < p.first + p.classes; ++q) {
+        s.queued += queues_[q].queued;
+        if (p.fc != nullptr && p.fc->blocked(q)) (p.fc == pfc_.get() ? s.paused : s.credit_stalled) = true;
+    }
+    return s;
+}
+
+std::vector<std::string> PacketNetwork::warnings() const {
+    std::vector<std::string> out = ib_buffer_warnings();
+    if (sampler_) for (auto& w : sampler_->warnings()) out.push_back(std::move(w));
     return out;
 }
 

@@ -49,6 +49,7 @@
 #include "fabric/packet/packet_count.hpp"
 #include "fabric/packet/packet_record.hpp"
 #include "fabric/packet/pfc.hpp"
+#include "fabric/packet/queue_sampler.hpp"
 #include "fabric/packet/router.hpp"
 #include "fabric/packet/vl_arbiter.hpp"
 #include "fabric/routing.hpp"
@@ -94,6 +95,8 @@ struct PacketModelSpec {
     // set when faults are scheduled; always on with the PFC watchdog, which drops lossless
     // packets (docs/models/faults.md).
     bool recover_lossless = false;
+    // outputs.queues: sample these ports' queues over time (queue_sampler.hpp); interval zero: no sampler.
+    scenario::QueueOutputSpec queues;
 };
 
 class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
@@ -114,6 +117,11 @@ public:
     std::unique_ptr<Network> tuning_model() const override;
     std::vector<PortReport> port_reports() const override;
     std::vector<QpRateSeries> qp_rates() const override;
+    std::vector<QueueSeries> queue_series() const override {
+        return sampler_ ? sampler_->series() : std::vector<QueueSeries>{};
+    }
+    // A port's queues now (the queue sampler's reading): wire bytes, PFC pause, credit stall.
+    PortQueueState port_queue_state(std::uint32_t port) const;
 
     // Per directed link: payload bytes put on the wire (data, all classes; `priority`: that
     // class only), the time spent sending, and the deepest queue.
@@ -140,7 +148,7 @@ public:
     std::int64_t timeouts() const { return timeouts_; }
     // InfiniBand: a line per switch whose `auto` VL buffer share fell under a link's credit
     // round trip, which was used instead (ib_credits.hpp).
-    std::vector<std::string> warnings() const override { return ib_buffer_warnings(); }
+    std::vector<std::string> warnings() const override;
     std::vector<std::string> ib_buffer_warnings() const { return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{}; }
 
     // Faults (packet_faults.cpp; docs/models/faults.md), driven by a FaultInjector. Per-packet
@@ -251,6 +259,7 @@ private:
         bool from_fabric = false;        // from a fabric switch into a NIC or endpoint (the receiving side)
         std::uint8_t fault = 0;          // PortFault: anything but up sends nothing
         NodeId to;                       // the node at its far end
+        std::uint32_t header = 0;        // wire bytes of a packet beside its payload, in queue depths
         Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
         Time busy_time = Time::zero();
@@ -268,6 +277,7 @@ private:
         std::int64_t deficit = 0;        // DWRR
         Bytes bytes_sent = Bytes::zero();
         std::int64_t marks = 0;          // ECN marks it made
+        __int128 area = 0;               // wire bytes x picoseconds waited, of the packets gone
     };
 
     enum EventKind : std::uint64_t {
@@ -401,6 +411,12 @@ private:
     void push(Fifo& fifo, std::uint32_t packet);
     std::uint32_t pop(Fifo& fifo);
     void discard(Simulator& sim, std::uint32_t packet);
+    // Packet k leaves queue q of `port` at `at` (started or dropped): its wait joins the queue's
+    // time integral. What a source makes when its port can send it waited in no queue.
+    void left_queue(std::uint32_t q, std::uint32_t port, const Packet& k, Time at) {
+        if (k.link == port && k.type == kData) return;
+        queues_[q].area += static_cast<__int128>(k.bytes + ports_[port].header) * (at - k.ready).picoseconds();
+    }
     void lose(Simulator& sim, std::uint32_t packet);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const;
     NodeId endpoint(RankId rank) const;
@@ -485,6 +501,7 @@ private:
     Rng* ecn_rng_ = nullptr;
     std::int64_t ecn_marks_ = 0;
     std::int64_t cnps_ = 0;
+    std::unique_ptr<QueueSampler> sampler_;  // outputs.queues
 };
 
 }  // namespace fabricsim::fabric

@@ -194,6 +194,7 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
     for (const Part& part : m.parts)
         if (part.acked < part.end) go_back(sim, slot, part.acked);
     arm_rto(sim, slot);
+    if (sampler_) sampler_->arm(sim);  // the network may have fallen idle with everything lost
 }
 
 void PacketNetwork::finish_message(Simulator& sim, std::uint32_t slot) {
