@@ -53,7 +53,7 @@ TEST_CASE("every shipped scenario runs on the flow model or is refused for its n
     CHECK(ran >= 15);
 }
 
-TEST_CASE("result.json names the flow backend; cuda without a device is bad input", "[flow]") {
+TEST_CASE("result.json names the flow backend and cuda without a device is bad input", "[flow]") {
     test::TempDir out("flow-backend");
     const auto r = test::run_fabricsim("run scenarios/quickstart.yaml --set simulation.model=flow --quiet --out " +
                                        out.path().string());
