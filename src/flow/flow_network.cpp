@@ -225,6 +225,8 @@ void FlowNetwork::resolve(Simulator& sim) {
     last_solve_ = now;
     for (std::uint32_t id : solver_.solve()) {
         FlowState& f = flows_[id];
+        // Same rate as before: its bytes and projected completion still hold.
+        if (f.rate > 0 && solver_.rate(id) == f.rate) continue;
         // Bytes sent at the old rate since the last change, then the new rate from now.
         f.left = std::max(0.0, f.left - f.rate * static_cast<double>((now - f.updated).picoseconds()) * 1e-12);
         f.updated = now;
