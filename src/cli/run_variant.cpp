@@ -12,6 +12,8 @@
 #include "fabric/channel_dependencies.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_builder.hpp"
+#include "flow/cuda_device.hpp"
+#include "flow/flow_network.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/workload_graph.hpp"
 
@@ -31,7 +33,20 @@ struct NetworkModel {
     std::unique_ptr<fabric::FaultRouter> fault_router;  // with faults: routing around them
     std::unique_ptr<Network> network;
     std::unique_ptr<fabric::FaultInjector> injector;    // with faults: plays them on the network
+    std::string flow_backend;                           // the flow model's: "cpu" | "cuda"
 };
+
+// The flow model's rate backend as simulation.flow_backend asks (docs/models/flow.md): `cuda`
+// without a usable device is bad input (exit 2), `auto` falls back to the CPU.
+std::unique_ptr<flow::RateBackend> make_flow_backend(scenario::FlowBackend kind) {
+    if (kind == scenario::FlowBackend::cpu) return std::make_unique<flow::CpuMaxMin>();
+    const flow::CudaAvailability cuda = flow::cuda_availability();
+    if (cuda.usable) return flow::make_cuda_backend();
+    if (kind == scenario::FlowBackend::automatic) return std::make_unique<flow::CpuMaxMin>();
+    throw_config_error("simulation.flow_backend",
+                       fmt::format("\"cuda\" needs a CUDA device, and this run has none: {}; use \"cpu\" or \"auto\"",
+                                   cuda.reason));
+}
 
 NetworkModel make_network(const scenario::ScenarioSpec& spec) {
     NetworkModel m;
@@ -73,6 +88,24 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             auto net = std::make_unique<fabric::PacketNetwork>(*m.topology, *m.fault_router, packet);
             m.injector = std::make_unique<fabric::FaultInjector>(*m.topology, *m.fault_router, *net, spec.faults);
             m.network = std::move(net);
+            return m;
+        }
+        case scenario::NetworkModel::flow: {
+            // The validator lets no network fault through to a model without packets.
+            m.topology = std::make_unique<fabric::Topology>(fabric::build_topology(spec.cluster));
+            m.routing = std::make_unique<fabric::Routing>(*m.topology, spec.cluster.fabric.routing,
+                                                          spec.cluster.fabric.technology, spec.seed);
+            flow::FlowModelSpec fs;
+            fs.mtu = spec.cluster.fabric.mtu;
+            fs.segment = spec.simulation.packet.segment;
+            fs.technology = spec.cluster.fabric.technology;
+            fs.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
+            fs.sharp = spec.cluster.fabric.technology == scenario::Technology::infiniband &&
+                       spec.cluster.fabric.switch_spec.sharp;
+            fs.cluster = spec.cluster;
+            auto backend = make_flow_backend(spec.simulation.flow_backend);
+            m.flow_backend = std::string(backend->name());
+            m.network = std::make_unique<flow::FlowNetwork>(*m.topology, *m.routing, fs, std::move(backend));
             return m;
         }
     }
@@ -180,6 +213,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.name = variant.name;
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
+    r.flow_backend = model.flow_backend;
     r.transfers = transfers_of(spec, executor, *network);
     r.collectives = collectives_of(workload.collectives, executor);
     r.traffic = traffic_results(spec, workload.traffic, executor, *network);

@@ -102,7 +102,7 @@ Json fabric_json(const FabricCounters& f) {
 Json cost_json(const VariantResult& v) {
     const RunCost& c = v.cost;
     const double hops_per_s = c.wall_s > 0 ? static_cast<double>(v.fabric.packet_hops) / c.wall_s : 0.0;
-    return Json{{"model", v.model},
+    Json j{{"model", v.model},
                 {"events", c.events},
                 {"wall_s", c.wall_s},
                 {"events_per_s", c.events_per_s},
@@ -110,6 +110,8 @@ Json cost_json(const VariantResult& v) {
                 {"packet_hops_per_s", hops_per_s},
                 {"simulated_s", c.simulated.seconds()},
                 {"peak_rss_bytes", c.peak_rss_bytes}};
+    if (!v.flow_backend.empty()) j["flow_backend"] = v.flow_backend;
+    return j;
 }
 
 }  // namespace

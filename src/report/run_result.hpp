@@ -65,6 +65,7 @@ struct VariantResult {
     std::string name;
     scenario::Value scenario;     // the fully resolved variant
     std::string model;            // "ideal", "packet", "flow"
+    std::string flow_backend;     // the flow model's rate solver that ran: "cpu" | "cuda"; else empty
     std::vector<TransferResult> transfers;
     std::vector<CollectiveResult> collectives;
     std::vector<TrafficResult> traffic;

@@ -17,14 +17,22 @@ Value integer(std::int64_t v) { return Value{v}; }
 
 Value simulation(const SimulationSpec& s) {
     Value::Map ideal{{"latency", text(to_string(s.ideal.latency))}};
-    return Value{Value::Map{
-        {"model", text(s.model == NetworkModel::packet ? "packet" : "ideal")},
+    Value out{Value::Map{
+        {"model", text(s.model == NetworkModel::packet ? "packet" : s.model == NetworkModel::flow ? "flow" : "ideal")},
         {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
         {"ideal", Value{std::move(ideal)}},
         {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))},
                                     {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))},
                                     {"cut_through", Value{s.packet.cut_through}}}}},
     }};
+    // Only where it matters, so scenarios of the other models resolve as they always did.
+    if (s.model == NetworkModel::flow || s.flow_backend != FlowBackend::cpu)
+        std::get<Value::Map>(out.v).insert(
+            std::get<Value::Map>(out.v).begin() + 1,
+            Value::Member{"flow_backend", text(s.flow_backend == FlowBackend::cuda        ? "cuda"
+                                               : s.flow_backend == FlowBackend::automatic ? "auto"
+                                                                                          : "cpu")});
+    return out;
 }
 
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }

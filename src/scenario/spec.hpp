@@ -22,7 +22,9 @@
 
 namespace fabricsim::scenario {
 
-enum class NetworkModel { ideal, packet };
+enum class NetworkModel { ideal, packet, flow };
+// simulation.flow_backend: where the flow model solves its rates (docs/models/flow.md).
+enum class FlowBackend { cpu, cuda, automatic };
 
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
 // the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).
@@ -52,6 +54,9 @@ struct SimulationSpec {
     Time stop_time = Time::max();  // "none" in YAML: run until idle
     IdealNetworkSpec ideal;
     PacketSimSpec packet;
+    // The flow model's rate solver: cpu (the default: the same bits on every machine), cuda
+    // (a device must be present), auto (cuda when a device is present, else cpu).
+    FlowBackend flow_backend = FlowBackend::cpu;
     bool operator==(const SimulationSpec&) const = default;
 };
 

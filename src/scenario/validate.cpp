@@ -15,9 +15,10 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// Models a scenario may name; the flow issue moves its own to the first list.
-const std::vector<std::string> kAvailableModels{"ideal", "packet"};
-const std::vector<std::string> kPlannedModels{"flow"};
+// Models a scenario may name, and models planned but not there yet.
+const std::vector<std::string> kAvailableModels{"ideal", "packet", "flow"};
+const std::vector<std::string> kPlannedModels{};
+const std::vector<std::string> kFlowBackends{"cpu", "cuda", "auto"};
 
 // With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
 // int (servers x gpus <= 2^30).
@@ -31,7 +32,7 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     SimulationSpec spec;
     const Node* map = read_section(node, "simulation", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet"}, issues);
+    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet", "flow_backend"}, issues);
 
     if (const Node* n = map->find("model")) {
         if (n->is_scalar() && std::find(kPlannedModels.begin(), kPlannedModels.end(), n->text) != kPlannedModels.end()) {
@@ -39,9 +40,12 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
                        fmt::format("the \"{}\" model is not available yet; available: {}", n->text,
                                    join(kAvailableModels)));
         } else if (auto m = read_choice(*n, "simulation.model", "model", kAvailableModels, issues)) {
-            spec.model = *m == "packet" ? NetworkModel::packet : NetworkModel::ideal;
+            spec.model = *m == "packet" ? NetworkModel::packet : *m == "flow" ? NetworkModel::flow : NetworkModel::ideal;
         }
     }
+    if (const Node* n = map->find("flow_backend"))
+        if (auto b = read_choice(*n, "simulation.flow_backend", "flow backend", kFlowBackends, issues))
+            spec.flow_backend = *b == "cuda" ? FlowBackend::cuda : *b == "auto" ? FlowBackend::automatic : FlowBackend::cpu;
     if (const Node* n = map->find("stop_time")) {
         if (n->is_scalar() && n->text == "none") {
             spec.stop_time = Time::max();

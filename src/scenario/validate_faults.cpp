@@ -208,8 +208,8 @@ std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* clus
         if (!f) continue;
         if (!packet_model && f->kind != FaultKind::straggler) {
             issues.add(f->location, index_path("faults", i),
-                       fmt::format("a {} fault needs the packet model (simulation.model: packet); the ideal model "
-                                   "has no links or queues, only a straggler",
+                       fmt::format("a {} fault needs the packet model (simulation.model: packet); the ideal and "
+                                   "flow models have no packets or queues to lose, only a straggler",
                                    to_string(f->kind)));
             continue;
         }

@@ -104,7 +104,7 @@ TEST_CASE("faults: bad entries are located errors", "[loader][faults]") {
           "f.yaml:6:20: faults[0].link_degraded: a degraded link needs a lower `speed`, a `ber` or both");
     CHECK(error_of("  - link_down: { link: [a, b], at: 0s }\n", "ideal") ==
           "f.yaml:6:5: faults[0]: a link_down fault needs the packet model (simulation.model: packet); the ideal "
-          "model has no links or queues, only a straggler");
+          "and flow models have no packets or queues to lose, only a straggler");
     CHECK(error_of("  - straggler: { rank: 1, at: 0s, slowdown: 2 }\n", "ideal").empty());
 }
 

@@ -1,0 +1,76 @@
+// The flow model's rate solve on random instances (src/flow/random_system.hpp): wall time of
+// one max-min solve on one core, and with --cuda on the device, plus the largest relative
+// difference between the two. Figures in docs/BENCHMARKS.md; bench/cuda.sh runs it.
+//
+//   flow_solve [--cuda] FLOWS...        e.g. flow_solve --cuda 100000 1000000
+//
+// Exit 1 when CUDA and CPU rates differ by more than 1e-6 relative.
+#include "flow/cuda_device.hpp"
+#include "flow/random_system.hpp"
+#include "flow/rate_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace fabricsim::flow;
+
+namespace {
+template <class F>
+double best_seconds(int repeats, F&& f) {
+    double best = 1e300;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool cuda = false;
+    std::vector<std::size_t> sizes;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--cuda")
+            cuda = true;
+        else
+            sizes.push_back(static_cast<std::size_t>(std::strtoull(a.c_str(), nullptr, 10)));
+    }
+    if (sizes.empty()) sizes = {100'000, 1'000'000};
+    std::unique_ptr<RateBackend> device;
+    if (cuda) {
+        const auto a = cuda_availability();
+        if (!a.usable) {
+            std::fprintf(stderr, "flow_solve: --cuda: %s\n", a.reason.c_str());
+            return 2;
+        }
+        std::printf("device: %s\n", a.device.c_str());
+        device = make_cuda_backend();
+    }
+    int status = 0;
+    std::printf("%10s %10s %10s %12s %12s %9s %10s\n", "flows", "links", "uses", "cpu_ms", "cuda_ms", "speedup", "max_rel");
+    for (std::size_t n : sizes) {
+        const FlowSystem s = random_flow_system(n, n);
+        CpuMaxMin cpu;
+        std::vector<double> a, b;
+        const int repeats = n >= 1'000'000 ? 2 : 5;
+        const double t_cpu = best_seconds(repeats, [&] { cpu.solve(s, a); });
+        double t_gpu = 0, worst = 0;
+        if (device) {
+            device->solve(s, b);  // warm: allocations, CUB scratch, module load
+            t_gpu = best_seconds(repeats, [&] { device->solve(s, b); });
+            for (std::size_t f = 0; f < a.size(); ++f) worst = std::max(worst, std::abs(a[f] - b[f]) / a[f]);
+            if (worst > 1e-6) status = 1;
+        }
+        std::printf("%10zu %10zu %10zu %12.2f %12.2f %9.1f %10.2e\n", s.flows(), s.links(), s.uses(), t_cpu * 1e3,
+                    t_gpu * 1e3, t_gpu > 0 ? t_cpu / t_gpu : 0.0, worst);
+    }
+    return status;
+}

@@ -1,0 +1,340 @@
+#include "flow/flow_network.hpp"
+
+#include "core/errors.hpp"
+#include "core/simulator.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+namespace fabricsim::flow {
+
+using fabric::DirectedLink;
+using fabric::FlowKey;
+using fabric::NodeId;
+
+std::vector<double> link_capacities(const fabric::Topology& topology) {
+    std::vector<double> c(topology.directed_link_count());
+    for (std::size_t i = 0; i < c.size(); ++i)
+        c[i] = static_cast<double>(topology.link(DirectedLink::from_index(static_cast<std::uint32_t>(i)).link)
+                                       .payload_bandwidth()
+                                       .bits_per_second()) /
+               8.0;
+    return c;
+}
+
+namespace {
+// Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
+Time fluid_time(double bytes, double bytes_per_s) {
+    const double ps = std::ceil(bytes / bytes_per_s * 1e12);
+    if (!(ps < 9.2e18)) throw ModelError(fmt::format("flow model: {} B at {} B/s takes beyond the end of time", bytes, bytes_per_s));
+    return Time::ps(static_cast<std::int64_t>(ps));
+}
+}  // namespace
+
+FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing& routing, FlowModelSpec spec,
+                         std::unique_ptr<RateBackend> backend)
+    : topology_(topology),
+      routing_(routing),
+      spec_(std::move(spec)),
+      backend_(std::move(backend)),
+      solver_(link_capacities(topology), *backend_),
+      carried_(topology.directed_link_count(), 0.0),
+      busy_ps_(topology.directed_link_count(), 0.0),
+      rate_(topology.directed_link_count(), 0.0),
+      since_(topology.directed_link_count(), Time::zero()) {
+    for (std::size_t l = 0; l < solver_.links(); ++l)
+        if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
+            throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
+}
+
+std::vector<LinkUse> FlowNetwork::uses_of(const FlowKey& key) const {
+    std::vector<LinkUse> uses;
+    for (const fabric::LinkShare& s : routing_.spread(key)) {
+        const std::uint32_t l = s.link.index();
+        auto it = std::find_if(uses.begin(), uses.end(), [&](const LinkUse& u) { return u.link == l; });
+        if (it == uses.end())
+            uses.push_back({l, s.share});
+        else
+            it->share += s.share;
+    }
+    return uses;
+}
+
+Time FlowNetwork::path_latency(std::span<const std::uint32_t> hops, std::uint32_t unit) const {
+    Time t = Time::zero(), slowest = Time::zero();
+    for (std::uint32_t h : hops) {
+        const DirectedLink d = DirectedLink::from_index(h);
+        const fabric::Link& link = topology_.link(d.link);
+        const Time tx = transmit_time(Bytes{unit}, link.payload_bandwidth());
+        t += link.propagation + topology_.node(topology_.target(d)).forwarding_latency + tx;
+        slowest = std::max(slowest, tx);
+    }
+    return t - slowest;
+}
+
+Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const {
+    Time t = Time::zero();
+    for (std::uint32_t h : hops) {
+        if (solver_.flows_on(h) == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
+        t += fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
+    }
+    return t;
+}
+
+double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const {
+    const std::size_t k = routing_.candidates(key.src, key).size();
+    const double packets = std::max(1.0, std::ceil(bytes / static_cast<double>(unit)));
+    if (k <= 1 || packets >= static_cast<double>(k)) return kUncapped;
+    double bottleneck = kUncapped;
+    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
+    return bottleneck * packets / static_cast<double>(k);
+}
+
+Time FlowNetwork::unloaded_time(const Message& message) const {
+    const NodeId src = endpoint(message.src), dst = endpoint(message.dst);
+    const FlowKey key{src, dst, message.flow_hint};
+    const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
+    const std::int64_t unit = std::min((a.valid() && a == b ? spec_.segment : spec_.mtu).count(),
+                                       std::max<std::int64_t>(message.size.count(), 1));
+    std::vector<std::uint32_t> hops;
+    for (DirectedLink d : routing_.path(key)) hops.push_back(d.index());
+    const std::vector<LinkUse> uses = uses_of(key);
+    double bottleneck = 1e300;
+    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
+    bottleneck = std::min(bottleneck, stripe_cap(key, static_cast<double>(message.size.count()), static_cast<std::uint32_t>(unit), uses));
+    const bool fabric = !(a.valid() && a == b);
+    const int qps = fabric ? std::max(1, spec_.qps_per_connection) : 1;
+    // Several QPs: the slowest part (ECMP may pile them on one link; alone, they share
+    // nothing but their NIC, which they split evenly).
+    const double part = static_cast<double>(message.size.count()) / qps;
+    const double per_part_rate = qps > 1 ? bottleneck / qps : bottleneck;
+    return path_latency(hops, static_cast<std::uint32_t>(unit)) + fluid_time(part, per_part_rate);
+}
+
+std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts, Time latency) {
+    std::uint32_t slot;
+    if (!free_messages_.empty()) {
+        slot = free_messages_.back();
+        free_messages_.pop_back();
+    } else {
+        slot = static_cast<std::uint32_t>(messages_.size());
+        messages_.emplace_back();
+    }
+    messages_[slot] = MessageState{m.id, &listener, m.size, parts, latency, true};
+    sent_ += m.size;
+    in_flight_ += m.size;
+    return slot;
+}
+
+void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
+                             std::span<const LinkUse> uses, std::uint32_t unit) {
+    const std::uint32_t id = solver_.add(1.0, cap, uses);
+    if (flows_.size() <= id) flows_.resize(id + 1);
+    FlowState& f = flows_[id];
+    f.message = message;
+    f.left = bytes;
+    f.bytes = bytes;
+    f.rate = 0;
+    f.updated = sim.now();
+    ++f.version;
+    f.unit = unit;
+    ++flows_started_;
+    if (spec_.solve_interval > Time::zero()) {
+        // Until the next solve: what its path has left (a flow that follows one that just
+        // ended on the same path inherits its rate), never more than any link has free.
+        // A sliver (under 0.1 % of a link) waits for the solve instead.
+        double r = cap, slowest = kUncapped;
+        for (const LinkUse& u : uses) {
+            r = std::min(r, (solver_.capacity(u.link) - rate_[u.link]) / u.share);
+            slowest = std::min(slowest, solver_.capacity(u.link));
+        }
+        if (r > 1e-3 * slowest) {
+            f.rate = r;
+            for (const LinkUse& u : uses) change_load(u.link, u.share * r, sim.now());
+            due_.push_back({sim.now() + fluid_time(f.left, f.rate), id, f.version});
+            std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+            schedule_wake(sim);
+        }
+    }
+    request_solve(sim);
+}
+
+void FlowNetwork::change_load(std::uint32_t link, double delta, Time now) {
+    busy_ps_[link] += rate_[link] / solver_.capacity(link) * static_cast<double>((now - since_[link]).picoseconds());
+    since_[link] = now;
+    rate_[link] = std::max(0.0, rate_[link] + delta);
+}
+
+void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
+    const auto endpoints = static_cast<std::uint32_t>(topology_.ranks().size() + topology_.storage_nodes().size() +
+                                                      topology_.clients().size());
+    if (message.src.value() >= endpoints || message.dst.value() >= endpoints)
+        throw InternalError(fmt::format("flow model: message {} between endpoints {} and {} of {}", message.id.value(),
+                                        message.src.value(), message.dst.value(), endpoints));
+    const NodeId src = endpoint(message.src), dst = endpoint(message.dst);
+    if (src == dst) throw InternalError(fmt::format("flow model: message {} from a node to itself", message.id.value()));
+    const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
+    const bool inside = a.valid() && a == b;
+    const std::uint32_t qps = inside ? 1u : static_cast<std::uint32_t>(std::max(1, spec_.qps_per_connection));
+    const auto unit = static_cast<std::uint32_t>(
+        std::min((inside ? spec_.segment : spec_.mtu).count(), std::max<std::int64_t>(message.size.count(), 1)));
+    // One flow per QP, each hashed as its own flow (the packet model's QP keys), the message's
+    // bytes split in contiguous parts; delivered after the slowest part and its path's latency.
+    std::vector<std::vector<LinkUse>> parts(qps);
+    std::vector<FlowKey> keys(qps);
+    std::vector<std::vector<std::uint32_t>> hops(qps);
+    Time latency = Time::zero();
+    for (std::uint32_t j = 0; j < qps; ++j) {
+        const FlowKey key{src, dst, qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
+        keys[j] = key;
+        parts[j] = uses_of(key);
+        if (parts[j].empty())
+            throw ModelError(fmt::format("flow model: no route from {} to {}", topology_.node(src).name,
+                                         topology_.node(dst).name));
+        for (DirectedLink d : routing_.path(key)) hops[j].push_back(d.index());
+        // Before this message's flows join: the ports it finds already saturated.
+        latency = std::max(latency, path_latency(hops[j], unit) + queueing_delay(hops[j], unit));
+    }
+    const std::uint32_t slot = new_message(message, listener, qps, latency);
+    const auto size = static_cast<double>(message.size.count());
+    for (std::uint32_t j = 0; j < qps; ++j) {
+        const double begin = std::floor(size * j / qps), end = j + 1 == qps ? size : std::floor(size * (j + 1) / qps);
+        if (end - begin <= 0) {
+            --messages_[slot].parts_left;
+            continue;
+        }
+        start_flow(sim, slot, end - begin, stripe_cap(keys[j], end - begin, unit, parts[j]), parts[j], unit);
+    }
+    if (messages_[slot].parts_left == 0) sim.after(latency, *this, kDeliverBase + slot);  // an empty message
+}
+
+void FlowNetwork::request_solve(Simulator& sim) {
+    if (solve_pending_) return;
+    solve_pending_ = true;
+    sim.at(std::max(sim.now(), last_solve_ + spec_.solve_interval), *this, kSolve);
+}
+
+void FlowNetwork::resolve(Simulator& sim) {
+    solve_pending_ = false;
+    if (!solver_.pending()) return;
+    const Time now = sim.now();
+    last_solve_ = now;
+    for (std::uint32_t id : solver_.solve()) {
+        FlowState& f = flows_[id];
+        // Same rate as before: its bytes and projected completion still hold.
+        if (f.rate > 0 && solver_.rate(id) == f.rate) continue;
+        // Bytes sent at the old rate since the last change, then the new rate from now.
+        f.left = std::max(0.0, f.left - f.rate * static_cast<double>((now - f.updated).picoseconds()) * 1e-12);
+        f.updated = now;
+        const double old = f.rate;
+        f.rate = solver_.rate(id);
+        for (const LinkUse& u : solver_.uses(id)) change_load(u.link, u.share * (f.rate - old), now);
+        ++f.version;
+        if (!(f.rate > 0))
+            throw InternalError(fmt::format("flow model: a flow of {} B got rate {}", f.bytes, f.rate));
+        due_.push_back({now + fluid_time(f.left, f.rate), id, f.version});
+        std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+    }
+    // The solver's sums are the exact loads: drop the rounding of the increments.
+    for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);
+    schedule_wake(sim);
+}
+
+void FlowNetwork::schedule_wake(Simulator& sim) {
+    while (!due_.empty() && flows_[due_.front().flow].version != due_.front().version) {
+        std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
+        due_.pop_back();
+    }
+    if (due_.empty()) return;
+    const Time at = due_.front().at;
+    if (at >= wake_at_ && wake_.valid()) return;  // an earlier or equal wake is already queued
+    if (wake_.valid()) sim.cancel(wake_);
+    wake_ = sim.at(at, *this, kWake);
+    wake_at_ = at;
+}
+
+void FlowNetwork::finish_due(Simulator& sim) {
+    wake_ = EventHandle{};
+    wake_at_ = Time::max();
+    const Time now = sim.now();
+    while (!due_.empty() && due_.front().at <= now) {
+        const Due d = due_.front();
+        std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
+        due_.pop_back();
+        FlowState& f = flows_[d.flow];
+        if (f.version != d.version) continue;
+        ++f.version;  // no entry of it is valid any more
+        for (const LinkUse& u : solver_.uses(d.flow)) {
+            carried_[u.link] += u.share * f.bytes;
+            change_load(u.link, -u.share * f.rate, now);
+        }
+        solver_.remove(d.flow);
+        f.left = 0;
+        f.rate = 0;
+        MessageState& m = messages_[f.message];
+        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + f.message);
+    }
+    if (solver_.pending()) request_solve(sim);
+    schedule_wake(sim);
+}
+
+void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {
+    if (arg == kSolve) return resolve(sim);
+    if (arg == kWake) return finish_due(sim);
+    const auto slot = static_cast<std::uint32_t>(arg - kDeliverBase);
+    MessageState& m = messages_[slot];
+    const MessageState done = m;
+    m.in_use = false;
+    free_messages_.push_back(slot);
+    delivered_ += done.size;
+    in_flight_ -= done.size;
+    done.listener->on_delivered(sim, done.id);
+}
+
+std::vector<PortReport> FlowNetwork::port_reports() const {
+    std::vector<PortReport> out;
+    for (std::uint32_t i = 0; i < carried_.size(); ++i) {
+        if (carried_[i] <= 0 && busy_ps_[i] <= 0) continue;
+        const DirectedLink d = DirectedLink::from_index(i);
+        PortReport r;
+        r.from = topology_.node(topology_.source(d)).name;
+        r.to = topology_.node(topology_.target(d)).name;
+        r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[i]))};
+        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[i])));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void FlowNetwork::check_invariants(Time now) const {
+    for (std::uint32_t l = 0; l < solver_.links(); ++l) {
+        const double c = solver_.capacity(l);
+        if (rate_[l] > c * (1 + 1e-6) ||
+            busy_ps_[l] > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
+            const DirectedLink d = DirectedLink::from_index(l);
+            throw ModelError(fmt::format("invariant broken: link {} -> {} carries {:.6g} B/s of its {:.6g} B/s (busy {} ps "
+                                         "in {} ps)",
+                                         topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
+                                         rate_[l], c, busy_ps_[l], now.picoseconds()));
+        }
+    }
+    if (sent_ != delivered_ + in_flight_ || in_flight_ < Bytes::zero())
+        throw ModelError(fmt::format("invariant broken: {} B sent but {} B delivered and {} B in flight", sent_.count(),
+                                     delivered_.count(), in_flight_.count()));
+}
+
+std::unique_ptr<Network> FlowNetwork::tuning_model() const {
+    if (!spec_.cluster || spec_.cluster->ranks() < 1) return nullptr;
+    Message m;
+    m.src = RankId{0};
+    m.dst = RankId{static_cast<std::uint32_t>(spec_.cluster->ranks() - 1)};
+    m.size = Bytes::zero();
+    if (m.src == m.dst) return nullptr;
+    return std::make_unique<fabric::IdealNetwork>(*spec_.cluster, scenario::IdealNetworkSpec{unloaded_time(m)});
+}
+
+}  // namespace fabricsim::flow

@@ -1,0 +1,169 @@
+// The flow-level network (`simulation.model: flow`, docs/models/flow.md): every message is one
+// fluid flow (one per queue pair across the fabric) over its routed path, at the max-min fair
+// rate of the links it shares, re-solved when a flow starts or ends. No packets, no queues:
+// an event per flow arrival, completion and delivery, so a collective costs events per
+// message rather than per packet.
+//
+// Links: every directed link of the Topology — NVLink, PCIe, NVSwitch ports and the fabric —
+// at its payload rate (Link::payload_bandwidth: line rate × the link class's payload
+// efficiency, the same figure the packet model serialises at). Paths: the Routing's spread()
+// of the flow key the packet model hashes (source and destination node, QP), so ECMP
+// collisions load the same links in both models; where traffic stripes (a GPU's NVLink
+// links) the flow puts 1/k of its rate on each of the k links.
+//
+// Time: a flow of S bytes at rate r(t) finishes transmitting when ∫r = S; its message is
+// delivered `latency` later:
+//
+//   latency  = Σ_hops (propagation + next node's forwarding latency)     per-hop latency
+//            + Σ_hops unit/R_h − max_h unit/R_h                          pipeline fill
+//            + Σ_saturated hops ½ · unit / R_h                           queueing (estimate)
+//
+// with `unit` the packet (fabric MTU; a segment inside one server) clipped to the message,
+// as the packet model cuts it. Alone on the network a message takes exactly
+// latency + S / min_h (R_h / share_h): unloaded_time(). The queueing term, fixed when the
+// message starts, is the residual service at a port that is already saturated: its first
+// packet waits, on average, half a packet for the one being sent (ports serve flows round
+// robin, so nothing else is ahead of it). It is not the standing queue PFC or credits hold,
+// which a fluid model has no state for (docs/models/flow.md).
+//
+// Lossless back-pressure (PFC, InfiniBand credits) is taken at its long-run outcome: a flow
+// sends no faster than its bottleneck allows anywhere on its path, which max-min fairness
+// gives by construction. Pause spreading onto flows that share no bottleneck, drops,
+// reordering and traffic classes are outside the model (docs/models/flow.md).
+//
+// Rates change only at arrivals and completions; bytes left are brought up to date lazily,
+// when a flow's rate changes, and one heap holds every flow's projected completion (stale
+// entries carry an old version and are skipped).
+#pragma once
+
+#include "core/event_queue.hpp"
+#include "core/network.hpp"
+#include "fabric/routing.hpp"
+#include "fabric/topology.hpp"
+#include "flow/incremental_max_min.hpp"
+#include "flow/rate_backend.hpp"
+#include "scenario/spec.hpp"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace fabricsim::flow {
+
+struct FlowModelSpec {
+    Bytes mtu = Bytes{4096};           // the fabric's packet payload (pipeline fill, queueing)
+    Bytes segment = Bytes{64 * 1024};  // the unit inside one server (as the packet model's)
+    scenario::Technology technology = scenario::Technology::roce;
+    int qps_per_connection = 1;        // a message across the fabric: this many flows
+    bool sharp = false;                // InfiniBand switches aggregate (SHARP)
+    std::optional<scenario::ClusterSpec> cluster;  // for tuning_model()
+    // Rates are re-solved at most this often (zero: at every instant something changed).
+    // In between, a new flow starts at what its path has free and a finished flow's share
+    // stays unused until the next solve (docs/models/flow.md, "Solve interval").
+    Time solve_interval = Time::zero();
+};
+
+class FlowNetwork final : public Network, private EventTarget {
+public:
+    // `topology` and `routing` must outlive the network.
+    FlowNetwork(const fabric::Topology& topology, const fabric::Routing& routing, FlowModelSpec spec,
+                std::unique_ptr<RateBackend> backend);
+
+    std::string_view model_name() const override { return "flow"; }
+    std::string_view backend_name() const { return backend_->name(); }
+    void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
+    Time unloaded_time(const Message& message) const override;
+    // NVLS inside an NVLink4+ server, SHARP on aggregating InfiniBand switches (flow_offload.cpp).
+    bool offers(Offload offload, std::span<const RankId> ranks) const override;
+    void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override;
+    FabricCounters counters() const override { return {}; }
+    std::vector<PortReport> port_reports() const override;
+    void check_invariants(Time now) const override;
+    std::unique_ptr<Network> tuning_model() const override;
+
+    // Per directed link: payload bytes carried by finished flows, and the time it was busy
+    // (∫ utilisation dt) up to the last rate change.
+    double bytes_carried(fabric::DirectedLink link) const { return carried_[link.index()]; }
+    double current_rate(fabric::DirectedLink link) const { return rate_[link.index()]; }
+    const IncrementalMaxMin& solver() const { return solver_; }
+    std::uint64_t flows_started() const { return flows_started_; }
+
+private:
+    void on_event(Simulator& sim, std::uint64_t arg) override;
+
+    static constexpr std::uint64_t kSolve = 0, kWake = 1, kDeliverBase = 2;
+    struct MessageState {
+        MessageId id;
+        DeliveryListener* listener = nullptr;
+        Bytes size;
+        std::uint32_t parts_left = 0;
+        Time latency;                   // added after its last flow finishes
+        bool in_use = false;
+    };
+    struct FlowState {
+        std::uint32_t message = 0;
+        double left = 0;                // bytes not yet sent, as of `updated`
+        double bytes = 0;               // its size
+        double rate = 0;                // bytes/s
+        Time updated;
+        std::uint32_t version = 0;
+        std::uint32_t unit = 0;
+    };
+    struct Due {
+        Time at;
+        std::uint32_t flow, version;
+        bool operator>(const Due& o) const { return at > o.at || (at == o.at && flow > o.flow); }
+    };
+
+    std::uint32_t new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts, Time latency);
+    // Starts one flow of `message` over `uses` (directed link indices and shares).
+    void start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap, std::span<const LinkUse> uses,
+                    std::uint32_t unit);
+    // A message of fewer packets than the k ports it may stripe over uses only as many of
+    // them (one packet each): its rate is capped at that fraction of the striped rate, the
+    // packet model's "k parallel trains" (kUncapped when it fills every port).
+    double stripe_cap(const fabric::FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const;
+    void request_solve(Simulator& sim);
+    void resolve(Simulator& sim);
+    void finish_due(Simulator& sim);
+    void schedule_wake(Simulator& sim);
+    // A link's load changes by `delta` B/s at `now` (its busy time integrated up to now).
+    void change_load(std::uint32_t link, double delta, Time now);
+    // Per-hop latency and pipeline fill of `hops` for packets of `unit` bytes.
+    Time path_latency(std::span<const std::uint32_t> hops, std::uint32_t unit) const;
+    // What a message starting now waits at the saturated ports on `hops`: half a packet
+    // each (the queueing estimate of the header).
+    Time queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const;
+    // The flows of a point-to-point message: uses per QP part.
+    std::vector<LinkUse> uses_of(const fabric::FlowKey& key) const;
+    fabric::NodeId endpoint(RankId r) const { return topology_.endpoint_node(r); }
+    bool offers_nvls(std::span<const RankId> ranks) const;
+    bool offers_sharp(std::span<const RankId> ranks) const;
+    void start_nvls(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
+    void start_sharp(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
+
+    const fabric::Topology& topology_;
+    const fabric::Routing& routing_;
+    FlowModelSpec spec_;
+    std::unique_ptr<RateBackend> backend_;
+    IncrementalMaxMin solver_;
+    std::vector<MessageState> messages_;
+    std::vector<std::uint32_t> free_messages_;
+    std::vector<FlowState> flows_;      // indexed by solver flow id
+    std::vector<Due> due_;              // min-heap by time (std::greater)
+    bool solve_pending_ = false;
+    Time last_solve_ = Time::zero() - Time::s(1);  // long before the first solve
+    EventHandle wake_;
+    Time wake_at_ = Time::max();
+    // Per directed link: bytes of finished flows, busy picoseconds, and the load (Σ share ·
+    // rate of its flows, provisional ones included) since `since`.
+    std::vector<double> carried_, busy_ps_, rate_;
+    std::vector<Time> since_;
+    Bytes sent_, delivered_, in_flight_;
+    std::uint64_t flows_started_ = 0;
+};
+
+// The capacity vector of a topology: payload bytes/s per directed link (index()).
+std::vector<double> link_capacities(const fabric::Topology& topology);
+
+}  // namespace fabricsim::flow

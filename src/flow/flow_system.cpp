@@ -1,0 +1,76 @@
+#include "flow/flow_system.hpp"
+
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+
+namespace fabricsim::flow {
+
+std::uint32_t FlowSystem::add_link(double bytes_per_s) {
+    capacity.push_back(bytes_per_s);
+    return static_cast<std::uint32_t>(capacity.size() - 1);
+}
+
+void FlowSystem::begin_flow(double weight_, double cap_) {
+    weight.push_back(weight_);
+    cap.push_back(cap_);
+}
+
+void FlowSystem::add_use(std::uint32_t link, double share_) {
+    link_of.push_back(link);
+    share.push_back(share_);
+}
+
+void FlowSystem::end_flow() { first.push_back(static_cast<std::uint32_t>(link_of.size())); }
+
+std::uint32_t FlowSystem::add_flow(double weight_, double cap_,
+                                   std::initializer_list<std::pair<std::uint32_t, double>> uses_) {
+    begin_flow(weight_, cap_);
+    for (const auto& [l, s] : uses_) add_use(l, s);
+    end_flow();
+    return static_cast<std::uint32_t>(weight.size() - 1);
+}
+
+void FlowSystem::clear() {
+    capacity.clear();
+    weight.clear();
+    cap.clear();
+    first.assign(1, 0);
+    link_of.clear();
+    share.clear();
+}
+
+void FlowSystem::check() const {
+    if (first.size() != weight.size() + 1 || cap.size() != weight.size() || share.size() != link_of.size() ||
+        first.front() != 0 || first.back() != link_of.size())
+        throw InternalError("flow system: array sizes disagree");
+    for (std::size_t f = 0; f < weight.size(); ++f) {
+        if (!(weight[f] > 0) || !(cap[f] > 0) || first[f] > first[f + 1])
+            throw InternalError(fmt::format("flow system: flow {} has weight {} and cap {}", f, weight[f], cap[f]));
+    }
+    for (std::size_t k = 0; k < link_of.size(); ++k)
+        if (link_of[k] >= capacity.size() || !(share[k] > 0))
+            throw InternalError(fmt::format("flow system: use {} names link {} of {} with share {}", k, link_of[k],
+                                            capacity.size(), share[k]));
+    for (std::size_t l = 0; l < capacity.size(); ++l)
+        if (!(capacity[l] >= 0)) throw InternalError(fmt::format("flow system: link {} has capacity {}", l, capacity[l]));
+}
+
+LinkUses link_uses(const FlowSystem& s) {
+    LinkUses t;
+    t.first.assign(s.links() + 1, 0);
+    for (std::uint32_t l : s.link_of) ++t.first[l + 1];
+    for (std::size_t l = 0; l < s.links(); ++l) t.first[l + 1] += t.first[l];
+    t.use_of.resize(s.uses());
+    t.flow_of.resize(s.uses());
+    std::vector<std::uint32_t> next(t.first.begin(), t.first.end() - 1);
+    for (std::uint32_t f = 0; f < s.flows(); ++f)
+        for (std::uint32_t k = s.first[f]; k < s.first[f + 1]; ++k) {
+            const std::uint32_t at = next[s.link_of[k]]++;
+            t.use_of[at] = k;
+            t.flow_of[at] = f;
+        }
+    return t;
+}
+
+}  // namespace fabricsim::flow

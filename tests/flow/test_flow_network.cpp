@@ -1,0 +1,111 @@
+// The flow network's timing against hand-derived closed forms: a message alone, n flows into
+// one port, staggered flows, striping over NVLink, bytes conserved (docs/models/flow.md). They
+// re-solve at every change (solve_interval 0), where the model is exact max-min.
+#include <catch2/catch.hpp>
+
+#include "flow_fixtures.hpp"
+
+using namespace flow_test;
+
+namespace {
+double ps(double seconds) { return seconds * 1e12; }
+// Delivery time of a lone message minus its transmission: the path's latency.
+double latency_ps(FlowModel& m, std::uint32_t a, std::uint32_t b, Bytes size) {
+    return static_cast<double>(m.network.unloaded_time(msg(0, a, b, size)).picoseconds()) -
+           ps(static_cast<double>(size.count()) / m.bottleneck(a, b));
+}
+}  // namespace
+
+TEST_CASE("flow: a message alone is delivered at its unloaded time: latency + size / bottleneck", "[flow]") {
+    FlowModel m(packet_test::hosts(2), true);
+    const Bytes size = 4_MiB + 1000_B;
+    Simulator sim(1);
+    Sink sink;
+    m.network.send(sim, msg(0, 0, 1, size), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    const Time unloaded = m.network.unloaded_time(msg(0, 0, 1, size));
+    CHECK(std::abs((sink.at[0] - unloaded).picoseconds()) <= 1);
+    // The transmission part is size / the 100G link's payload rate; the latency a few µs.
+    const double tx = ps(static_cast<double>(size.count()) / m.bottleneck(0, 1));
+    CHECK(static_cast<double>(unloaded.picoseconds()) - tx > 0);
+    CHECK(static_cast<double>(unloaded.picoseconds()) - tx < ps(5e-6));
+    m.network.check_invariants(sim.now());
+}
+
+TEST_CASE("flow: n senders into one port finish together at n·S / R", "[flow]") {
+    for (std::uint32_t n : {2u, 4u, 7u}) {
+        FlowModel m(packet_test::hosts(static_cast<int>(n) + 1), true);
+        const Bytes size = 1_MiB;
+        Simulator sim(1);
+        Sink sink;
+        for (std::uint32_t s = 0; s < n; ++s) m.network.send(sim, msg(s, s + 1, 0, size), sink);
+        sim.run();
+        // Each gets R/n of the receiver's port: all end at n·S/R, then the path latency (they
+        // all started on an idle port: no queueing estimate).
+        const double r = m.bottleneck(1, 0);
+        const double expected = ps(n * static_cast<double>(size.count()) / r) + latency_ps(m, 1, 0, size);
+        for (std::uint32_t s = 0; s < n; ++s) CHECK(static_cast<double>(sink.at[s].picoseconds()) == Approx(expected).epsilon(1e-6));
+        m.network.check_invariants(sim.now());
+    }
+}
+
+TEST_CASE("flow: staggered flows into one port: alone, then halves, then alone again", "[flow]") {
+    // A (host 1 -> 0) starts at 0, B (host 2 -> 0) at T0, both S bytes, bottleneck R.
+    //   [0, T0)   A alone at R: sends R·T0
+    //   [T0, t1)  both at R/2 until A is done: t1 = T0 + 2(S - R·T0)/R
+    //   [t1, t2)  B alone with R·T0 left (it sent (R/2)(t1 - T0) = S - R·T0): t2 = t1 + T0
+    // A is delivered at t1 + latency; B at t2 + latency + half a 4096 B packet at R (it
+    // started at a port A saturated: the queueing estimate).
+    FlowModel m(packet_test::hosts(3), true);
+    const Bytes size = 2_MiB;
+    const double r = m.bottleneck(1, 0), s = static_cast<double>(size.count());
+    const Time t0 = Time::us(50);
+    const double T0 = static_cast<double>(t0.picoseconds()) * 1e-12;
+    REQUIRE(r * T0 < s);
+    Simulator sim(1);
+    Sink sink;
+    struct Later final : EventTarget {
+        FlowModel* m;
+        Sink* sink;
+        Bytes size;
+        void on_event(Simulator& sim_, std::uint64_t) override { m->network.send(sim_, msg(1, 2, 0, size), *sink); }
+    } later;
+    later.m = &m;
+    later.sink = &sink;
+    later.size = size;
+    m.network.send(sim, msg(0, 1, 0, size), sink);
+    sim.at(t0, later);
+    sim.run();
+    const double t1 = T0 + 2 * (s - r * T0) / r, t2 = t1 + T0;
+    const double lat = latency_ps(m, 1, 0, size);
+    CHECK(static_cast<double>(sink.at[0].picoseconds()) == Approx(ps(t1) + lat).epsilon(1e-6));
+    CHECK(static_cast<double>(sink.at[1].picoseconds()) == Approx(ps(t2) + lat + ps(2048.0 / r)).epsilon(1e-6));
+    // Bytes conserved: the receiver's port carried both messages, each link of a path its
+    // message once; every link was busy exactly its bytes / its rate.
+    const auto into0 = m.routing.path(RankId{1}, RankId{0});
+    const fabric::DirectedLink last_fabric = into0[into0.size() - 2];
+    CHECK(m.network.bytes_carried(last_fabric) == Approx(2 * s));
+    for (const auto& p : m.network.port_reports()) {
+        CHECK(p.bytes.count() % size.count() == 0);
+    }
+    m.network.check_invariants(sim.now());
+}
+
+TEST_CASE("flow: a copy between two GPUs of an HGX stripes over all 18 NVLink links", "[flow]") {
+    // GPU -> 4 NVSwitches over 18 NVLink4 links (5/4/4/5), each link 1/18 of the flow:
+    // rate = 18 × one link's payload rate, the NVLink fabric's whole bandwidth. On top: the
+    // pipeline fill of one 64 KiB segment on one link (about 3 µs, 0.4 %).
+    FlowModel m(packet_test::hgx(1), true);
+    const Bytes size = 256_MiB;
+    Simulator sim(1);
+    Sink sink;
+    m.network.send(sim, msg(0, 0, 5, size), sink);
+    sim.run();
+    const auto path = m.routing.path(RankId{0}, RankId{5});
+    const double link = static_cast<double>(m.topology.link(path[0].link).payload_bandwidth().bits_per_second()) / 8;
+    const double tx = ps(static_cast<double>(size.count()) / (18 * link));
+    CHECK(static_cast<double>(sink.at[0].picoseconds()) == Approx(tx).epsilon(0.006));
+    CHECK(std::abs((sink.at[0] - m.network.unloaded_time(msg(0, 0, 5, size))).picoseconds()) <= 1);
+    m.network.check_invariants(sim.now());
+}

@@ -1,0 +1,156 @@
+// Max-min fair rates by progressive filling (src/flow/flow_rules.hpp) against closed forms
+// derived by hand, and the incremental solver against a fresh solve of the whole system.
+#include <catch2/catch.hpp>
+
+#include "flow/incremental_max_min.hpp"
+#include "flow/rate_backend.hpp"
+
+#include <algorithm>
+#include <random>
+
+using namespace fabricsim::flow;
+
+namespace {
+std::vector<double> solve(const FlowSystem& s) {
+    s.check();
+    CpuMaxMin cpu;
+    std::vector<double> rates;
+    cpu.solve(s, rates);
+    return rates;
+}
+}  // namespace
+
+TEST_CASE("n flows on one link each get C/n", "[flow][maxmin]") {
+    for (int n = 1; n <= 7; ++n) {
+        FlowSystem s;
+        const auto l = s.add_link(12.5e9);
+        for (int i = 0; i < n; ++i) s.add_flow(1, kUncapped, {{l, 1.0}});
+        for (double r : solve(s)) CHECK(r == Approx(12.5e9 / n).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("the three-link example: the shared bottleneck first, then what is left", "[flow][maxmin]") {
+    // Links L1 = 10, L2 = 4, L3 = 10. Flow a: L1 and L2; b: L1; c: L2 and L3; d: L3.
+    // Levels at the start: L1 10/2 = 5, L2 4/2 = 2, L3 10/2 = 5. L2 binds: a = c = 2.
+    // Then L1 has 10 - 2 = 8 for b alone and L3 10 - 2 = 8 for d alone: b = d = 8.
+    FlowSystem s;
+    const auto l1 = s.add_link(10), l2 = s.add_link(4), l3 = s.add_link(10);
+    s.add_flow(1, kUncapped, {{l1, 1}, {l2, 1}});
+    s.add_flow(1, kUncapped, {{l1, 1}});
+    s.add_flow(1, kUncapped, {{l2, 1}, {l3, 1}});
+    s.add_flow(1, kUncapped, {{l3, 1}});
+    const auto r = solve(s);
+    CHECK(r[0] == Approx(2));
+    CHECK(r[1] == Approx(8));
+    CHECK(r[2] == Approx(2));
+    CHECK(r[3] == Approx(8));
+}
+
+TEST_CASE("a capped flow keeps its cap and the others share the rest", "[flow][maxmin]") {
+    // Link 10 with three flows, one capped at 1: the cap binds first (1 < 10/3), then the
+    // other two split 10 - 1 = 9: 4.5 each.
+    FlowSystem s;
+    const auto l = s.add_link(10);
+    s.add_flow(1, 1.0, {{l, 1}});
+    s.add_flow(1, kUncapped, {{l, 1}});
+    s.add_flow(1, kUncapped, {{l, 1}});
+    const auto r = solve(s);
+    CHECK(r[0] == Approx(1));
+    CHECK(r[1] == Approx(4.5));
+    CHECK(r[2] == Approx(4.5));
+}
+
+TEST_CASE("weights share in proportion and a striped flow uses the sum of its links", "[flow][maxmin]") {
+    // Weights 1 and 3 on a link of 8: 8·1/4 = 2 and 8·3/4 = 6.
+    FlowSystem w;
+    const auto l = w.add_link(8);
+    w.add_flow(1, kUncapped, {{l, 1}});
+    w.add_flow(3, kUncapped, {{l, 1}});
+    const auto rw = solve(w);
+    CHECK(rw[0] == Approx(2));
+    CHECK(rw[1] == Approx(6));
+    // One flow striped half and half over two links of 5: x/2 <= 5 on each, so x = 10.
+    FlowSystem s;
+    const auto a = s.add_link(5), b = s.add_link(5);
+    s.add_flow(1, kUncapped, {{a, 0.5}, {b, 0.5}});
+    CHECK(solve(s)[0] == Approx(10));
+}
+
+TEST_CASE("the solver never loads a link above capacity and saturates every flow's bottleneck", "[flow][maxmin]") {
+    // Max-min's defining property (Bertsekas & Gallager §6.5.2): every flow crosses a
+    // saturated link on which no flow has a higher rate (its bottleneck), or sits at its cap.
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 20; ++trial) {
+        FlowSystem s;
+        const int links = 30;
+        for (int l = 0; l < links; ++l) s.add_link(1.0 + static_cast<double>(rng() % 100));
+        for (int f = 0; f < 200; ++f) {
+            s.begin_flow(1.0 + static_cast<double>(rng() % 3), rng() % 5 == 0 ? 0.5 + static_cast<double>(rng() % 4) : kUncapped);
+            const int hops = 1 + static_cast<int>(rng() % 4);
+            for (int h = 0; h < hops; ++h) s.add_use(static_cast<std::uint32_t>(rng() % links), 1.0);
+            s.end_flow();
+        }
+        const auto r = solve(s);
+        std::vector<double> load(links, 0.0);
+        for (std::uint32_t f = 0; f < s.flows(); ++f)
+            for (auto k = s.first[f]; k < s.first[f + 1]; ++k) load[s.link_of[k]] += r[f];
+        for (int l = 0; l < links; ++l) CHECK(load[l] <= s.capacity[l] * (1 + 1e-9));
+        for (std::uint32_t f = 0; f < s.flows(); ++f) {
+            bool bottlenecked = r[f] >= s.cap[f] * (1 - 1e-9);
+            for (auto k = s.first[f]; k < s.first[f + 1] && !bottlenecked; ++k) {
+                const auto l = s.link_of[k];
+                if (load[l] < s.capacity[l] * (1 - 1e-9)) continue;
+                bool highest = true;  // per unit weight, no flow on l does better
+                for (std::uint32_t g = 0; g < s.flows(); ++g)
+                    for (auto j = s.first[g]; j < s.first[g + 1]; ++j)
+                        if (s.link_of[j] == l && r[g] / s.weight[g] > r[f] / s.weight[f] * (1 + 1e-9)) highest = false;
+                bottlenecked = highest;
+            }
+            CHECK(bottlenecked);
+        }
+    }
+}
+
+TEST_CASE("incremental re-solves give the rates of a fresh solve and leave other components alone", "[flow][maxmin]") {
+    std::mt19937_64 rng(11);
+    const int links = 40;
+    std::vector<double> capacity;
+    for (int l = 0; l < links; ++l) capacity.push_back(1.0 + static_cast<double>(rng() % 50));
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    std::vector<std::vector<LinkUse>> paths;
+    std::vector<std::uint32_t> live;
+    for (int step = 0; step < 300; ++step) {
+        if (!live.empty() && rng() % 3 == 0) {
+            const std::size_t i = rng() % live.size();
+            inc.remove(live[i]);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            // Links 0..19 and 20..39 never meet: two components.
+            const std::uint32_t base = rng() % 2 == 0 ? 0 : 20;
+            std::vector<LinkUse> uses;
+            for (int h = 0, n = 1 + static_cast<int>(rng() % 3); h < n; ++h)
+                uses.push_back({base + static_cast<std::uint32_t>(rng() % 20), 1.0});
+            const auto id = inc.add(1.0, kUncapped, uses);
+            if (paths.size() <= id) paths.resize(id + 1);
+            paths[id] = uses;
+            live.push_back(id);
+        }
+        const auto before = live.empty() ? 0.0 : inc.rate(live.front());
+        const auto& solved = inc.solve();
+        // A flow outside every solved component kept its rate.
+        if (!live.empty() && std::find(solved.begin(), solved.end(), live.front()) == solved.end())
+            CHECK(inc.rate(live.front()) == before);
+        // Fresh solve of everything live.
+        FlowSystem s;
+        for (double c : capacity) s.add_link(c);
+        for (auto id : live) {
+            s.begin_flow(1.0, kUncapped);
+            for (const auto& u : paths[id]) s.add_use(u.link, u.share);
+            s.end_flow();
+        }
+        std::vector<double> fresh;
+        cpu.solve(s, fresh);
+        for (std::size_t i = 0; i < live.size(); ++i) REQUIRE(inc.rate(live[i]) == Approx(fresh[i]).epsilon(1e-9));
+    }
+}
