@@ -4,6 +4,8 @@
 // NVLS (NVLink4+ NVSwitch, one server): each member GPU sends its egress bytes into the
 // NVSwitches and takes its ingress bytes back, spread over all its NVLink links to them
 // (share 1/k on each of its k links), both directions at once — the packet model's parts.
+// As there, NVLS moves its bytes at NCCL's nvlsEfficiency of the NVLink payload rate
+// (fabric/nvls_rate.hpp, docs/models/nvls.md): each part carries payload / efficiency.
 //
 // SHARP (InfiniBand switches with sharp: true, one member per server): the aggregation tree
 // is the union of the routes from every member's NIC to member 0's NIC (InfiniBand forwards
@@ -21,6 +23,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/link_classes.hpp"
+#include "fabric/nvls_rate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,7 +118,14 @@ void FlowNetwork::start_nvls(Simulator& sim, const GroupOperation& op, DeliveryL
     for (RankId r : op.ranks) {
         const auto links = nvls_links(topology_, topology_.rank(r).gpu);
         const double share = 1.0 / static_cast<double>(links.size());
-        Part out{{}, static_cast<double>(op.egress.count())}, in{{}, static_cast<double>(op.ingress.count())};
+        int generation = 0;  // the lowest NVLink generation of its NVLS links, as nvls.cpp takes
+        for (DirectedLink d : links) {
+            const int g = fabric::nvlink_generation_number(topology_.link(d.link).link_class);
+            generation = generation == 0 ? g : std::min(generation, g);
+        }
+        const fabric::NvlsEfficiency efficiency = fabric::nvls_efficiency(generation);
+        Part out{{}, static_cast<double>(fabric::nvls_wire_bytes(op.egress, efficiency).count())},
+            in{{}, static_cast<double>(fabric::nvls_wire_bytes(op.ingress, efficiency).count())};
         for (DirectedLink d : links) {
             out.uses.push_back({d.index(), share});
             in.uses.push_back({reversed(d).index(), share});
