@@ -48,6 +48,13 @@ std::unique_ptr<flow::RateBackend> make_flow_backend(scenario::FlowBackend kind)
                                    cuda.reason));
 }
 
+// The cluster's topology and the routing over it, which the packet and flow models share.
+void build_fabric(NetworkModel& m, const scenario::ScenarioSpec& spec) {
+    m.topology = std::make_unique<fabric::Topology>(fabric::build_topology(spec.cluster));
+    m.routing = std::make_unique<fabric::Routing>(*m.topology, spec.cluster.fabric.routing,
+                                                  spec.cluster.fabric.technology, spec.seed);
+}
+
 NetworkModel make_network(const scenario::ScenarioSpec& spec) {
     NetworkModel m;
     switch (spec.simulation.model) {
@@ -55,9 +62,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             m.network = std::make_unique<fabric::IdealNetwork>(spec.cluster, spec.simulation.ideal);
             return m;
         case scenario::NetworkModel::packet: {
-            m.topology = std::make_unique<fabric::Topology>(fabric::build_topology(spec.cluster));
-            m.routing = std::make_unique<fabric::Routing>(*m.topology, spec.cluster.fabric.routing,
-                                                          spec.cluster.fabric.technology, spec.seed);
+            build_fabric(m, spec);
             fabric::PacketModelSpec packet;
             packet.mtu = spec.cluster.fabric.mtu;
             packet.segment = spec.simulation.packet.segment;
@@ -92,9 +97,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
         }
         case scenario::NetworkModel::flow: {
             // The validator lets no network fault through to a model without packets.
-            m.topology = std::make_unique<fabric::Topology>(fabric::build_topology(spec.cluster));
-            m.routing = std::make_unique<fabric::Routing>(*m.topology, spec.cluster.fabric.routing,
-                                                          spec.cluster.fabric.technology, spec.seed);
+            build_fabric(m, spec);
             flow::FlowModelSpec fs;
             fs.mtu = spec.cluster.fabric.mtu;
             fs.segment = spec.simulation.packet.segment;
