@@ -124,21 +124,6 @@ PathExtremes path_extremes(const Topology& t) {
     return out;
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string json_counts(const std::map<std::string, int>& m) {
-    std::string out = "{";
-    for (const auto& [k, v] : m) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", json_string(k), v);
-    return out + "}";
-}
-
 }  // namespace
 
 Bandwidth max_flow(const Topology& t, const std::vector<NodeId>& from, const std::vector<NodeId>& to,
@@ -328,49 +313,6 @@ std::string to_text(const TopologySummary& s) {
         line("capacity", fmt::format("up to {} servers on {}-port switches as a {} fabric", s.max_servers, s.radix,
                                      s.requested_topology));
     return out;
-}
-
-std::string to_json(const TopologySummary& s, int indent) {
-    const std::string pad(static_cast<std::size_t>(indent) + 2, ' ');
-    std::string out = "{\n";
-    const auto field = [&](std::string_view key, const std::string& value) {
-        out += fmt::format("{}{}: {},\n", pad, json_string(key), value);
-    };
-    field("topology", json_string(s.topology));
-    field("requested_topology", json_string(s.requested_topology));
-    field("technology", json_string(s.technology));
-    field("planes", std::to_string(s.planes));
-    field("servers", std::to_string(s.servers));
-    field("ranks", std::to_string(s.ranks));
-    field("gpus", std::to_string(s.gpus));
-    field("nics", std::to_string(s.nics));
-    field("storage_nics", std::to_string(s.storage_nics));
-    field("storage_nodes", std::to_string(s.storage_nodes));
-    field("clients", std::to_string(s.clients));
-    field("client_nics", std::to_string(s.client_nics));
-    field("switches", fmt::format(R"({{"leaf": {}, "spine": {}, "core": {}, "nvswitch": {}, "pcie": {}}})", s.switches.leaf,
-                                  s.switches.spine, s.switches.core, s.nvswitches, s.pcie_switches));
-    field("storage_switches", fmt::format(R"({{"leaf": {}, "spine": {}, "core": {}}})", s.storage_switches.leaf,
-                                          s.storage_switches.spine, s.storage_switches.core));
-    field("links", json_counts(s.links));
-    field("link_classes", json_counts(s.link_classes));
-    field("cables", fmt::format(R"({{"total": {}, "copper": {}, "optical": {}, "transceivers": {}, "by_tier": {}}})",
-                                s.cables.total(), s.cables.copper, s.cables.optical, s.cables.transceivers,
-                                json_counts(s.cables.by_tier)));
-    field("link_speed_bps", std::to_string(s.link_speed.bits_per_second()));
-    field("switch_ports", fmt::format(R"({{"radix": {}, "leaf_down": {}, "leaf_up": {}, "leaf_spare": {}}})", s.radix,
-                                      s.leaf_down, s.leaf_up, s.leaf_spare));
-    field("spare_ports", std::to_string(s.spare_ports));
-    field("max_servers", std::to_string(s.max_servers));
-    std::string over = "{";
-    for (const auto& o : s.oversubscription)
-        over += fmt::format("{}{}: {}", over.size() > 1 ? ", " : "", json_string(o.tier), o.ratio);
-    field("oversubscription", over + "}");
-    field("bisection_bandwidth_bps", std::to_string(s.bisection.bits_per_second()));
-    field("diameter_hops", std::to_string(s.diameter_hops));
-    field("max_nic_to_nic_latency_s", fmt::format("{}", s.max_nic_to_nic_latency.seconds()));
-    out += fmt::format("{}{}: {}\n", pad, json_string("nvlink_per_gpu_GBps"), s.nvlink_per_gpu.bytes_per_second() / 1e9);
-    return out + std::string(static_cast<std::size_t>(indent), ' ') + "}";
 }
 
 std::string to_dot(const Topology& t, bool expand_servers) {

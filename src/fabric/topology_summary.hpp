@@ -78,8 +78,6 @@ Bandwidth max_flow(const Topology& topology, const std::vector<NodeId>& from, co
                    const std::vector<LinkType>& types);
 
 std::string to_text(const TopologySummary& summary);
-// One JSON object (no trailing newline); `indent` spaces before each nested line.
-std::string to_json(const TopologySummary& summary, int indent = 0);
 // GraphViz: servers collapsed to one vertex each unless `expand_servers`; parallel links
 // drawn once with their count.
 std::string to_dot(const Topology& topology, bool expand_servers = false);

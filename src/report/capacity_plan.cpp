@@ -2,6 +2,7 @@
 
 #include "core/units_format.hpp"
 #include "report/display_units.hpp"
+#include "report/topology_json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -148,7 +149,7 @@ Json json_of(const PlanDesign& d) {
     Json j;
     j["variant"] = d.variant;
     j["gpus"] = d.gpus;
-    j["topology"] = Json::parse(fabric::to_json(d.summary));
+    j["topology"] = topology_json(d.summary);
     Json bom;
     bom["servers"] = d.bom.servers;
     bom["server_preset"] = d.bom.server_preset;

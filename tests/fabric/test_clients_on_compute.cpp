@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "fabric/topology_builder.hpp"
 #include "fabric/topology_summary.hpp"
+#include "report/topology_json.hpp"
 #include "fabric_test_helpers.hpp"
 
 #include <nlohmann/json.hpp>
@@ -111,7 +112,7 @@ TEST_CASE("clients in the summary: counts - NIC-leaf cables and the topo JSON ke
     // Spare ports: 4 x 64 leaf ports - 144 down - 84 up, and 3 spines with 64 - 4 x 7 free.
     CHECK(s.spare_ports == 4 * 64 - 144 - 84 + 3 * (64 - 28));
 
-    const nlohmann::json j = nlohmann::json::parse(to_json(s));
+    const nlohmann::ordered_json j = report::topology_json(s);
     CHECK(j["clients"] == 8);
     CHECK(j["client_nics"] == 16);
     CHECK(j["nics"] == 128);
@@ -123,7 +124,7 @@ TEST_CASE("clients in the summary: counts - NIC-leaf cables and the topo JSON ke
     // No clients: the keys are there with 0, the text line is not.
     const scenario::ClusterSpec bare = test::cluster(16, test::hgx_h100(), TopologyKind::leaf_spine, 64);
     const TopologySummary b = summarize(build_topology(bare), bare);
-    const nlohmann::json jb = nlohmann::json::parse(to_json(b));
+    const nlohmann::ordered_json jb = report::topology_json(b);
     CHECK(jb["clients"] == 0);
     CHECK(jb["client_nics"] == 0);
     CHECK(to_text(b).find("clients") == std::string::npos);
