@@ -197,8 +197,11 @@ TEST_CASE("HTML report: no queue plots without outputs.queues, and a sentence sa
     INFO(cmp.output);
     REQUIRE(cmp.exit_code == 0);
     const std::string page = read_file(html);
-    CHECK(page.find("plot-queue-") == std::string::npos);
-    CHECK(page.find("plot-paused") == std::string::npos);
+    CHECK(page.find("<figure id=\"plot-queue-") == std::string::npos);
+    CHECK(page.find("<figure id=\"plot-paused") == std::string::npos);
+    CHECK(page.find("<figure id=\"plot-credit-stalled") == std::string::npos);
+    const auto plots = page_plots(page);
+    for (auto it = plots.begin(); it != plots.end(); ++it) CHECK(it.key().rfind("plot-queue-", 0) != 0);
     CHECK(page.find("id=\"no-queue-series\"") != std::string::npos);
     CHECK(page.find("<code>outputs.queues</code>") != std::string::npos);
 }
