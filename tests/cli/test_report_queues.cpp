@@ -87,7 +87,7 @@ nlohmann::json page_plots(const std::string& html) {
 
 }  // namespace
 
-TEST_CASE("compare: queue percentiles over time from the queue series, time-weighted; per-port maxima without one",
+TEST_CASE("compare: queue percentiles over time from the queue series, time-weighted, per-port maxima without one",
           "[cli][compare][queues]") {
     // Variant a sampled two ports. Each sample holds until that port's next one; the last weighs
     // nothing:
