@@ -2,7 +2,7 @@
 // (no network fetch: the charting library, D3 3.5.17 from Debian's libjs-d3, is inlined) with
 // the comparison table and SVG plots drawn by D3:
 //   busbw against message size (nccl-tests' axes: size in bytes, log scale; busbw in GB/s),
-//   FCT CDF (µs, log scale) and slowdown against flow size,
+//   FCT CDF (log scale, in ns, µs, ms or s by the slowest flow) and slowdown against flow size,
 //   iteration-time breakdown bars (compute, bubble, exposed comm per dimension, ms),
 //   link utilisation per tier (mean over the ports that carried traffic, %),
 //   with the queue time series (outputs.queues): queue depth over time per sampled port (a line
