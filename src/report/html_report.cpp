@@ -227,12 +227,12 @@ constexpr const char* kCharts = R"js(
   function maxOf(series, k) {
     return d3.max(series, function (s) { return d3.max(s.points, function (p) { return p[k]; }); }) || 0;
   }
-  function axes(f, x, y, xlabel, ylabel, xticks, xfmt, yfmt) {
+  function axes(f, x, y, xlabel, ylabel, xticks, xfmt, yfmt, yticks) {
     var xa = d3.svg.axis().scale(x).orient("bottom");
     if (xticks) xa.tickValues(xticks);
     if (xfmt) xa.tickFormat(xfmt);
     var xg = f.g.append("g").attr("class", "axis").attr("transform", "translate(0," + f.h + ")").call(xa);
-    var ya = d3.svg.axis().scale(y).orient("left").ticks(6);
+    var ya = d3.svg.axis().scale(y).orient("left").ticks(yticks || 6);
     if (yfmt) ya.tickFormat(yfmt);
     f.g.append("g").attr("class", "axis").call(ya);
     f.g.append("text").attr("class", "label").attr("x", f.w / 2).attr("y", f.h + 42)
@@ -275,7 +275,8 @@ constexpr const char* kCharts = R"js(
     var x = (o.xlog ? d3.scale.log().base(o.xbase || 10) : d3.scale.linear()).domain(xs).range([0, f.w]);
     var ymax = o.ymax || d3.max(all, function (p) { return p[1]; }) * 1.08 || 1;
     var y = d3.scale.linear().domain([o.ymin || 0, ymax]).range([f.h, 0]).nice();
-    var xg = axes(f, x, y, o.xlabel, o.ylabel, o.xlog ? logTicks(xs[0], xs[1], o.xbase || 10) : null, o.xfmt, o.yfmt);
+    var xg = axes(f, x, y, o.xlabel, o.ylabel, o.xlog ? logTicks(xs[0], xs[1], o.xbase || 10) : null, o.xfmt, o.yfmt,
+      o.yint ? Math.max(1, Math.min(6, Math.floor(y.domain()[1]))) : 0);
     fewestXTicks = Math.min(fewestXTicks, xg.selectAll(".tick").size());
     var line = d3.svg.line().x(function (p) { return x(p[0]); }).y(function (p) { return y(p[1]); })
       .interpolate(o.step ? "step-after" : "linear");
@@ -334,7 +335,7 @@ constexpr const char* kCharts = R"js(
     if (!D[m[0]]) return;
     var tu = timeUnit(maxOf(D[m[0]], 0));
     lines(m[0], scaled(D[m[0]], tu.div, 1), {step: true, nodots: true, xfmt: num,
-      yfmt: function (v) { return v % 1 ? "" : String(v); },
+      yint: true, yfmt: function (v) { return v % 1 ? "" : String(v); },
       xlabel: "simulated time (" + tu.name + ")", ylabel: m[1] + " (of those sampled)"});
   });
   if (D["plot-iteration"]) bars("plot-iteration", D["plot-iteration"], {stacked: true,
