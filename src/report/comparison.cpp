@@ -38,6 +38,33 @@ double percentile(const std::vector<double>& sorted, double q) {
     return sorted[std::min(n - 1, rank == 0 ? 0 : rank - 1)];
 }
 
+}  // namespace
+
+double time_weighted_percentile(std::vector<std::pair<double, double>> weighted, double q) {
+    if (weighted.empty()) return 0;
+    std::sort(weighted.begin(), weighted.end());
+    double total = 0;
+    for (const auto& [value, weight] : weighted) total += weight;
+    if (total <= 0) return weighted.back().first;
+    double below = 0;
+    for (const auto& [value, weight] : weighted) {
+        below += weight;
+        if (below >= q * total) return value;
+    }
+    return weighted.back().first;
+}
+
+std::vector<std::pair<double, double>> queue_depth_over_time(const std::vector<QueueSeries>& queues) {
+    std::vector<std::pair<double, double>> out;
+    for (const QueueSeries& q : queues)
+        for (std::size_t k = 0; k + 1 < q.samples.size(); ++k)
+            out.emplace_back(static_cast<double>(q.samples[k].queued.count()),
+                             (q.samples[k + 1].at - q.samples[k].at).seconds());
+    return out;
+}
+
+namespace {
+
 class Builder {
 public:
     explicit Builder(std::size_t columns) : columns_(columns) {}
@@ -148,7 +175,14 @@ Comparison compare(const std::vector<const VariantResult*>& variants, const std:
         b.declare("congestion", "FECN marks", Unit::count, Better::none);
         b.declare("congestion", "CNPs", Unit::count, Better::none);
         b.declare("congestion", "BECNs", Unit::count, Better::none);
-        if (!v.ports.empty()) {
+        if (!v.queues.empty()) {
+            // The queue time series: its sampled ports' depth, each sample holding until the next.
+            const auto weighted = queue_depth_over_time(v.queues);
+            b.set("queues", "sampled ports' queue p50 over time", Unit::bytes, Better::lower, i,
+                  time_weighted_percentile(weighted, 0.5));
+            b.set("queues", "sampled ports' queue p99 over time", Unit::bytes, Better::lower, i,
+                  time_weighted_percentile(weighted, 0.99));
+        } else if (!v.ports.empty()) {
             std::vector<double> depths;
             for (const PortReport& p : v.ports) depths.push_back(static_cast<double>(p.max_queue.count()));
             std::sort(depths.begin(), depths.end());
@@ -156,6 +190,18 @@ Comparison compare(const std::vector<const VariantResult*>& variants, const std:
             b.set("queues", "port max queue p99", Unit::bytes, Better::lower, i, percentile(depths, 0.99));
         }
         b.set("queues", "deepest queue", Unit::bytes, Better::lower, i, static_cast<double>(v.fabric.max_queue.count()));
+        if (v.makespan > Time::zero() && !v.ports.empty()) {
+            // ports.csv's mean_queue_bytes (the queue integrated over the run / the run), the
+            // mean over each tier's ports that carried traffic.
+            std::map<std::string, std::pair<double, int>> tiers;  // sum, ports
+            for (const PortReport& p : v.ports) {
+                auto& [sum, n] = tiers[tier_of(p)];
+                sum += p.queue_area / v.makespan.seconds();
+                ++n;
+            }
+            for (const auto& [tier, t] : tiers)
+                b.set("queues", tier + " time-average queue", Unit::bytes, Better::lower, i, t.first / t.second);
+        }
         // Lossless flow control, RoCE beside InfiniBand.
         if (!ib) {
             b.set("flow control", "PFC pauses sent", Unit::count, Better::lower, i, static_cast<double>(v.fabric.pfc_pauses_sent));

@@ -1,6 +1,8 @@
 // One table that sets variants side by side (`fabricsim compare`, and `run` of a scenario with
 // `variants:`; docs/REPORTS.md): collective time and busbw, iteration time and its breakdown,
-// FCT percentiles and slowdown, per-port queue depth percentiles, PFC pauses and paused time
+// FCT percentiles and slowdown, queue depth percentiles (over time from the queue time series
+// when the variant has one, else over the ports' deepest queues) and the time-average queue
+// per tier, PFC pauses and paused time
 // beside InfiniBand credit stalls, ECN marks and CNPs beside FECN and BECN, drops, and link
 // utilisation per tier; each row with its difference against the first variant and the
 // better variant.
@@ -18,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fabricsim::report {
@@ -42,6 +45,14 @@ struct Comparison {
     std::vector<std::string> variants;  // column names
     std::vector<ComparisonRow> rows;
 };
+
+// Queue depth percentiles over time (the "queues" rows when a variant has outputs.queues):
+// every sample of every sampled port is a (depth in bytes, seconds until that port's next
+// sample) pair — the last sample of a series, where the run ends, weighs nothing — and
+// time_weighted_percentile() is the smallest depth d such that the ports spent at least q of
+// their sampled time at depth <= d (nearest rank, weighted).
+std::vector<std::pair<double, double>> queue_depth_over_time(const std::vector<QueueSeries>& queues);
+double time_weighted_percentile(std::vector<std::pair<double, double>> weighted, double q);
 
 // `names` label the columns (variant names, or "file: variant" across files).
 Comparison compare(const std::vector<const VariantResult*>& variants, const std::vector<std::string>& names);

@@ -44,8 +44,52 @@ std::string script_json(const Json& j) {
     return out;
 }
 
-// The plots' data: one object per plot id.
-Json plot_data(const std::vector<const VariantResult*>& variants, const std::vector<std::string>& names) {
+// Queue plots: at most this many ports (one plot each), and at most this many points per line
+// (longer series keep the deepest sample of each bucket, so a line's peak is the series' peak).
+constexpr std::size_t kMaxQueuePlots = 8;
+constexpr std::size_t kMaxLinePoints = 2000;
+
+// One variant's queue series of one port as plot points [time µs, wire bytes], thinned.
+Json queue_points(const QueueSeries& q) {
+    Json pts = Json::array();
+    const std::size_t n = q.samples.size();
+    const std::size_t bucket = (n + kMaxLinePoints - 1) / kMaxLinePoints;
+    for (std::size_t b = 0; b < n; b += std::max<std::size_t>(bucket, 1)) {
+        std::size_t deepest = b;
+        for (std::size_t k = b; k < std::min(n, b + bucket); ++k)
+            if (q.samples[k].queued > q.samples[deepest].queued) deepest = k;
+        pts.push_back(Json::array({q.samples[deepest].at.seconds() * 1e6, q.samples[deepest].queued.count()}));
+    }
+    return pts;
+}
+
+// How many of a variant's sampled ports have a flag set at each sample time, as plot points
+// [time µs, ports]; empty when no sample has it.
+Json flag_points(const std::vector<QueueSeries>& queues, bool QueueSample::*flag) {
+    std::map<std::int64_t, int> at;  // ps -> ports flagged
+    bool any = false;
+    for (const QueueSeries& q : queues)
+        for (const QueueSample& s : q.samples) {
+            at[s.at.picoseconds()] += s.*flag ? 1 : 0;
+            any = any || s.*flag;
+        }
+    Json pts = Json::array();
+    if (!any) return pts;
+    const std::size_t bucket = (at.size() + kMaxLinePoints - 1) / kMaxLinePoints;
+    for (auto it = at.begin(); it != at.end();) {
+        // A thinned bucket keeps its most flagged sample.
+        auto most = it;
+        for (std::size_t j = 0; j < bucket && it != at.end(); ++j, ++it)
+            if (it->second > most->second) most = it;
+        pts.push_back(Json::array({static_cast<double>(most->first) * 1e-6, most->second}));
+    }
+    return pts;
+}
+
+// The plots' data: one object per plot id. `titles` gets the captions of the plots whose ids
+// depend on the run (one queue plot per port).
+Json plot_data(const std::vector<const VariantResult*>& variants, const std::vector<std::string>& names,
+               std::map<std::string, std::string>* titles = nullptr) {
     Json busbw = Json::array(), cdf = Json::array(), slowdown = Json::array(), bars = Json::array(),
          util = Json::array();
     for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -97,6 +141,33 @@ Json plot_data(const std::vector<const VariantResult*>& variants, const std::vec
     if (!busbw.empty()) out["plot-busbw"] = busbw;
     if (!cdf.empty()) out["plot-fct-cdf"] = cdf;
     if (!slowdown.empty()) out["plot-slowdown"] = slowdown;
+    // Queue depth over time: one plot per sampled port (the union over variants, in the order
+    // they first appear), a line per variant that sampled it; then the ports paused by PFC and
+    // waiting for credits over time, a line per variant.
+    std::vector<std::string> ports;
+    for (const VariantResult* v : variants)
+        for (const QueueSeries& q : v->queues)
+            if (!q.samples.empty() && std::find(ports.begin(), ports.end(), q.port) == ports.end() &&
+                ports.size() < kMaxQueuePlots)
+                ports.push_back(q.port);
+    for (std::size_t k = 0; k < ports.size(); ++k) {
+        Json lines = Json::array();
+        for (std::size_t i = 0; i < variants.size(); ++i)
+            for (const QueueSeries& q : variants[i]->queues)
+                if (q.port == ports[k] && !q.samples.empty()) lines.push_back({{"name", names[i]}, {"port", q.port}, {"points", queue_points(q)}});
+        const std::string id = fmt::format("plot-queue-{}", k);
+        out[id] = lines;
+        if (titles) (*titles)[id] = fmt::format("Queue depth over time, port {} (wire bytes, all traffic classes)", ports[k]);
+    }
+    Json paused = Json::array(), stalled = Json::array();
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        if (Json p = flag_points(variants[i]->queues, &QueueSample::paused); !p.empty())
+            paused.push_back({{"name", names[i]}, {"points", p}});
+        if (Json p = flag_points(variants[i]->queues, &QueueSample::credit_stalled); !p.empty())
+            stalled.push_back({{"name", names[i]}, {"points", p}});
+    }
+    if (!paused.empty()) out["plot-paused"] = paused;
+    if (!stalled.empty()) out["plot-credit-stalled"] = stalled;
     if (!bars.empty()) out["plot-iteration"] = bars;
     if (!util.empty()) out["plot-utilisation"] = util;
     return out;
@@ -109,6 +180,8 @@ const std::map<std::string, std::string>& plot_titles() {
         {"plot-slowdown", "Slowdown against flow size (FCT / the flow alone on an idle network)"},
         {"plot-iteration", "Training iteration time, broken down on the critical rank"},
         {"plot-utilisation", "Link utilisation per tier (busy time / run time, mean over ports that carried traffic)"},
+        {"plot-paused", "Sampled ports paused by PFC over time (a class of the port paused)"},
+        {"plot-credit-stalled", "Sampled ports waiting for InfiniBand link credits over time"},
     };
     return titles;
 }
@@ -130,28 +203,66 @@ constexpr const char* kCharts = R"js(
     var g = svg.append("g").attr("transform", "translate(" + M.left + "," + M.top + ")");
     return {g: g, w: W - M.left - M.right, h: H - M.top - M.bottom};
   }
-  function axes(f, x, y, xlabel, ylabel, xticks, xfmt) {
+  // Three significant digits, no exponent: 3000 -> "3000", 2.95 -> "2.95", 0.0012 -> "0.0012".
+  function num(v) { return String(+(+v).toPrecision(3)); }
+  // The unit that shows times given in µs as numbers from 1 to 1000 or so.
+  function timeUnit(maxUs) {
+    if (maxUs >= 1e6) return {div: 1e6, name: "s"};
+    if (maxUs >= 1e3) return {div: 1e3, name: "ms"};
+    if (maxUs >= 1) return {div: 1, name: "µs"};
+    return {div: 1e-3, name: "ns"};
+  }
+  // The binary unit that shows byte counts as numbers below 1024.
+  function byteUnit(max) {
+    var u = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0, div = 1;
+    while (max >= 1024 * div && i < u.length - 1) { div *= 1024; i++; }
+    return {div: div, name: u[i]};
+  }
+  // Series with x and y divided by the units' divisors.
+  function scaled(series, xdiv, ydiv) {
+    return series.map(function (s) {
+      return {name: s.name, points: s.points.map(function (p) { return [p[0] / xdiv, p[1] / ydiv]; })};
+    });
+  }
+  function maxOf(series, k) {
+    return d3.max(series, function (s) { return d3.max(s.points, function (p) { return p[k]; }); }) || 0;
+  }
+  function axes(f, x, y, xlabel, ylabel, xticks, xfmt, yfmt, yticks) {
     var xa = d3.svg.axis().scale(x).orient("bottom");
     if (xticks) xa.tickValues(xticks);
     if (xfmt) xa.tickFormat(xfmt);
-    f.g.append("g").attr("class", "axis").attr("transform", "translate(0," + f.h + ")").call(xa);
-    f.g.append("g").attr("class", "axis").call(d3.svg.axis().scale(y).orient("left").ticks(6));
+    var xg = f.g.append("g").attr("class", "axis").attr("transform", "translate(0," + f.h + ")").call(xa);
+    var ya = d3.svg.axis().scale(y).orient("left").ticks(yticks || 6);
+    if (yfmt) ya.tickFormat(yfmt);
+    f.g.append("g").attr("class", "axis").call(ya);
     f.g.append("text").attr("class", "label").attr("x", f.w / 2).attr("y", f.h + 42)
       .attr("text-anchor", "middle").text(xlabel);
     f.g.append("text").attr("class", "label").attr("transform", "rotate(-90)").attr("x", -f.h / 2)
       .attr("y", -56).attr("text-anchor", "middle").text(ylabel);
+    return xg;
   }
+  // The fewest labelled ticks on a numeric x axis of the page (tools/check_html_report.sh wants 2).
+  var fewestXTicks = Infinity;
   function legend(f, names) {
     var l = f.g.selectAll(".legend").data(names).enter().append("g").attr("class", "legend")
       .attr("transform", function (d, i) { return "translate(" + (f.w + 16) + "," + (i * 18) + ")"; });
     l.append("rect").attr("width", 12).attr("height", 12).style("fill", function (d) { return color(d); });
     l.append("text").attr("x", 18).attr("y", 10).text(function (d) { return d; });
   }
-  // Powers of `base` covering [lo, hi], thinned to at most 8 ticks.
+  // Ticks of a log axis over [lo, hi], at most 8: powers of `base` over three decades or more;
+  // 1, 2, 5 x 10^k over one to three decades; over a narrower range (an FCT CDF whose flows
+  // all take about 3 ms) a linear axis' round values, so there are always several labelled ticks.
   function logTicks(lo, hi, base) {
     var t = [], p = Math.pow(base, Math.floor(Math.log(lo) / Math.log(base)));
-    for (; p <= hi * 1.0001; p *= base) if (p >= lo / 1.0001) t.push(p);
-    if (t.length < 3) t = d3.scale.log().base(base).domain([lo, hi]).ticks();  // a narrow range: 2, 3, ... x 10^k
+    var inside = function (d) { return d >= lo / 1.0001 && d <= hi * 1.0001; };
+    for (; p <= hi * 1.0001; p *= base) if (inside(p)) t.push(p);
+    if (base === 10 && hi / lo < 1000) {
+      t = [];
+      for (p = Math.pow(10, Math.floor(Math.log(lo) / Math.LN10)); p <= hi * 1.0001; p *= 10)
+        [1, 2, 5].forEach(function (m) { if (inside(m * p)) t.push(m * p); });
+    }
+    if (t.length < 3) t = d3.scale.linear().domain([lo, hi]).ticks(5).filter(function (d) { return d > 0 && inside(d); });
+    if (t.length < 2) t = [lo, hi];
     var step = Math.ceil(t.length / 8);
     return t.filter(function (d, i) { return i % step === 0; });
   }
@@ -164,13 +275,15 @@ constexpr const char* kCharts = R"js(
     var x = (o.xlog ? d3.scale.log().base(o.xbase || 10) : d3.scale.linear()).domain(xs).range([0, f.w]);
     var ymax = o.ymax || d3.max(all, function (p) { return p[1]; }) * 1.08 || 1;
     var y = d3.scale.linear().domain([o.ymin || 0, ymax]).range([f.h, 0]).nice();
-    axes(f, x, y, o.xlabel, o.ylabel, o.xlog ? logTicks(xs[0], xs[1], o.xbase || 10) : null, o.xfmt);
+    var xg = axes(f, x, y, o.xlabel, o.ylabel, o.xlog ? logTicks(xs[0], xs[1], o.xbase || 10) : null, o.xfmt, o.yfmt,
+      o.yint ? Math.max(1, Math.min(6, Math.floor(y.domain()[1]))) : 0);
+    fewestXTicks = Math.min(fewestXTicks, xg.selectAll(".tick").size());
     var line = d3.svg.line().x(function (p) { return x(p[0]); }).y(function (p) { return y(p[1]); })
       .interpolate(o.step ? "step-after" : "linear");
     series.forEach(function (s) {
       var pts = s.points.filter(function (p) { return !o.xlog || p[0] > 0; });
       if (!o.scatter) f.g.append("path").datum(pts).attr("class", "line").attr("d", line).style("stroke", color(s.name));
-      f.g.selectAll(null).data(pts).enter().append("circle").attr("r", o.scatter ? 3 : 2.5)
+      if (!o.nodots) f.g.selectAll(null).data(pts).enter().append("circle").attr("r", o.scatter ? 3 : 2.5)
         .attr("cx", function (p) { return x(p[0]); }).attr("cy", function (p) { return y(p[1]); })
         .style("fill", color(s.name));
     });
@@ -206,14 +319,30 @@ constexpr const char* kCharts = R"js(
   var D = window.FABRICSIM_PLOTS;
   if (D["plot-busbw"]) lines("plot-busbw", D["plot-busbw"], {xlog: true, xbase: 2, xfmt: bytes,
     xlabel: "message size (bytes, log scale)", ylabel: "busbw (GB/s)"});
-  if (D["plot-fct-cdf"]) lines("plot-fct-cdf", D["plot-fct-cdf"], {xlog: true, step: true, ymax: 1,
-    xfmt: d3.format(",.3g"), xlabel: "flow completion time (µs, log scale)", ylabel: "fraction of flows"});
+  if (D["plot-fct-cdf"]) {
+    var fu = timeUnit(maxOf(D["plot-fct-cdf"], 0));
+    lines("plot-fct-cdf", scaled(D["plot-fct-cdf"], fu.div, 1), {xlog: true, step: true, ymax: 1, xfmt: num,
+      xlabel: "flow completion time (" + fu.name + ", log scale)", ylabel: "fraction of flows"});
+  }
   if (D["plot-slowdown"]) lines("plot-slowdown", D["plot-slowdown"], {xlog: true, xbase: 2, scatter: true, ymin: 0,
     xfmt: bytes, xlabel: "flow size (bytes, log scale)", ylabel: "slowdown (FCT / unloaded)"});
+  Object.keys(D).filter(function (id) { return id.indexOf("plot-queue-") === 0; }).forEach(function (id) {
+    var tu = timeUnit(maxOf(D[id], 0)), bu = byteUnit(maxOf(D[id], 1));
+    lines(id, scaled(D[id], tu.div, bu.div), {step: true, nodots: true, xfmt: num, yfmt: num,
+      xlabel: "simulated time (" + tu.name + ")", ylabel: "queue depth (" + bu.name + ")"});
+  });
+  [["plot-paused", "ports paused by PFC"], ["plot-credit-stalled", "ports waiting for credits"]].forEach(function (m) {
+    if (!D[m[0]]) return;
+    var tu = timeUnit(maxOf(D[m[0]], 0));
+    lines(m[0], scaled(D[m[0]], tu.div, 1), {step: true, nodots: true, xfmt: num,
+      yint: true, yfmt: function (v) { return v % 1 ? "" : String(v); },
+      xlabel: "simulated time (" + tu.name + ")", ylabel: m[1] + " (of those sampled)"});
+  });
   if (D["plot-iteration"]) bars("plot-iteration", D["plot-iteration"], {stacked: true,
     xlabel: "variant", ylabel: "iteration time (ms)"});
   if (D["plot-utilisation"]) bars("plot-utilisation", D["plot-utilisation"], {ymax: 100,
     xlabel: "tier", ylabel: "utilisation (%)"});
+  if (fewestXTicks !== Infinity) document.documentElement.setAttribute("data-fewest-x-ticks", String(fewestXTicks));
   document.documentElement.setAttribute("data-plots-drawn", String(document.querySelectorAll("figure svg").length));
 })();
 )js";
@@ -283,10 +412,18 @@ std::string html_report(const std::string& title, const Comparison& table,
         out += "</tr>\n";
     }
     out += "</table>\n";
-    const Json data = plot_data(variants, names);
+    std::map<std::string, std::string> titles = plot_titles();
+    const Json data = plot_data(variants, names, &titles);
     for (auto it = data.begin(); it != data.end(); ++it)
         out += fmt::format("<figure id=\"{}\"><figcaption>{}</figcaption></figure>\n", it.key(),
-                           escape(plot_titles().at(it.key())));
+                           escape(titles.at(it.key())));
+    const bool sampled = std::any_of(variants.begin(), variants.end(), [](const VariantResult* v) { return !v->queues.empty(); });
+    if (!sampled)
+        out += "<p class=\"note\" id=\"no-queue-series\">No queue-depth, pause or credit-stall plots: no variant "
+               "sampled its queues over time (the scenario has no <code>outputs.queues</code>, or the model has no "
+               "queues).</p>\n";
+    else if (!data.contains("plot-paused") && !data.contains("plot-credit-stalled"))
+        out += "<p class=\"note\">No sampled port was paused by PFC or waited for credits at any sample.</p>\n";
     out += fmt::format("<p><small>Plots drawn with D3 {} (inlined; BSD-3-Clause).</small></p>\n", d3_version());
     out += "<script>\n";
     out += d3_source();
