@@ -45,6 +45,7 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
                        Bytes message_bytes, const RankLayout& layout)
     : group_(group), sent_(group.size(), Bytes::zero()) {
     if (!streams(op)) throw InternalError("ring stream: an operation the ring does not plan");
+    if (group.size() > kMaxMembers) throw InternalError("ring stream: more members than it tracks");
     const auto n = static_cast<std::int64_t>(group.size());
     // ring.cpp's rounds per loop (collective.cpp's build_channel).
     steps_ = op == scenario::CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
@@ -57,6 +58,8 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
         if (r.n < 2 || r.bytes <= Bytes::zero()) continue;
         const std::int64_t loop_bytes = r.n * message_bytes.count();
         r.loops = (r.bytes.count() + loop_bytes - 1) / loop_bytes;
+        if (r.loops * steps_ * r.n >= std::int64_t{UINT32_MAX})
+            throw InternalError("ring stream: more sends on a channel than it numbers in 32 bits");
         total_ += static_cast<std::uint64_t>(r.loops * steps_ * r.n);
         r.position.assign(group.size(), 0);
         for (std::int64_t i = 0; i < r.n; ++i) {
@@ -81,14 +84,14 @@ std::uint8_t RingStream::dependencies(std::int64_t p) const {
                                      (p < kWindow ? 1 : 0));
 }
 
-void RingStream::offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint64_t by, std::uint32_t root,
+void RingStream::offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by, std::uint16_t root,
                        ReadyOps& ready) {
     Ring& r = rings_[channel];
     const auto index = static_cast<std::uint64_t>(p * r.n + i);
     Track& track = r.window.at(index);
     if (track.waits == kUntouched) track.waits = dependencies(p);
     if (track.waits == 0) throw InternalError(fmt::format("ring stream: send {} released twice", index));
-    track.by.offer(t, by, root);
+    track.offer(t, by, root);
     if (--track.waits == 0) ready.push_back((std::uint64_t(channel) << kChannelShift) | index);
 }
 
@@ -101,7 +104,7 @@ void RingStream::open(std::uint32_t member, Time now, ReadyOps& ready) {
         const std::int64_t first = std::min<std::int64_t>(kWindow, r.loops * steps_);
         for (std::int64_t p = 0; p < first; ++p) {
             if (member != kAllMembers) {
-                offer(c, p, r.position[member], now, 0, member, ready);
+                offer(c, p, r.position[member], now, 0, static_cast<std::uint16_t>(member), ready);
                 continue;
             }
             for (std::int64_t i = 0; i < r.n; ++i) offer(c, p, i, now, 0, 0, ready);
@@ -137,8 +140,8 @@ void RingStream::finished(std::uint64_t local, Time /*start*/, Time finish, Read
     const std::int64_t i = index % n, p = index / n;
     const std::int64_t k = p % steps_, l = p / steps_;
     const std::int64_t end = r.loops * steps_;
-    const std::uint32_t root = r.window.at(static_cast<std::uint64_t>(index)).by.root;
-    const std::uint64_t id = local + 1;  // 0 is the gate, made before every send
+    const std::uint16_t root = r.window.at(static_cast<std::uint64_t>(index)).root;
+    const auto id = static_cast<std::uint32_t>(index + 1);  // 0 is the gate, made before every send
     sent_[r.member[static_cast<std::size_t>(i)]] += size;
     (r.inside[static_cast<std::size_t>(i)] ? inside_ : between_) += size;
     // Its successors in the order they were made (CollectiveProgram::ring_finished).
@@ -152,7 +155,7 @@ void RingStream::finished(std::uint64_t local, Time /*start*/, Time finish, Read
         if (window) offer(c, p + kWindow, i, finish, id, root, ready);
     }
     r.window.retire(static_cast<std::uint64_t>(index));
-    last_.offer(finish, id, root);
+    last_.offer(finish, local + 1, root);
     if (--left_ == 0) rings_ = {};  // its memory goes once done; the byte counts stay
 }
 

@@ -35,6 +35,8 @@ public:
                Bytes message_bytes, const RankLayout& layout);
     // Whether ring_rounds plans `op` (all-reduce, reduce-scatter, all-gather).
     static bool streams(scenario::CollectiveOp op);
+    // The most members a stream tracks (a member is 16 bits; a channel's sends, 2(n−1)·n, 32).
+    static constexpr std::size_t kMaxMembers = 46000;
 
     void begin(ReadyOps& /*ready*/) override {}
     void open(std::uint32_t member, Time now, ReadyOps& ready) override;
@@ -51,7 +53,7 @@ public:
     Bytes sent_between_servers() const { return between_; }
 
 private:
-    // The op that released an op so far: the latest finish, ties the lowest id (0: a gate).
+    // The op that released the last send so far: the latest finish, ties the lowest id (local + 1).
     struct Releaser {
         Time finish = Time::zero();
         std::uint64_t id = UINT64_MAX;  // UINT64_MAX: none yet
@@ -60,13 +62,25 @@ private:
             if (id == UINT64_MAX || t > finish || (t == finish && by < id)) *this = Releaser{t, by, by_root};
         }
     };
-    // A send from its first finished dependency to its own finish.
+    // A send from its first finished dependency to its own finish, in 16 bytes (one is read per
+    // release: the loop's cache misses): the op that released it so far (the latest finish, ties
+    // the lowest index in the channel + 1, 0 being the gate) and the member its chain goes back to.
     struct Track {
-        std::uint8_t waits = 0xFF;  // dependencies left; kUntouched before the first
+        Time finish = Time::zero();
+        std::uint32_t by = UINT32_MAX;  // UINT32_MAX: none yet
+        std::uint16_t root = 0;
+        std::uint8_t waits = 0xFF;      // dependencies left; kUntouched before the first
         bool retired = false;
-        Releaser by;
+        void offer(Time t, std::uint32_t id, std::uint16_t by_root) {
+            if (by == UINT32_MAX || t > finish || (t == finish && id < by)) {
+                finish = t;
+                by = id;
+                root = by_root;
+            }
+        }
     };
     static constexpr std::uint8_t kUntouched = 0xFF;
+    static_assert(sizeof(Track) == 16, "one send's record is 16 bytes");
 
     // Sends of one channel between the oldest unfinished one and the newest touched one.
     class Window {
@@ -92,7 +106,7 @@ private:
     };
 
     std::uint8_t dependencies(std::int64_t p) const;
-    void offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint64_t by, std::uint32_t root,
+    void offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by, std::uint16_t root,
                ReadyOps& ready);
 
     std::vector<RankId> group_;

@@ -117,7 +117,7 @@ private:
     // join of all. Invalid where it is built whole instead.
     OpId stream(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, const std::vector<OpId>& gates,
                 Bytes size, TrainingOpKind kind) {
-        if (!RingStream::streams(spec.op)) return OpId::invalid();
+        if (!RingStream::streams(spec.op) || group.size() > RingStream::kMaxMembers) return OpId::invalid();
         const std::vector<RankId> members = collective_group(spec, layout_);
         if (members != group) return OpId::invalid();
         check_collective(spec, members, layout_, &network_);
