@@ -96,6 +96,20 @@ double training_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec
     return t.iterations * gpus * (m * per_micro + dp + 2);
 }
 
+// What a training job holds: its graph without the ring sends, which stream (ring_stream.hpp):
+// per GPU and micro-batch its compute and pipeline sends, an open op per TP ring it joins and
+// the joins, the all-to-alls (built whole); per GPU and iteration an open op per DP bucket; and
+// in flight, kWindow sends on each connection of one TP ring and of every DP bucket's ring per
+// GPU (with overlap all 8 may run at once: the 2,048-GPU 70B job held about 2 M sends).
+double training_held_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec& cluster) {
+    const double gpus = t.gpus();
+    const double m = std::max(t.micro_batches(), 1);
+    const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
+    const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
+    const double per_micro = 4 + 4 + 2 + 4.0 * (t.ep - 1) * across;
+    return t.iterations * gpus * (m * per_micro + 8 + 2) + gpus * kWindow * (tp_channels + 8 * across);
+}
+
 }  // namespace
 
 namespace {
@@ -179,9 +193,12 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
                     e.held_ops += held;
                     return ops;
                 }
+                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
+                    e.held_ops += training_held_ops(kind, cl);
+                    return training_ops(kind, cl);
+                }
                 double ops = 0;
                 if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) ops = traffic_ops(kind, cl);
-                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) ops = training_ops(kind, cl);
                 e.held_ops += ops;  // built whole before the run
                 return ops;
             },

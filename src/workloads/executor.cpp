@@ -31,7 +31,7 @@ Executor::Executor(OpGraph graph, Network& network)
       entry_open_(graph_.entries().size(), Time::zero()),
       entry_ops_(graph_.entries().size()),
       programs_(graph_.entries().size()),
-      total_(graph_.ops().size()) {
+      total_(graph_.ops_run()) {
     for (std::uint32_t e = 0; e < graph_.entries().size(); ++e) {
         const auto after = graph_.entries()[e].after;
         if (after != Entry::kNoEntry) gated_[after].push_back(e);
@@ -41,8 +41,14 @@ Executor::Executor(OpGraph graph, Network& network)
         const OpId id{i};
         const bool gated = graph_.entries()[op.entry].after != Entry::kNoEntry;
         waiting_[i] = graph_.predecessor_count(id) + (gated ? 1 : 0);
-        ++entry_left_[op.entry];
+        if (op.kind != OpKind::open) ++entry_left_[op.entry];  // an open op takes no time
         entry_ops_[op.entry].push_back(id);
+    }
+    // A stream's join also waits for its last op; the stream's ops are its entry's.
+    for (const Stream& s : graph_.streams()) {
+        if (!s.join.valid()) throw InternalError("executor: a stream without its join");
+        ++waiting_[s.join.value()];
+        entry_left_[s.entry] += static_cast<std::uint32_t>(s.program->ops_total());
     }
 }
 
@@ -97,6 +103,10 @@ void Executor::release(Simulator& sim, OpId id) {
 
 void Executor::issue(Simulator& sim, OpId id) {
     const Op& op = graph_.ops()[id.value()];
+    if (op.kind == OpKind::open) {
+        open_stream(sim, id);
+        return;
+    }
     timings_[id.value()].start = sim.now();
     start_op(sim, op, graph_.entries()[op.entry].priority, MessageId{id.value()}, encode(id, kComputeDone),
              op.kind == OpKind::group ? &graph_.groups()[op.group] : nullptr);
@@ -135,7 +145,7 @@ void Executor::on_event(Simulator& sim, std::uint64_t arg) {
         if (compute_done)
             finish_local(sim, slot);
         else
-            issue_local(sim, slot, programs_[live_[slot].entry]->op(live_[slot].local));
+            issue_local(sim, slot, program_of(live_[slot]).op(live_[slot].local));
         return;
     }
     const OpId id{static_cast<std::uint32_t>(arg >> 2)};
@@ -170,6 +180,32 @@ void Executor::finish(Simulator& sim, OpId id) {
     if (--entry_left_[entry] == 0) open_gates(sim, entry);
 }
 
+OpProgram& Executor::program_of(const Live& live) const {
+    return live.stream == kNoStream ? *programs_[live.entry] : *graph_.streams()[live.stream].program;
+}
+
+void Executor::open_stream(Simulator& sim, OpId id) {
+    // Where a whole graph releases the member's first sends, in the gate's successors' order.
+    const Op& op = graph_.ops()[id.value()];
+    const Stream& s = graph_.streams()[op.group];
+    OpTiming& t = timings_[id.value()];
+    t.start = t.finish = sim.now();  // the root's finish becomes the stream's last (stream_done)
+    ReadyOps& ready = ready_buffer();
+    s.program->open(op.member, sim.now(), ready);
+    release_ready(sim, s.entry, ready, op.group);
+    for (OpId next : graph_.successors(id))
+        if (--waiting_[next.value()] == 0) release(sim, next);
+}
+
+void Executor::stream_done(Simulator& sim, std::uint32_t stream) {
+    // The critical path through the stream: from its root member's open to its last send, as
+    // one op (training_measure.cpp walks it as the whole graph's chain of sends).
+    const Stream& s = graph_.streams()[stream];
+    const std::uint32_t root = s.opens.size() == 1 ? 0 : s.program->root();
+    timings_[s.opens.at(root).value()].finish = sim.now();
+    if (--waiting_[s.join.value()] == 0) release(sim, s.join);
+}
+
 void Executor::open_gates(Simulator& sim, std::uint32_t entry) {
     for (std::uint32_t g : gated_[entry]) {
         entry_open_[g] = sim.now();
@@ -193,13 +229,13 @@ void Executor::begin_program(Simulator& sim, std::uint32_t entry) {
     release_ready(sim, entry, ready);
 }
 
-void Executor::release_ready(Simulator& sim, std::uint32_t entry, ReadyOps& ready) {
+void Executor::release_ready(Simulator& sim, std::uint32_t entry, ReadyOps& ready, std::uint32_t stream) {
     ++depth_;
-    for (std::uint64_t local : ready) release_local(sim, entry, local);
+    for (std::uint64_t local : ready) release_local(sim, entry, local, stream);
     --depth_;
 }
 
-void Executor::release_local(Simulator& sim, std::uint32_t entry, std::uint64_t local) {
+void Executor::release_local(Simulator& sim, std::uint32_t entry, std::uint64_t local, std::uint32_t stream) {
     std::uint32_t slot = 0;
     if (!free_.empty()) {
         slot = free_.back();
@@ -208,8 +244,8 @@ void Executor::release_local(Simulator& sim, std::uint32_t entry, std::uint64_t 
         slot = static_cast<std::uint32_t>(live_.size());
         live_.emplace_back();
     }
-    live_[slot] = Live{entry, local, Time::max()};
-    const Op op = programs_[entry]->op(local);
+    live_[slot] = Live{entry, stream, local, Time::max()};
+    const Op op = program_of(live_[slot]).op(local);
     const Time at = op.not_before + entry_open_[entry];
     if (at > sim.now())
         sim.at(at, *this, encode_slot(slot, kIssue));
@@ -220,7 +256,7 @@ void Executor::release_local(Simulator& sim, std::uint32_t entry, std::uint64_t 
 void Executor::issue_local(Simulator& sim, std::uint32_t slot, const Op& op) {
     Live& live = live_[slot];
     live.start = sim.now();
-    const OpProgram& program = *programs_[live.entry];
+    const OpProgram& program = program_of(live);
     start_op(sim, op, graph_.entries()[live.entry].priority, MessageId{kSlotMessage | slot}, encode_slot(slot, kComputeDone),
              op.kind == OpKind::group ? program.group(live.local) : nullptr);
 }
@@ -231,11 +267,17 @@ void Executor::finish_local(Simulator& sim, std::uint32_t slot) {
     free_.push_back(slot);
     last_finish_ = std::max(last_finish_, sim.now());
     ++done_;
-    OpProgram& program = *programs_[live.entry];
+    OpProgram& program = program_of(live);
     ReadyOps& ready = ready_buffer();
     program.finished(live.local, live.start, sim.now(), ready);
-    release_ready(sim, live.entry, ready);
-    if (program.done()) open_gates(sim, live.entry);
+    release_ready(sim, live.entry, ready, live.stream);
+    if (live.stream == kNoStream) {
+        if (program.done()) open_gates(sim, live.entry);
+        return;
+    }
+    // As a whole graph's send: its successors, then its entry's count (its join comes later).
+    if (program.done()) stream_done(sim, live.stream);
+    if (--entry_left_[live.entry] == 0) open_gates(sim, live.entry);
 }
 
 std::vector<EntryTiming> Executor::entry_timings() const {

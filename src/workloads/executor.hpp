@@ -58,9 +58,14 @@ private:
     // An op of a program from its release to its finish; its slot is its MessageId.
     struct Live {
         std::uint32_t entry = 0;
+        std::uint32_t stream = kNoStream;  // the graph's stream it belongs to, or its entry's program
         std::uint64_t local = 0;
         Time start = Time::max();
     };
+    static constexpr std::uint32_t kNoStream = UINT32_MAX;
+    OpProgram& program_of(const Live& live) const;
+    void open_stream(Simulator& sim, OpId id);  // an open op was released
+    void stream_done(Simulator& sim, std::uint32_t stream);
 
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void on_delivered(Simulator& sim, MessageId id) override;
@@ -69,8 +74,8 @@ private:
     void finish(Simulator& sim, OpId id);
     void open_gates(Simulator& sim, std::uint32_t entry);  // `entry` finished
     void begin_program(Simulator& sim, std::uint32_t entry);
-    void release_ready(Simulator& sim, std::uint32_t entry, ReadyOps& ready);
-    void release_local(Simulator& sim, std::uint32_t entry, std::uint64_t local);
+    void release_ready(Simulator& sim, std::uint32_t entry, ReadyOps& ready, std::uint32_t stream = kNoStream);
+    void release_local(Simulator& sim, std::uint32_t entry, std::uint64_t local, std::uint32_t stream);
     void issue_local(Simulator& sim, std::uint32_t slot, const Op& op);
     void finish_local(Simulator& sim, std::uint32_t slot);
     void start_op(Simulator& sim, const Op& op, std::uint8_t priority, MessageId id, std::uint64_t compute_arg,

@@ -1,6 +1,7 @@
 #include "workloads/op_graph.hpp"
 
 #include "core/errors.hpp"
+#include "workloads/op_program.hpp"
 
 #include <fmt/format.h>
 
@@ -25,6 +26,25 @@ OpId OpGraph::add(Op op) {
     successors_.emplace_back();
     predecessors_.push_back(0);
     return OpId{static_cast<std::uint32_t>(ops_.size() - 1)};
+}
+
+std::uint32_t OpGraph::add_stream(std::uint32_t entry, std::shared_ptr<OpProgram> program) {
+    if (entry >= entries_.size() || !program) throw InternalError("OpGraph: a stream without a program or entry");
+    streamed_ += program->ops_total();
+    streams_.push_back(Stream{std::move(program), entry, {}, OpId::invalid()});
+    return static_cast<std::uint32_t>(streams_.size() - 1);
+}
+
+OpId OpGraph::add_open(std::uint32_t stream, std::uint32_t member) {
+    Op op;
+    op.kind = OpKind::open;
+    op.entry = streams_.at(stream).entry;
+    op.group = stream;
+    op.member = member;
+    const OpId id = add(op);
+    streams_[stream].opens.push_back(id);
+    ++opens_;
+    return id;
 }
 
 OpId OpGraph::add_send(std::uint32_t entry, RankId src, RankId dst, Bytes size, Time not_before) {

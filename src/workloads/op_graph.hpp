@@ -11,12 +11,17 @@
 #include "core/units.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace fabricsim::workloads {
 
-enum class OpKind { send, compute, group };
+class OpProgram;
+
+// open: a member of a stream (OpGraph::add_stream) joins it; takes no time and is no op of the
+// run's count.
+enum class OpKind { send, compute, group, open };
 
 struct Op {
     OpKind kind = OpKind::send;
@@ -28,7 +33,17 @@ struct Op {
     Time not_before = Time::zero();
     std::uint32_t flow_hint = 0;
     std::int16_t rail = -1;          // send and group: see Message::rail
-    std::uint32_t group = 0;         // group only: index into OpGraph::groups()
+    std::uint32_t group = 0;         // group only: index into OpGraph::groups(); open: into streams()
+    std::uint32_t member = 0;        // open only: the member that joins (OpProgram::kAllMembers: all)
+};
+
+// A program run inside the graph (a training job's ring collective, ring_stream.hpp): each of
+// its members starts when its open op is released; `join` waits for its last op.
+struct Stream {
+    std::shared_ptr<OpProgram> program;
+    std::uint32_t entry = 0;
+    std::vector<OpId> opens;  // by member (one when every member opens at once)
+    OpId join;
 };
 
 // An in-network collective (NVLS, SHARP) over a group of ranks: see core GroupOperation.
@@ -56,6 +71,11 @@ public:
     OpId add_compute(std::uint32_t entry, RankId rank, Time duration, Time not_before = Time::zero());
     // A group operation of `size` (the collective's S) through the network's offload.
     OpId add_group(std::uint32_t entry, GroupOp group, Bytes size, std::int16_t rail = -1);
+    // A program inside `entry`; its open ops and join follow (add_open, set_join).
+    std::uint32_t add_stream(std::uint32_t entry, std::shared_ptr<OpProgram> program);
+    OpId add_open(std::uint32_t stream, std::uint32_t member);
+    // `join` is released when the stream's last op has finished (besides its own dependencies).
+    void set_join(std::uint32_t stream, OpId join) { streams_[stream].join = join; }
     // `later` may start only after `earlier` has finished.
     void add_dependency(OpId earlier, OpId later);
 
@@ -63,6 +83,9 @@ public:
     Op& op(OpId id) { return ops_[id.value()]; }
     const std::vector<Entry>& entries() const { return entries_; }
     const std::vector<GroupOp>& groups() const { return groups_; }
+    const std::vector<Stream>& streams() const { return streams_; }
+    // The ops a run counts: the graph's, less its open ops, plus its streams'.
+    std::uint64_t ops_run() const { return ops_.size() - opens_ + streamed_; }
     const std::vector<OpId>& successors(OpId id) const { return successors_[id.value()]; }
     std::uint32_t predecessor_count(OpId id) const { return predecessors_[id.value()]; }
 
@@ -71,6 +94,9 @@ private:
     std::vector<Op> ops_;
     std::vector<Entry> entries_;
     std::vector<GroupOp> groups_;
+    std::vector<Stream> streams_;
+    std::uint64_t opens_ = 0;
+    std::uint64_t streamed_ = 0;
     std::vector<std::vector<OpId>> successors_;
     std::vector<std::uint32_t> predecessors_;
 };

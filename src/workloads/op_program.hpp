@@ -47,6 +47,15 @@ public:
     // Ops the entry runs in all, known before it starts (closed form): the denominator of the
     // progress bar and of "N of M ops never finished".
     virtual std::uint64_t ops_total() const = 0;
+
+    // A program inside a graph (OpGraph::add_stream) starts member by member instead of through
+    // begin(): member `member` (kAllMembers: every one) may start from `now`, when the graph op
+    // it waits for finished; the ops that released, in order.
+    static constexpr std::uint32_t kAllMembers = UINT32_MAX;
+    virtual void open(std::uint32_t /*member*/, Time /*now*/, ReadyOps& /*ready*/) {}
+    // Once done(): the member whose opening the last-finishing op's chain of releases goes back
+    // to (the critical path through the program, docs/models/training.md "Breakdown").
+    virtual std::uint32_t root() const { return 0; }
 };
 
 }  // namespace fabricsim::workloads

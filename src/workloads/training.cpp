@@ -3,6 +3,8 @@
 
 #include "core/errors.hpp"
 #include "workloads/collective.hpp"
+#include "workloads/collective_algorithms.hpp"
+#include "workloads/ring_stream.hpp"
 #include "workloads/send_chain.hpp"
 
 #include <fmt/format.h>
@@ -88,6 +90,8 @@ public:
         spec.channels = static_cast<int>(channels);
         // One message per ring step (message_bytes = S): the op graph of a job stays small.
         spec.sizes = {size};
+        const OpId streamed = stream(spec, group, gates, size, kind);
+        if (streamed.valid()) return streamed;
         const auto first = static_cast<std::uint32_t>(g_.ops().size());
         add_collective(g_, entry_, spec, layout_, &network_, std::max(size, Bytes{1}));
         const auto end = static_cast<std::uint32_t>(g_.ops().size());
@@ -104,12 +108,53 @@ public:
         return sync(group.front(), all);
     }
 
+    void set_iteration(int iteration) { iteration_ = iteration; }
+
 private:
+    // A ring collective as a stream inside the graph (ring_stream.hpp), where its gates are
+    // one per member or one for all (each gate's successors then keep their order): one open
+    // op per gate, add_collective's closing join (released by the stream's last send) and the
+    // join of all. Invalid where it is built whole instead.
+    OpId stream(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, const std::vector<OpId>& gates,
+                Bytes size, TrainingOpKind kind) {
+        if (!RingStream::streams(spec.op) || group.size() > RingStream::kMaxMembers) return OpId::invalid();
+        const std::vector<RankId> members = collective_group(spec, layout_);
+        if (members != group) return OpId::invalid();
+        check_collective(spec, members, layout_, &network_);
+        const Bytes message = std::max(size, Bytes{1});
+        const SizeChoice choice = choose_for_size(spec, members, size, layout_, &network_, message);
+        if (choice.algorithm != CollectiveAlgorithm::ring) return OpId::invalid();
+        const bool one_gate = std::all_of(gates.begin(), gates.end(), [&](OpId g) { return g == gates.front(); });
+        std::vector<OpId> sorted = gates;
+        std::sort(sorted.begin(), sorted.end(), [](OpId a, OpId b) { return a.value() < b.value(); });
+        const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+        if (!one_gate && !distinct) return OpId::invalid();
+        auto program = std::make_shared<RingStream>(spec.op, members, choice.channels, size, message, layout_);
+        if (program->ops_total() == 0) return OpId::invalid();
+        const std::uint32_t s = g_.add_stream(entry_, std::move(program));
+        std::vector<OpId> all;
+        if (one_gate) {
+            all.push_back(g_.add_open(s, OpProgram::kAllMembers));
+            g_.add_dependency(gates.front(), all.back());
+        } else {
+            for (std::size_t m = 0; m < gates.size(); ++m) {
+                all.push_back(g_.add_open(s, static_cast<std::uint32_t>(m)));
+                g_.add_dependency(gates[m], all.back());
+            }
+        }
+        all.push_back(g_.add_compute(entry_, group.front(), Time::zero()));
+        g_.set_join(s, all.back());
+        tag_new(kind);
+        plan_.streams.push_back({s, kind, iteration_});
+        return sync(group.front(), all);
+    }
+
     OpGraph& g_;
     std::uint32_t entry_;
     const RankLayout& layout_;
     const Network& network_;
     TrainingPlan& plan_;
+    int iteration_ = 0;
 };
 
 // Exact compute durations: each rank's op durations are differences of its rounded running
@@ -216,6 +261,7 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
 
     Time compute_one_rank = Time::zero();
     for (int it = 0; it < spec.iterations; ++it) {
+        b.set_iteration(it);
         // arrivals[p][j][d·tp+t]: the send that brings micro-batch j's activations (forward) or
         // gradients (backward) to stage p; invalid until built.
         const auto grid = static_cast<std::size_t>(dp * tp);
@@ -342,7 +388,7 @@ TrainingPlan add_training(OpGraph& graph, std::uint32_t entry, const scenario::T
                                                  : (p == pp - 1 || !bwd_in[pu][ju].empty());
                     if (!ready) break;
                     run_step(p, s);
-                    if (built) built(graph.ops().size());
+                    if (built) built(graph.ops_run());
                     ++next[pu];
                     progress = true;
                 }

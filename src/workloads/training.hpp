@@ -47,6 +47,14 @@ struct TrainingPlan {
     int tp = 1, pp = 1, dp = 1, ep = 1;
     int micro_batches = 0;
     std::vector<TrainingOpKind> kinds;      // per op in [first_op, end_op)
+    // Its ring collectives that run as streams (ring_stream.hpp): the graph's stream index,
+    // what they are for and the iteration that made them.
+    struct StreamRef {
+        std::uint32_t stream = 0;
+        TrainingOpKind kind = TrainingOpKind::dp;
+        int iteration = 0;
+    };
+    std::vector<StreamRef> streams;
     OpId start;                             // zero-time op every first op waits for
     std::vector<OpId> iteration_end;        // zero-time barrier closing each iteration
     Time compute_per_rank;                  // one iteration's compute on one GPU (exact sum of its ops)

@@ -10,6 +10,7 @@
 #include "workloads/training.hpp"
 
 #include "core/errors.hpp"
+#include "workloads/ring_stream.hpp"
 
 #include <algorithm>
 
@@ -81,7 +82,11 @@ private:
 TrainingMeasurement measure_training(const TrainingPlan& plan, const OpGraph& graph,
                                      const std::vector<OpTiming>& timings, const scenario::ClusterSpec& cluster) {
     TrainingMeasurement out;
+    // A stream's sends count as the whole graph's; its open ops do not (the executor's count).
     out.ops = plan.end_op - plan.first_op;
+    for (std::uint32_t i = plan.first_op; i < plan.end_op; ++i)
+        if (graph.ops()[i].kind == OpKind::open) --out.ops;
+    for (const auto& s : plan.streams) out.ops += graph.streams()[s.stream].program->ops_total();
     const RankLayout layout(cluster);
     if (plan.iteration_end.empty()) return out;
     for (OpId e : plan.iteration_end)
@@ -116,6 +121,18 @@ TrainingMeasurement measure_training(const TrainingPlan& plan, const OpGraph& gr
         out.link_bytes[static_cast<std::size_t>(link_class(o.src, o.dst, cluster, layout))] += o.size;
         if (i > last_begin && o.src == critical)
             out.critical_rank_bytes[static_cast<std::size_t>(plan.kind(i)) - 1] += o.size;
+    }
+    // A stream's sends, as it counted them (they all finished: every iteration did).
+    const LinkClass inside = cluster.server.nvlink.links_per_gpu > 0 ? LinkClass::nvlink : LinkClass::pcie;
+    for (const auto& s : plan.streams) {
+        const auto* ring = dynamic_cast<const RingStream*>(graph.streams()[s.stream].program.get());
+        if (ring == nullptr) throw InternalError("measure_training: a training stream that is no ring");
+        out.link_bytes[static_cast<std::size_t>(inside)] += ring->sent_inside_servers();
+        out.link_bytes[static_cast<std::size_t>(LinkClass::fabric)] += ring->sent_between_servers();
+        if (s.iteration + 1 != static_cast<int>(plan.iteration_end.size())) continue;
+        for (std::size_t m = 0; m < ring->group().size(); ++m)
+            if (ring->group()[m] == critical)
+                out.critical_rank_bytes[static_cast<std::size_t>(s.kind) - 1] += ring->sent_by_member()[m];
     }
     const auto n = static_cast<std::int64_t>(plan.iteration_end.size());
     for (auto& bytes : out.link_bytes) bytes = Bytes{bytes.count() / n};

@@ -48,7 +48,7 @@ void attach_programs(Workload& workload, Executor& executor) {
 }
 
 std::uint64_t ops_total(const Workload& workload) {
-    std::uint64_t total = workload.graph.ops().size();
+    std::uint64_t total = workload.graph.ops_run();
     for (const auto& c : workload.collectives) total += c.program->ops_total();
     return total;
 }

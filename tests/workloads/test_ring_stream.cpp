@@ -1,0 +1,144 @@
+// A ring collective inside a graph, gated member by member (a training job's TP or DP ring):
+// as ring_rounds' sends in the whole graph, and as a RingStream opened by one open op per gate
+// (ring_stream.hpp). The stream must release every send at the same moment and in the same
+// order, so events, times and bytes are the same, and know which member its critical chain of
+// releases goes back to.
+#include <catch2/catch.hpp>
+
+#include "workload_fixtures.hpp"
+
+#include "core/simulator.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/collective_algorithms.hpp"
+#include "workloads/executor.hpp"
+#include "workloads/ring_stream.hpp"
+
+#include <memory>
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+using namespace workload_test;
+using scenario::CollectiveOp;
+using workloads::Executor;
+using workloads::OpGraph;
+using fabricsim::OpId;
+
+namespace {
+
+struct Outcome {
+    std::uint64_t events = 0;
+    std::size_t ops = 0;
+    Time last = Time::zero();
+    Time join = Time::zero();
+    std::vector<Bytes> nic_sent;
+};
+
+// Member m's gate: a compute of gate_us[m] µs on its rank (one gate for all when it has one).
+std::vector<OpId> gates(OpGraph& g, std::uint32_t e, const std::vector<RankId>& group, const std::vector<int>& gate_us) {
+    std::vector<OpId> out;
+    for (std::size_t m = 0; m < group.size(); ++m)
+        out.push_back(gate_us.size() == 1 && m > 0 ? out.front()
+                                                   : g.add_compute(e, group[m], Time::us(gate_us[m])));
+    return out;
+}
+
+Outcome run(OpGraph g, fabric::IdealNetwork& net, OpId join) {
+    Simulator sim(1);
+    Executor ex(std::move(g), net);
+    ex.start(sim);
+    sim.run();
+    REQUIRE(ex.ops_done() == ex.ops_total());
+    return {sim.cost().events, ex.ops_done(), ex.last_finish(), ex.op_timings()[join.value()].finish, net.nic_bytes_sent()};
+}
+
+Outcome whole(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size, int channels,
+              const std::vector<int>& gate_us) {
+    fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
+    const workloads::RankLayout layout(cluster);
+    OpGraph g;
+    const auto e = g.add_entry("t");
+    auto spec = spec_of(op, scenario::CollectiveAlgorithm::ring, size, channels);
+    const auto group = workloads::collective_group(spec, layout);
+    const auto gate = gates(g, e, group, gate_us);
+    const auto first = static_cast<std::uint32_t>(g.ops().size());
+    workloads::add_collective(g, e, spec, layout, &net, size);
+    const auto end = static_cast<std::uint32_t>(g.ops().size());
+    const OpId join = g.add_compute(e, group.front(), Time::zero());
+    for (std::uint32_t i = first; i < end; ++i) {
+        const auto& o = g.ops()[i];
+        if (o.kind == workloads::OpKind::send)
+            g.add_dependency(gate[static_cast<std::size_t>(std::find(group.begin(), group.end(), o.src) - group.begin())],
+                             OpId{i});
+        g.add_dependency(OpId{i}, join);
+    }
+    return run(std::move(g), net, join);
+}
+
+Outcome streamed(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size, int channels,
+                 const std::vector<int>& gate_us, std::shared_ptr<workloads::RingStream>& program) {
+    fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
+    const workloads::RankLayout layout(cluster);
+    OpGraph g;
+    const auto e = g.add_entry("t");
+    auto spec = spec_of(op, scenario::CollectiveAlgorithm::ring, size, channels);
+    const auto group = workloads::collective_group(spec, layout);
+    const auto gate = gates(g, e, group, gate_us);
+    program = std::make_shared<workloads::RingStream>(op, group, channels, size, size, layout);
+    const auto s = g.add_stream(e, program);
+    std::vector<OpId> all;
+    if (gate_us.size() == 1) {
+        all.push_back(g.add_open(s, workloads::OpProgram::kAllMembers));
+        g.add_dependency(gate.front(), all.back());
+    } else {
+        for (std::size_t m = 0; m < group.size(); ++m) {
+            all.push_back(g.add_open(s, static_cast<std::uint32_t>(m)));
+            g.add_dependency(gate[m], all.back());
+        }
+    }
+    all.push_back(g.add_compute(e, group.front(), Time::zero()));  // add_collective's closing join
+    g.set_join(s, all.back());
+    const OpId join = g.add_compute(e, group.front(), Time::zero());
+    for (OpId a : all) g.add_dependency(a, join);
+    return run(std::move(g), net, join);
+}
+
+void same(const Outcome& a, const Outcome& b) {
+    CHECK(a.events == b.events);
+    CHECK(a.ops == b.ops);
+    CHECK(a.last == b.last);
+    CHECK(a.join == b.join);
+    CHECK(a.nic_sent == b.nic_sent);
+}
+
+}  // namespace
+
+TEST_CASE("a gated ring streams as the whole graph runs it: same events, times and bytes", "[ring_stream]") {
+    // 2 HGX servers, 16 ranks, 4 channels across servers; members join 1..16 µs apart.
+    const auto cluster = hgx(2);
+    std::vector<int> staggered;
+    for (int m = 0; m < 16; ++m) staggered.push_back(1 + (m * 7) % 16);
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather}) {
+        std::shared_ptr<workloads::RingStream> p;
+        same(whole(cluster, op, 64_MiB, 4, staggered), streamed(cluster, op, 64_MiB, 4, staggered, p));
+        REQUIRE(p->done());
+        // Every round of a loop moves each of its n blocks once: 2(n−1) rounds of 64MiB for an
+        // all-reduce, n−1 for reduce-scatter and all-gather (n = 16).
+        const std::int64_t rounds = op == CollectiveOp::all_reduce ? 30 : 15;
+        CHECK(p->sent_inside_servers() + p->sent_between_servers() == Bytes{rounds * (64_MiB).count()});
+    }
+    // One gate for every member (ZeRO's all-gather after the optimizer step).
+    std::shared_ptr<workloads::RingStream> p;
+    same(whole(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}), streamed(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}, p));
+}
+
+TEST_CASE("a ring whose last member joins much later goes back to that member", "[ring_stream]") {
+    // 8 plain hosts; member 5 joins 1 ms after the others (1 µs): every send waits on it at
+    // some round, and the last send's chain of releases starts at its gate.
+    std::vector<int> gate_us(8, 1);
+    gate_us[5] = 1000;
+    std::shared_ptr<workloads::RingStream> p;
+    same(whole(hosts(8), CollectiveOp::all_reduce, 1_MiB, 1, gate_us),
+         streamed(hosts(8), CollectiveOp::all_reduce, 1_MiB, 1, gate_us, p));
+    CHECK(p->root() == 5);
+}
