@@ -55,6 +55,11 @@ void build_fabric(NetworkModel& m, const scenario::ScenarioSpec& spec) {
                                                   spec.cluster.fabric.technology, spec.seed);
 }
 
+// Whether the fabric's switches aggregate (SHARP: InfiniBand switches with sharp: true).
+bool sharp_switches(const scenario::ScenarioSpec& spec) {
+    return spec.cluster.fabric.technology == scenario::Technology::infiniband && spec.cluster.fabric.switch_spec.sharp;
+}
+
 NetworkModel make_network(const scenario::ScenarioSpec& spec) {
     NetworkModel m;
     switch (spec.simulation.model) {
@@ -75,8 +80,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.infiniband = spec.cluster.infiniband;
             packet.cut_through = spec.simulation.packet.cut_through;
             packet.cluster = spec.cluster;
-            packet.sharp = spec.cluster.fabric.technology == scenario::Technology::infiniband &&
-                           spec.cluster.fabric.switch_spec.sharp;
+            packet.sharp = sharp_switches(spec);
             // Queues for the priorities the workload names (and the lossless and control ones).
             packet.priorities = 0;
             for (const auto& entry : spec.workload)
@@ -103,8 +107,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             fs.segment = spec.simulation.packet.segment;
             fs.technology = spec.cluster.fabric.technology;
             fs.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
-            fs.sharp = spec.cluster.fabric.technology == scenario::Technology::infiniband &&
-                       spec.cluster.fabric.switch_spec.sharp;
+            fs.sharp = sharp_switches(spec);
             fs.cluster = spec.cluster;
             auto backend = make_flow_backend(spec.simulation.flow_backend);
             m.flow_backend = std::string(backend->name());

@@ -50,4 +50,19 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
     out << text;
 }
 
+std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+        rows.emplace_back();
+        std::size_t from = 0;  // a trailing empty field counts too
+        for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+            rows.back().push_back(line.substr(from, comma - from));
+        rows.back().push_back(line.substr(from));
+    }
+    return rows;
+}
+
 }  // namespace fabricsim::test

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fabricsim::test {
 
@@ -27,5 +28,7 @@ private:
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);
+// The rows of a CSV file without quoted fields, header left out, each split at commas.
+std::vector<std::vector<std::string>> csv_rows(const std::string& csv);
 
 }  // namespace fabricsim::test

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+using fabricsim::test::csv_rows;
 using fabricsim::test::read_file;
 using fabricsim::test::run_fabricsim;
 using fabricsim::test::TempDir;
@@ -197,24 +198,6 @@ TEST_CASE("run --check stops with exit 3 when the lossless class dropped packets
     const auto good = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --out " + out.path().string());
     CHECK(good.exit_code == 0);
 }
-
-namespace {
-// The rows of a CSV file without quoted fields, header left out, each split at commas.
-std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);
-    while (std::getline(lines, line)) {
-        rows.emplace_back();
-        std::size_t from = 0;  // a trailing empty field counts too
-        for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
-            rows.back().push_back(line.substr(from, comma - from));
-        rows.back().push_back(line.substr(from));
-    }
-    return rows;
-}
-}  // namespace
 
 TEST_CASE("run writes ports.csv for the packet model: bytes and pauses and marks per port", "[cli][packet]") {
     TempDir out("ports");

@@ -30,25 +30,10 @@ std::string incast_scenario(const std::string& queues, int packets = 16, const s
            "  queues: " + queues + "\n";
 }
 
-std::vector<std::vector<std::string>> rows_of(const std::string& csv) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);  // the header
-    while (std::getline(lines, line)) {
-        rows.emplace_back();
-        std::size_t from = 0;
-        for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
-            rows.back().push_back(line.substr(from, comma - from));
-        rows.back().push_back(line.substr(from));
-    }
-    return rows;
-}
-
 // The switch's name, from `fabricsim topo` would do as well; the single switch is the only
 // node that is neither a host (s<i>.cpu) nor a NIC (s<i>.nic0): found from ports.csv.
 std::string switch_name(const std::string& ports_csv) {
-    for (const auto& f : rows_of(ports_csv))
+    for (const auto& f : csv_rows(ports_csv))
         if (f[1].rfind("s", 0) != 0 || f[1].find('.') == std::string::npos) return f[1];
     return "";
 }
@@ -70,7 +55,7 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
     REQUIRE_FALSE(sw.empty());
     const std::string port = sw + "->s2.nic0";
     // top: 1 chose the incast's port.
-    const auto top_rows = rows_of(read_file(dir.path() / "top" / "queues.csv"));
+    const auto top_rows = csv_rows(read_file(dir.path() / "top" / "queues.csv"));
     REQUIRE_FALSE(top_rows.empty());
     for (const auto& f : top_rows) CHECK(f[1] == port);
 
@@ -81,7 +66,7 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
     CHECK(csv.rfind("variant,port,time_s,queue_bytes,paused,credit_stalled\n", 0) == 0);
     const std::int64_t n = 16, wire = 4096 + 82;
     std::int64_t deepest = 0;
-    const auto rows = rows_of(csv);
+    const auto rows = csv_rows(csv);
     REQUIRE(rows.size() > 5);
     for (const auto& f : rows) {
         REQUIRE(f.size() == 6);
@@ -103,11 +88,11 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
                       0) == 0);
     // makespan: the last transfer's end (transfers.csv).
     double makespan = 0;
-    for (const auto& f : rows_of(read_file(dir.path() / "named" / "transfers.csv"))) makespan = std::max(makespan, std::stod(f[6]));
+    for (const auto& f : csv_rows(read_file(dir.path() / "named" / "transfers.csv"))) makespan = std::max(makespan, std::stod(f[6]));
     REQUIRE(makespan > 0);
     const double tau = static_cast<double>(wire) * 8 / 100e9;
     bool found = false;
-    for (const auto& f : rows_of(ports)) {
+    for (const auto& f : csv_rows(ports)) {
         REQUIRE(f.size() == 12);
         if (f[1] != sw || f[2] != "s2.nic0") continue;
         found = true;

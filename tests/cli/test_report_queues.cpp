@@ -60,21 +60,6 @@ std::string incast(const std::string& outputs) {
            outputs;
 }
 
-std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);  // the header
-    while (std::getline(lines, line)) {
-        rows.emplace_back();
-        std::size_t from = 0;
-        for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
-            rows.back().push_back(line.substr(from, comma - from));
-        rows.back().push_back(line.substr(from));
-    }
-    return rows;
-}
-
 // The plots' data the page hands to its script.
 nlohmann::json page_plots(const std::string& html) {
     const std::string start = "window.FABRICSIM_PLOTS = ";
