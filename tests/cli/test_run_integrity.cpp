@@ -211,7 +211,7 @@ TEST_CASE("a results folder keeps no result file of an earlier run and no tempor
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(out.path())) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
-    CHECK(names == std::vector<std::string>{"notes.txt", "result.json", "summary.csv", "transfers.csv"});
+    CHECK(names == std::vector<std::string>{"notes.txt", "report.html", "result.json", "summary.csv", "transfers.csv"});
     CHECK(read_file(out.path() / "notes.txt") == "mine");
     CHECK(Json::parse(read_file(out.path() / "result.json"))["complete"] == true);
 }
