@@ -129,7 +129,8 @@ check_tasks() {
   local job=$1 lines
   lines=$(scontrol -o show job "$job")
   [ "$(grep -c 'JobState=COMPLETED .*ExitCode=0:0' <<<"$lines")" -eq "$rows" ] ||
-    fail "not every one of $rows tasks of job $job completed with exit 0: $lines"
+    fail "not every one of $rows tasks of job $job completed with exit 0:"$'\n'"$(sed -E \
+      's/.*ArrayTaskId=([0-9]+) .*JobState=([A-Z_]+) .*ExitCode=([0-9:]+) .*/  task \1: \2, exit \3/' <<<"$lines")"
 }
 
 job=$(submit_and_wait) || exit 1
