@@ -227,7 +227,7 @@ TEST_CASE("the default results folder is one safe folder under results/", "[cli]
     CHECK(default_results_dir("") == fs::path("results") / "scenario");
 }
 
-TEST_CASE("run --variant runs only the named variants; an unknown name is exit 2 with the names", "[cli][integrity]") {
+TEST_CASE("run --variant runs only the named variants, and an unknown name is exit 2 with the names", "[cli][integrity]") {
     TempDir out("select");
     const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-200g --out " + out.path().string());
     REQUIRE(r.exit_code == 0);

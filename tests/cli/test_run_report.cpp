@@ -63,7 +63,7 @@ TEST_CASE("run writes report.html: compare's page for the run's variants, well-f
     CHECK(page.find("url(http") == std::string::npos);
 }
 
-TEST_CASE("run report.html of one training variant names it; --no-html writes none and removes an old one",
+TEST_CASE("run report.html of one training variant names it, and --no-html writes none and removes an old one",
           "[cli][report]") {
     TempDir dir("run-report-train");
     const auto out = dir.path() / "r";
