@@ -14,6 +14,7 @@ packages=(
   catch2                          # tests (Catch2 v2)
   libbenchmark-dev                # micro-benchmarks in bench/
   chromium                        # headless: the HTML report's check and tools/screenshot.sh
+  slurm-wlm                       # slurmctld, slurmd, sbatch: the sweep's job array under Slurm (ctest "slurm: ...")
 )
 
 missing=()

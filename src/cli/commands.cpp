@@ -163,7 +163,7 @@ int run_command(const RunArgs& args) {
     for (const scenario::Variant* variant : selected) check_variant_runs(loaded, *variant);
     // Before any simulating: a folder that cannot be written fails now, not after hours.
     const ResultFolder folder(output_dir(args, first), first.outputs.formats,
-                              args.out_dir.empty() ? loaded.file : std::string("--out"));
+                              args.out_dir.empty() ? loaded.file : std::string("--out"), !args.no_html);
 
     report::RunResult result;
     result.fabricsim_version = FABRICSIM_VERSION;

@@ -37,6 +37,7 @@ struct RunArgs {
     int jobs = 0;         // -j: variants at once; 0 every core
     std::string max_memory;  // --max-memory: "8GiB"; "" = the machine's available memory
     bool baseline = false;  // --baseline: each variant with faults also runs without them
+    bool no_html = false;   // --no-html: no report.html in the results folder
 };
 
 int run_command(const RunArgs& args);

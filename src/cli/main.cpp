@@ -20,7 +20,7 @@ constexpr const char* kExamples = R"(Examples:
   fabricsim topo scenarios/topology-h100-leaf-spine.yaml --json --dot /tmp/fabric.dot
   fabricsim plan scenarios/topology-h100-leaf-spine.yaml --gpus 256,1024
   fabricsim compare scenarios/incast-roce-vs-ib.yaml --html /tmp/incast.html
-  fabricsim sweep scenarios/sweep-oversubscription.yaml --out /tmp/sweep
+  fabricsim sweep scenarios/sweeps/allreduce-nic-speed.yaml --out /tmp/sweep
 
 Exit codes: 0 ok (every variant complete and sound), 2 bad input (or an --out that cannot be
 written), 3 a result that is not complete and sound (work unfinished, lossless drops, a broken
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--baseline", run.baseline,
                       "Also run each variant that has faults without them, and report the slowdown of each "
                       "collective, training iteration and the makespan");
+    run_cmd->add_flag("--no-html", run.no_html,
+                      "Write no report.html (the page `compare --html` writes) beside the result files");
 
     ScenarioArgs validate;
     bool print = false;

@@ -1,6 +1,7 @@
 #include "cli/result_files.hpp"
 
 #include "core/errors.hpp"
+#include "report/html_report.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
 
@@ -27,8 +28,8 @@ fs::path default_results_dir(const std::string& scenario_name) {
     return fs::path("results") / safe;
 }
 
-ResultFolder::ResultFolder(fs::path dir, std::vector<scenario::OutputFormat> formats, std::string where)
-    : dir_(std::move(dir)), formats_(std::move(formats)), where_(std::move(where)) {
+ResultFolder::ResultFolder(fs::path dir, std::vector<scenario::OutputFormat> formats, std::string where, bool html)
+    : dir_(std::move(dir)), formats_(std::move(formats)), where_(std::move(where)), html_(html) {
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) fail(fmt::format("cannot create output folder \"{}\": {}", dir_.string(), ec.message()));
@@ -60,6 +61,8 @@ void ResultFolder::write(const report::RunResult& result) const {
             if (any_queues) write_file("queues.csv", report::queues_csv(result));
         }
     }
+    // For people rather than programs, so not one of outputs.formats.
+    if (html_ && !result.variants.empty()) write_file("report.html", report::html_report(result));
 }
 
 void ResultFolder::write_file(const std::string& name, const std::string& text) const {

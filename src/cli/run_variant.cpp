@@ -1,9 +1,7 @@
 #include "cli/run_variant.hpp"
 
-#include "cli/fault_results.hpp"
+#include "cli/fault_setup.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/traffic_results.hpp"
-#include "cli/training_results.hpp"
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
 #include "fabric/ideal/ideal_network.hpp"
@@ -14,6 +12,9 @@
 #include "fabric/topology_builder.hpp"
 #include "flow/cuda_device.hpp"
 #include "flow/flow_network.hpp"
+#include "report/entry_figures.hpp"
+#include "report/fault_figures.hpp"
+#include "report/traffic_figures.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/workload_graph.hpp"
 
@@ -135,41 +136,6 @@ private:
     const Network* checked_;
 };
 
-// Flows are the point-to-point entries (transfers, traffic); a collective's sends are not flows.
-std::vector<report::TransferResult> transfers_of(const scenario::ScenarioSpec& spec, const workloads::Executor& executor,
-                                                 const Network& network) {
-    std::vector<bool> flow_entries;
-    for (const auto& e : spec.workload) flow_entries.push_back(std::holds_alternative<scenario::TransferSpec>(e.kind) ||
-                               std::holds_alternative<scenario::TrafficSpec>(e.kind));
-    std::vector<report::TransferResult> out;
-    const auto& ops = executor.graph().ops();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        const auto& op = ops[i];
-        const auto& t = executor.op_timings()[i];
-        if (op.kind != workloads::OpKind::send || !flow_entries[op.entry]) continue;  // unfinished ones too
-        Message m;
-        m.src = op.src;
-        m.dst = op.dst;
-        m.size = op.size;
-        out.push_back({executor.graph().entries()[op.entry].name, op.src.value(), op.dst.value(), op.size,
-                       t.start, t.finish, network.unloaded_time(m)});
-    }
-    return out;
-}
-
-std::vector<report::CollectiveResult> collectives_of(const std::vector<workloads::PlannedCollective>& planned,
-                                                    const workloads::Executor& executor) {
-    std::vector<report::CollectiveResult> out;
-    for (const auto& c : planned) {
-        const workloads::CollectivePlan& plan = c.program->plan();
-        for (const auto& m : workloads::measure(plan, c.program->spans()))
-            out.push_back({executor.graph().entries()[c.entry].name, std::string(workloads::to_string(plan.op)),
-                           std::string(workloads::to_string(m.algorithm)), m.choice, plan.ranks, m.channels,
-                           m.size, m.time, m.algbw_GBps, m.busbw_GBps});
-    }
-    return out;
-}
-
 // Why a run that ended without its work done ended so (a sentence for the console).
 std::string unfinished_problem(std::size_t unfinished, std::size_t total, Time at) {
     return fmt::format("{} of {} ops never finished: nothing was left to simulate at {} (a message was lost "
@@ -220,10 +186,10 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
     r.flow_backend = model.flow_backend;
-    r.transfers = transfers_of(spec, executor, *network);
-    r.collectives = collectives_of(workload.collectives, executor);
-    r.traffic = traffic_results(spec, workload.traffic, executor, *network);
-    r.training = training_results(spec, workload.training, executor, *network);
+    r.transfers = report::transfer_results(spec, executor, *network);
+    r.collectives = report::collective_results(workload.collectives, executor);
+    r.traffic = report::traffic_results(workload.traffic, executor, *network);
+    r.training = report::training_results(workload.training, executor, spec.cluster);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     if (r.unfinished_ops == 0) {
         r.makespan = executor.last_finish();
@@ -245,7 +211,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.ports = network->port_reports();
     r.qp_rates = network->qp_rates();
     r.queues = network->queue_series();
-    r.faults = fault_results(spec, model.injector.get(), sim.now(), r.ports);
+    r.faults = report::fault_results(spec, model.injector.get(), sim.now(), r.ports);
     r.cost = sim.cost();
     return r;
 }

@@ -173,7 +173,7 @@ hash=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" "$DIR/jobs.txt")
 out="$DIR/results/$hash"
 if [ -s "$out/summary.csv" ]; then echo "done before: $hash"; exit 0; fi
 rm -rf "$out.partial"
-"$FABRICSIM" run "$DIR/jobs/$hash.yaml" --out "$out.partial" --quiet -j 1
+"$FABRICSIM" run "$DIR/jobs/$hash.yaml" --out "$out.partial" --quiet -j 1 --no-html
 status=$?
 # A finished run (0) or one that finished with problems (3) is a result; anything else is retried.
 if [ $status -eq 0 ] || [ $status -eq 3 ]; then rm -rf "$out"; mv "$out.partial" "$out"; fi

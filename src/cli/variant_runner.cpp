@@ -1,8 +1,8 @@
 #include "cli/variant_runner.hpp"
 
-#include "cli/fault_results.hpp"
 #include "cli/progress_bar.hpp"
 #include "core/errors.hpp"
+#include "report/fault_figures.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -80,7 +80,7 @@ void run_variants(const std::vector<const scenario::Variant*>& variants, const R
                     VariantOptions quiet = options;
                     quiet.progress = {};
                     quiet.building = {};
-                    result.baseline = compare_with_baseline(result, run_variant(clean, quiet));
+                    result.baseline = report::compare_with_baseline(result, run_variant(clean, quiet));
                 }
                 std::lock_guard<std::mutex> hold(lock);
                 bar.reset();

@@ -18,6 +18,21 @@ std::string sig3(double v) {
     return s;
 }
 
+std::string si_count(double v) {
+    static constexpr std::array<const char*, 4> prefixes{"k", "M", "G", "T"};
+    if (!std::isfinite(v) || std::fabs(v) < 999.5) return sig3(v);
+    double x = v;
+    std::size_t i = 0;
+    x /= 1e3;
+    // 999.6 k prints as "1.00 M", not "1000 k".
+    while (std::fabs(x) >= 999.5 && i + 1 < prefixes.size()) {
+        x /= 1e3;
+        ++i;
+    }
+    // Just under the next prefix (999.6 k = 0.9996 M): two decimals, as for 1.00 to 9.99.
+    return fmt::format("{} {}", std::fabs(x) < 1 ? fmt::format("{:.2f}", x) : sig3(x), prefixes[i]);
+}
+
 std::string human(Bytes b) {
     const std::int64_t v = b.count();
     const double mag = std::fabs(static_cast<double>(v));

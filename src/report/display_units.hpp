@@ -18,5 +18,8 @@ std::string money(double amount, const std::string& currency);  // "$1,234,567" 
 std::string power(double watts);   // "850 W", "12.3 kW", "1.05 MW"
 // Three significant digits, no exponent: 0.000123 -> "0.000123", 1234 -> "1234", 12.34 -> "12.3".
 std::string sig3(double v);
+// A count or rate with an SI prefix and three digits: 830 -> "830", 140000 -> "140 k",
+// 30289732 -> "30.3 M" (events/s, calls/s: "1.4e+05" reads badly).
+std::string si_count(double v);
 
 }  // namespace fabricsim::report

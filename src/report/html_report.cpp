@@ -2,6 +2,7 @@
 
 #include "report/d3_source.hpp"
 #include "report/display_units.hpp"
+#include "report/scenario_value.hpp"
 
 #include <algorithm>
 #include <map>
@@ -431,6 +432,18 @@ std::string html_report(const std::string& title, const Comparison& table,
     out += kCharts;
     out += "</script>\n</body>\n</html>\n";
     return out;
+}
+
+std::string html_report(const RunResult& result) {
+    std::vector<const VariantResult*> variants;
+    std::vector<std::string> names;
+    for (const VariantResult& v : result.variants) {
+        variants.push_back(&v);
+        names.push_back(v.name);
+    }
+    std::string title = text_at(result.scenario, "name");
+    if (title.empty()) title = result.scenario_file;
+    return html_report(title, compare(variants, names), variants, names);
 }
 
 }  // namespace fabricsim::report

@@ -1,4 +1,4 @@
-// The HTML report of `fabricsim compare` (and `run`, docs/REPORTS.md): one self-contained file
+// The HTML report of `fabricsim compare` and `fabricsim run` (docs/REPORTS.md): one self-contained file
 // (no network fetch: the charting library, D3 3.5.17 from Debian's libjs-d3, is inlined) with
 // the comparison table and SVG plots drawn by D3:
 //   busbw against message size (nccl-tests' axes: size in bytes, log scale; busbw in GB/s),
@@ -21,6 +21,10 @@ namespace fabricsim::report {
 
 std::string html_report(const std::string& title, const Comparison& table,
                         const std::vector<const VariantResult*>& variants, const std::vector<std::string>& names);
+
+// The page for one `fabricsim run` (report.html in its results folder): the same report as
+// `compare` writes, a column per variant of the run by its name, titled by the scenario's name.
+std::string html_report(const RunResult& result);
 
 // The ids of the plots html_report() draws for these variants, in page order.
 std::vector<std::string> html_plot_ids(const std::vector<const VariantResult*>& variants);

@@ -4,13 +4,16 @@
 #include "report/display_units.hpp"
 #include "report/scenario_value.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace fabricsim::report {
 
 namespace {
 SummaryMetric time_metric(std::string name, std::string label, Time t) {
-    return {std::move(name), std::move(label), t.seconds(), to_string(t)};
+    return {std::move(name), std::move(label), t.seconds(), human(t)};
 }
 SummaryMetric count_metric(std::string name, std::string label, std::int64_t n) {
     return {std::move(name), std::move(label), static_cast<double>(n), fmt::format("{}", n)};
@@ -36,13 +39,14 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back(time_metric("simulated_s", "simulated until", v.makespan));
     }
     m.push_back(count_metric("unfinished_ops", "unfinished ops", v.unfinished_ops));
+    m.back().console = v.unfinished_ops != 0;  // "result complete" says it when none is left
     // Flows are the transfer and traffic entries: a run of collectives or training has none, and
     // "flows 0, FCT p50 0ps" would say nothing (issue #15).
     if (!v.transfers.empty()) {
         m.push_back(count_metric("flows", "flows", flows.count));
         m.push_back(time_metric("fct_p50_s", "FCT p50", flows.fct_p50));
         m.push_back(time_metric("fct_p99_s", "FCT p99", flows.fct_p99));
-        m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, fmt::format("{:.3f}", flows.slowdown_p99)});
+        m.push_back({"slowdown_p99", "slowdown p99", flows.slowdown_p99, sig3(flows.slowdown_p99)});
     }
     for (const auto& c : v.collectives) {
         const std::string what = fmt::format("{} {}", c.name, to_string(c.bytes));
@@ -56,16 +60,23 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
     }
     for (const auto& t : v.traffic) {
         m.push_back(time_metric(t.name + "_fct_p99_s", t.name + " FCT p99", t.fct_p99));
+        // With this entry the only one that has flows, it is the FCT p99 row above.
+        m.back().console = !std::all_of(v.transfers.begin(), v.transfers.end(),
+                                        [&](const TransferResult& f) { return f.name == t.name; });
         if (t.has_load)
-            m.push_back({t.name + "_achieved_load", t.name + " load", t.achieved_load, fmt::format("{:.3f}", t.achieved_load)});
+            // A fraction of what the senders could inject (traffic_result.hpp): a percentage to read.
+            m.push_back({t.name + "_achieved_load", t.name + " achieved load", t.achieved_load,
+                         fmt::format("{} %", sig3(t.achieved_load * 100))});
         if (t.gpu_pool) {
             m.push_back(time_metric(t.name + "_added_latency_s", t.name + " added latency", t.added_latency_mean));
-            m.push_back({t.name + "_calls_per_s", t.name + " calls/s", t.calls_per_s, fmt::format("{:.4g}", t.calls_per_s)});
+            m.push_back({t.name + "_calls_per_s", t.name + " calls/s", t.calls_per_s, si_count(t.calls_per_s)});
         }
     }
     for (const auto& t : v.training) {
         m.push_back(time_metric(t.name + "_iteration_time_s", t.name + " iteration", t.iteration_time));
         m.push_back(time_metric(t.name + "_compute_s", t.name + " compute", t.compute));
+        // With it the three rows add up to the iteration (compute + bubble + exposed comm).
+        m.push_back(time_metric(t.name + "_bubble_s", t.name + " pipeline bubble", t.bubble));
         m.push_back(time_metric(t.name + "_exposed_comm_s", t.name + " exposed comm", t.exposed_total()));
         m.push_back({t.name + "_tflops_per_gpu", t.name + " TFLOP/s per GPU", t.tflops_per_gpu(),
                      fmt::format("{:.1f}", t.tflops_per_gpu())});
@@ -90,8 +101,9 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
                      human(v.fabric.max_queue)});
     }
     m.push_back(count_metric("events", "events", static_cast<std::int64_t>(v.cost.events)));
-    m.push_back({"wall_s", "wall time", v.cost.wall_s, fmt::format("{:.3f}s", v.cost.wall_s)});
-    m.push_back({"events_per_s", "events/s", v.cost.events_per_s, fmt::format("{:.3g}", v.cost.events_per_s)});
+    // Wall seconds shown as a time: a short run's "0.00000840 s" reads as "8.40 µs".
+    m.push_back({"wall_s", "wall time", v.cost.wall_s, human(Time::ps(std::llround(v.cost.wall_s * 1e12)))});
+    m.push_back({"events_per_s", "events/s", v.cost.events_per_s, si_count(v.cost.events_per_s)});
     return m;
 }
 

@@ -26,10 +26,12 @@ std::string summary_table(const RunResult& result) {
     if (result.variants.empty()) return {};
     // Variants may run different workloads: the rows are every metric any variant has, keyed
     // by name; one a variant adds goes after that variant's previous metric. A variant without
-    // a metric shows kMissing.
+    // a metric shows kMissing. A row no variant shows on the console (SummaryMetric::console)
+    // is left out; one that some variant shows is shown for all that have it.
     struct Row {
         std::string name, label;
         std::vector<const std::string*> cells;  // per variant; nullptr: missing
+        bool shown = false;
     };
     std::vector<std::vector<SummaryMetric>> columns;
     for (const auto& v : result.variants) columns.push_back(summary_metrics(v));
@@ -42,16 +44,19 @@ std::string summary_table(const RunResult& result) {
                 it = rows.insert(rows.begin() + static_cast<std::ptrdiff_t>(std::min(after, rows.size())),
                                  Row{m.name, m.label, std::vector<const std::string*>(columns.size(), nullptr)});
             it->cells[c] = &m.display;
+            it->shown = it->shown || m.console;
             after = static_cast<std::size_t>(it - rows.begin()) + 1;
         }
     }
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [](const Row& r) { return !r.shown; }), rows.end());
 
     std::size_t label_width = 0;
     for (const auto& r : rows) label_width = std::max(label_width, width(r.label));
     std::vector<std::size_t> widths;
     for (std::size_t c = 0; c < columns.size(); ++c) {
         std::size_t w = std::max(width(result.variants[c].name), width(kMissing));
-        for (const auto& m : columns[c]) w = std::max(w, width(m.display));
+        for (const auto& r : rows)
+            if (r.cells[c] != nullptr) w = std::max(w, width(*r.cells[c]));
         widths.push_back(w);
     }
 

@@ -6,6 +6,7 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/input_limits.hpp"
 #include "scenario/source_files.hpp"
+#include "scenario/traffic_sender_rate.hpp"
 
 #include <fmt/format.h>
 
@@ -98,12 +99,6 @@ StorageOperation operation_of(const std::string& s) {
 }
 
 }  // namespace
-
-Bandwidth traffic_sender_rate(const ClusterSpec& cluster) {
-    const Bandwidth line = cluster.server.nic.line_rate;
-    const Bandwidth share = line * cluster.server.nics / cluster.server.ranks();
-    return std::min(line, share);
-}
 
 const std::vector<std::string>& traffic_keys() {
     static const std::vector<std::string> keys = [] {

@@ -19,10 +19,6 @@ const std::vector<std::string>& traffic_keys();
 std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_node, const std::string& path,
                                             const ClusterSpec* cluster, Issues& issues);
 
-// The rate a rank can inject into the fabric: its share of its server's NICs, at most one
-// NIC's line rate. Poisson's `load` is a fraction of it.
-Bandwidth traffic_sender_rate(const ClusterSpec& cluster);
-
 // At most this many flows per entry (a guard against a typo that asks for billions).
 inline constexpr std::int64_t kMaxTrafficFlows = 10'000'000;
 

@@ -1,7 +1,7 @@
 #include "workloads/traffic.hpp"
 
 #include "core/errors.hpp"
-#include "scenario/validate_traffic.hpp"
+#include "scenario/traffic_sender_rate.hpp"
 #include "workloads/rank_layout.hpp"
 
 #include <algorithm>

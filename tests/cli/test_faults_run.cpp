@@ -2,7 +2,7 @@
 // ideal model: its training iteration against the same run without it, by the 1F1B closed form.
 #include <catch2/catch.hpp>
 
-#include "cli/fault_results.hpp"
+#include "report/fault_figures.hpp"
 #include "cli_harness.hpp"
 #include "cli/run_variant.hpp"
 #include "scenario/loader.hpp"
@@ -46,7 +46,7 @@ faults:
     REQUIRE(slow.faults.size() == 1);
     CHECK(slow.faults[0].kind == "straggler");
     CHECK(slow.faults[0].target == "rank 1 (2x slower)");
-    const auto rows = cli::compare_with_baseline(slow, healthy);
+    const auto rows = report::compare_with_baseline(slow, healthy);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].what == "training job iteration");
     CHECK(rows[0].slowdown() == Approx(17.0 / 9.0).epsilon(1e-3));

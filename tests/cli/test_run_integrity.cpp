@@ -211,7 +211,7 @@ TEST_CASE("a results folder keeps no result file of an earlier run and no tempor
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(out.path())) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
-    CHECK(names == std::vector<std::string>{"notes.txt", "result.json", "summary.csv", "transfers.csv"});
+    CHECK(names == std::vector<std::string>{"notes.txt", "report.html", "result.json", "summary.csv", "transfers.csv"});
     CHECK(read_file(out.path() / "notes.txt") == "mine");
     CHECK(Json::parse(read_file(out.path() / "result.json"))["complete"] == true);
 }
@@ -227,7 +227,7 @@ TEST_CASE("the default results folder is one safe folder under results/", "[cli]
     CHECK(default_results_dir("") == fs::path("results") / "scenario");
 }
 
-TEST_CASE("run --variant runs only the named variants; an unknown name is exit 2 with the names", "[cli][integrity]") {
+TEST_CASE("run --variant runs only the named variants, and an unknown name is exit 2 with the names", "[cli][integrity]") {
     TempDir out("select");
     const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-200g --out " + out.path().string());
     REQUIRE(r.exit_code == 0);

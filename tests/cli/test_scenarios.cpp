@@ -86,7 +86,7 @@ TEST_CASE("faults-leaf-spine.yaml: each fault's damage in result.json, and the s
     CHECK(storm["unfinished_ops"] == 0);
 }
 
-TEST_CASE("custom-400g-uplink.yaml: the 8-to-1 incast shares host 9's 100G port; the victim beside it, by hand",
+TEST_CASE("custom-400g-uplink.yaml: the 8-to-1 incast shares host 9's 100G port, and the victim beside it, by hand",
           "[scenarios][custom]") {
     scenario::LoadOptions options;
     for (const auto& d : cli::config_dirs()) options.config_dirs.emplace_back(d);

@@ -1,7 +1,7 @@
 // `fabricsim sweep` end to end on the shipped sweep scenarios/sweeps/allreduce-nic-speed.yaml:
 // one row per grid point, the ring's busbw at 1 GiB following the NICs' line rate (its header's
-// closed form), a rerun that runs nothing, and the Slurm array's job scripts run by hand (no
-// Slurm on the test machines) then gathered with --collect.
+// closed form), a rerun that runs nothing, and the Slurm array's job scripts run by hand then
+// gathered with --collect (tools/check_slurm_sweep.sh submits the same array to a real Slurm).
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"

@@ -1,9 +1,9 @@
-#include "cli/traffic_results.hpp"
+#include "report/traffic_figures.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace fabricsim::cli {
+namespace fabricsim::report {
 
 namespace {
 
@@ -20,11 +20,11 @@ T nearest_rank(std::vector<T>& values, double q) {
 
 }  // namespace
 
-report::TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads::Executor& executor,
-                                     const Network& network) {
+TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads::Executor& executor,
+                             const Network& network) {
     const auto& ops = executor.graph().ops();
     const auto& timings = executor.op_timings();
-    report::TrafficResult r;
+    TrafficResult r;
     r.name = executor.graph().entries()[plan.entry].name;
     r.pattern = kPatterns[static_cast<int>(plan.pattern)];
     r.start = Time::max();
@@ -100,12 +100,11 @@ report::TrafficResult traffic_result(const workloads::TrafficPlan& plan, const w
     return r;
 }
 
-std::vector<report::TrafficResult> traffic_results(const scenario::ScenarioSpec& /*spec*/,
-                                                   const std::vector<workloads::TrafficPlan>& plans,
-                                                   const workloads::Executor& executor, const Network& network) {
-    std::vector<report::TrafficResult> out;
+std::vector<TrafficResult> traffic_results(const std::vector<workloads::TrafficPlan>& plans,
+                                           const workloads::Executor& executor, const Network& network) {
+    std::vector<TrafficResult> out;
     for (const auto& p : plans) out.push_back(traffic_result(p, executor, network));
     return out;
 }
 
-}  // namespace fabricsim::cli
+}  // namespace fabricsim::report

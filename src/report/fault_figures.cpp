@@ -1,4 +1,4 @@
-#include "cli/fault_results.hpp"
+#include "report/fault_figures.hpp"
 
 #include "core/units_format.hpp"
 
@@ -8,32 +8,19 @@
 #include <string>
 #include <utility>
 
-namespace fabricsim::cli {
+namespace fabricsim::report {
 
-bool has_network_faults(const scenario::ScenarioSpec& spec) {
-    for (const auto& f : spec.faults)
-        if (f.kind != scenario::FaultKind::straggler) return true;
-    return false;
-}
-
-std::vector<workloads::Straggler> stragglers_of(const scenario::ScenarioSpec& spec) {
-    std::vector<workloads::Straggler> out;
-    for (const auto& f : spec.faults)
-        if (f.kind == scenario::FaultKind::straggler) out.push_back({f.rank, f.at, f.end(), f.slowdown});
-    return out;
-}
-
-std::vector<report::FaultResult> fault_results(const scenario::ScenarioSpec& spec, const fabric::FaultInjector* injector,
-                                               Time run_end, const std::vector<PortReport>& ports) {
+std::vector<FaultResult> fault_results(const scenario::ScenarioSpec& spec, const fabric::FaultInjector* injector,
+                                       Time run_end, const std::vector<PortReport>& ports) {
     std::set<std::pair<std::string, std::string>> paused;  // a port: (from, to), any class
     for (const auto& p : ports)
         if (p.paused > Time::zero()) paused.emplace(p.from, p.to);
     std::vector<fabric::FaultDamage> damage;
     if (injector != nullptr) damage = injector->damage();
-    std::vector<report::FaultResult> out;
+    std::vector<FaultResult> out;
     std::size_t next = 0;  // the injector keeps the network faults in the scenario's order
     for (const auto& f : spec.faults) {
-        report::FaultResult r;
+        FaultResult r;
         r.name = f.name;
         r.kind = std::string(scenario::to_string(f.kind));
         if (f.kind == scenario::FaultKind::straggler) {
@@ -56,9 +43,8 @@ std::vector<report::FaultResult> fault_results(const scenario::ScenarioSpec& spe
     return out;
 }
 
-std::vector<report::SlowdownRow> compare_with_baseline(const report::VariantResult& with,
-                                                       const report::VariantResult& without) {
-    std::vector<report::SlowdownRow> rows;
+std::vector<SlowdownRow> compare_with_baseline(const VariantResult& with, const VariantResult& without) {
+    std::vector<SlowdownRow> rows;
     for (const auto& c : with.collectives)
         for (const auto& b : without.collectives)
             if (b.name == c.name && b.bytes == c.bytes) {
@@ -75,4 +61,4 @@ std::vector<report::SlowdownRow> compare_with_baseline(const report::VariantResu
     return rows;
 }
 
-}  // namespace fabricsim::cli
+}  // namespace fabricsim::report
