@@ -2,8 +2,9 @@
 
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
-#include "scenario/describe_infiniband.hpp"
-#include "scenario/describe_roce.hpp"
+#include "scenario/infiniband_keys.hpp"
+#include "scenario/roce_keys.hpp"
+#include "scenario/simulation_keys.hpp"
 #include "scenario/field_readers.hpp"
 
 #include <limits>
@@ -14,26 +15,6 @@ namespace {
 
 Value text(std::string s) { return Value{std::move(s)}; }
 Value integer(std::int64_t v) { return Value{v}; }
-
-Value simulation(const SimulationSpec& s) {
-    Value::Map ideal{{"latency", text(to_string(s.ideal.latency))}};
-    Value out{Value::Map{
-        {"model", text(s.model == NetworkModel::packet ? "packet" : s.model == NetworkModel::flow ? "flow" : "ideal")},
-        {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
-        {"ideal", Value{std::move(ideal)}},
-        {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))},
-                                    {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))},
-                                    {"cut_through", Value{s.packet.cut_through}}}}},
-    }};
-    // Only where it matters, so scenarios of the other models resolve as they always did.
-    if (s.model == NetworkModel::flow || s.flow_backend != FlowBackend::cpu)
-        std::get<Value::Map>(out.v).insert(
-            std::get<Value::Map>(out.v).begin() + 1,
-            Value::Member{"flow_backend", text(s.flow_backend == FlowBackend::cuda        ? "cuda"
-                                               : s.flow_backend == FlowBackend::automatic ? "auto"
-                                                                                          : "cpu")});
-    return out;
-}
 
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
 
@@ -291,7 +272,7 @@ Value describe(const ScenarioSpec& spec) {
         {"name", text(spec.name)},
         {"description", text(spec.description)},
         {"seed", seed(spec.seed)},
-        {"simulation", simulation(spec.simulation)},
+        {"simulation", describe_simulation(spec.simulation)},
         {"cluster", cluster(spec.cluster)},
         {"workload", workload(spec.workload)},
         {"outputs", outputs(spec.outputs)},
