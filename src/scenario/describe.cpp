@@ -3,6 +3,7 @@
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/nic_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
 #include "scenario/field_readers.hpp"
@@ -25,16 +26,6 @@ void add_preset(Value::Map& m, const std::string& preset) {
     if (!preset.empty()) m.push_back({"preset", text(preset)});
 }
 
-Value nic(const NicSpec& n) {
-    Value::Map m;
-    add_preset(m, n.preset);
-    m.push_back({"line_rate", text(to_string(n.line_rate))});
-    m.push_back({"pcie_generation", integer(n.pcie_generation)});
-    m.push_back({"pcie_lanes", integer(n.pcie_lanes)});
-    m.push_back({"qps_per_connection", integer(n.qps_per_connection)});
-    m.push_back({"receive_buffer", text(to_string(n.receive_buffer))});
-    return Value{std::move(m)};
-}
 
 Value server(const ServerSpec& s) {
     Value::List split;
@@ -56,9 +47,9 @@ Value server(const ServerSpec& s) {
                              {"switches", integer(s.pcie.switches)},
                          }}});
     m.push_back({"nics", integer(s.nics)});
-    m.push_back({"nic", nic(s.nic)});
+    m.push_back({"nic", describe_nic(s.nic)});
     m.push_back({"storage_nics", integer(s.storage_nics)});
-    m.push_back({"storage_nic", nic(s.storage_nic)});
+    m.push_back({"storage_nic", describe_nic(s.storage_nic)});
     return Value{std::move(m)};
 }
 
@@ -141,7 +132,7 @@ Value cluster(const ClusterSpec& c) {
         Value::Map storage = fabric(c.storage_fabric.fabric);
         storage.push_back({"storage_nodes", integer(c.storage_fabric.storage_nodes)});
         storage.push_back({"nics_per_storage_node", integer(c.storage_fabric.nics_per_storage_node)});
-        storage.push_back({"storage_node_nic", nic(c.storage_fabric.storage_node_nic)});
+        storage.push_back({"storage_node_nic", describe_nic(c.storage_fabric.storage_node_nic)});
         m.push_back({"storage_fabric", Value{std::move(storage)}});
     }
     // Absent: no storage nodes on the compute fabric.
@@ -149,7 +140,7 @@ Value cluster(const ClusterSpec& c) {
         m.push_back({"storage", Value{Value::Map{
                                     {"nodes", integer(c.storage.nodes)},
                                     {"nics_per_node", integer(c.storage.nics_per_node)},
-                                    {"nic", nic(c.storage.nic)},
+                                    {"nic", describe_nic(c.storage.nic)},
                                 }}});
     }
     // Absent: no GPU-pool client hosts.
@@ -157,7 +148,7 @@ Value cluster(const ClusterSpec& c) {
         m.push_back({"clients", Value{Value::Map{
                                     {"nodes", integer(c.clients.nodes)},
                                     {"nics_per_node", integer(c.clients.nics_per_node)},
-                                    {"nic", nic(c.clients.nic)},
+                                    {"nic", describe_nic(c.clients.nic)},
                                 }}});
     }
     return Value{std::move(m)};

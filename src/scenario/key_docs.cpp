@@ -49,6 +49,7 @@ std::string models(unsigned consumers) {
 
 std::string default_cell(const KeyInfo& k) {
     if (!k.default_doc.empty()) return k.default_doc;
+    if (std::holds_alternative<std::monostate>(k.default_value.v)) return "none";  // printed only when given
     return fmt::format("`{}`", inline_text(k.default_value));
 }
 

@@ -1,6 +1,7 @@
 #include "scenario/key_table.hpp"
 
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/nic_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
 
@@ -33,7 +34,7 @@ bool SectionRead::ok(std::string_view rel) const {
 }
 
 std::vector<const TableInfo*> declared_sections() {
-    return {&simulation_table(), &roce_table(), &infiniband_table()};
+    return {&simulation_table(), &nic_table(), &roce_table(), &infiniband_table()};
 }
 
 namespace {
@@ -42,37 +43,54 @@ std::string_view model_name(unsigned consumer) {
     return consumer == kIdeal ? "ideal" : consumer == kPacket ? "packet" : "flow";
 }
 
-// The keys of `map` (at `path`) that `table` declares and `model` does not read.
-void warn_section(const Node& map, const std::string& path, const TableInfo& table, unsigned model,
-                  Issues& warnings) {
+const Value* member(const Value* map, std::string_view key) {
+    const auto* m = map != nullptr ? std::get_if<Value::Map>(&map->v) : nullptr;
+    if (m == nullptr) return nullptr;
+    for (const auto& [k, v] : *m)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+// The keys of `map` (at `path`) that `table` declares, `model` does not read and whose value
+// (in `resolved`, the printed section) is not the default: a file that spells out the
+// defaults, as `validate --print` writes one, has nothing to warn about.
+void warn_section(const Node& map, const Value* resolved, const std::string& path, const TableInfo& table,
+                  unsigned model, Issues& warnings) {
+    static const Value kUnset;
     for (const Entry& e : map.entries) {
         const auto k = std::find_if(table.keys.begin(), table.keys.end(), [&](const KeyInfo& i) { return i.name == e.key; });
         if (k == table.keys.end()) continue;  // an unknown key is an error elsewhere
         const std::string at = key_path(path, e.key);
+        const Value* value = member(resolved, e.key);
         if ((k->consumers & model) == 0) {
-            warnings.add(e.key_location, at,
-                         fmt::format("the {} model does not read this key; it has no effect", model_name(model)));
+            if (!(*(value != nullptr ? value : &kUnset) == k->default_value))
+                warnings.add(e.key_location, at,
+                             fmt::format("the {} model does not read this key; it has no effect", model_name(model)));
             continue;
         }
-        if (k->section != nullptr && e.value.is_mapping()) warn_section(e.value, at, *k->section, model, warnings);
+        if (k->section != nullptr && e.value.is_mapping())
+            warn_section(e.value, value, at, *k->section, model, warnings);
     }
 }
 
 }  // namespace
 
-void warn_unread_keys(const Node& root, NetworkModel network, Issues& warnings) {
+void warn_unread_keys(const Node& root, const Value& resolved, NetworkModel network, Issues& warnings) {
     const unsigned model = network == NetworkModel::packet ? kPacket : network == NetworkModel::flow ? kFlow : kIdeal;
     for (const TableInfo* table : declared_sections()) {
-        // The section's node, found along its path.
+        // The section's node and printed value, found along its path.
         const Node* at = &root;
+        const Value* value = &resolved;
         std::string_view rest = table->path;
         while (at != nullptr && !rest.empty()) {
             const auto dot = rest.find('.');
-            at = at->is_mapping() ? at->find(rest.substr(0, dot)) : nullptr;
+            const std::string_view part = rest.substr(0, dot);
+            at = at->is_mapping() ? at->find(part) : nullptr;
+            value = member(value, part);
             rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
         }
         if (at == nullptr || !at->is_mapping()) continue;
-        warn_section(*at, table->path, *table, model, warnings);
+        warn_section(*at, value, table->path, *table, model, warnings);
     }
 }
 

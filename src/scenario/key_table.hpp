@@ -190,8 +190,9 @@ Value print_table(const Table<S, Ctx>& table, const S& spec) {
 // The sections declared in tables (key_catalog.cpp), in the order the docs list them.
 std::vector<const TableInfo*> declared_sections();
 
-// Every key `root` sets that the model it names does not read: a located warning each
-// ("cluster.roce.pfc.xoff: the ideal model does not read this key").
-void warn_unread_keys(const Node& root, NetworkModel model, Issues& warnings);
+// Every key `root` sets to other than its default (`resolved`: the validated scenario as
+// describe() prints it) that `model` does not read: a located warning each
+// ("cluster.roce.pfc: the ideal model does not read this key; it has no effect").
+void warn_unread_keys(const Node& root, const Value& resolved, NetworkModel model, Issues& warnings);
 
 }  // namespace fabricsim::scenario

@@ -195,6 +195,11 @@ Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
             [keyword](const std::optional<Time>& v) { return print_or(v, keyword); }};
 }
 
+Field<Bandwidth> rate() {
+    return {TypeDoc{"rate > 0", kUnitJson, {}, {}, {}}, read_bandwidth,
+            [](const Bandwidth& b) { return text(to_string(b)); }};
+}
+
 Field<std::optional<Bandwidth>> rate_or_auto() {
     return {TypeDoc{"rate > 0, or `auto`", kUnitJson, {}, {}, {}},
             [](const Node& n, const std::string& path, Issues& issues) {

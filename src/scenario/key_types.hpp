@@ -29,6 +29,7 @@ Field<Time> time(Zero zero);
 Field<std::optional<Time>> time_or(const char* keyword, Zero zero);
 // A per-hop latency, held to kMaxDelay.
 Field<Time> delay(Zero zero);
+Field<Bandwidth> rate();
 Field<std::optional<Bandwidth>> rate_or_auto();
 
 // One of `words`, each naming a value of E.

@@ -115,11 +115,11 @@ LoadedScenario load_scenario_text(const std::string& text, const std::string& fi
         for (const auto& o : sets) apply_override(tree, o, issues);
         presets.expand(tree, issues);
         ScenarioSpec spec = validate_scenario(tree, issues);
+        Value resolved = describe(spec);
         Issues warnings;
-        if (issues.empty()) warn_unread_keys(tree, spec.simulation.model, warnings);
+        if (issues.empty()) warn_unread_keys(tree, resolved, spec.simulation.model, warnings);
         variant_issues.push_back(VariantIssues{def.name, issues.take()});
         variant_warnings.push_back(VariantIssues{def.name, warnings.take()});
-        Value resolved = describe(spec);
         out.variants.push_back(Variant{def.name, std::move(spec), std::move(resolved)});
     }
 

@@ -119,11 +119,23 @@ TEST_CASE("a key the chosen model does not read is a located warning, not an err
 }
 
 TEST_CASE("a warning found in only some variants names them", "[loader][keys]") {
-    const std::string text = scenario_text("simulation: { model: packet }\n", "  roce: { lossless: true }\n") +
+    const std::string text = scenario_text("simulation: { model: packet }\n", "  roce: { lossless: false }\n") +
                              "variants:\n  packet: {}\n  ideal: { simulation.model: ideal }\n";
     CHECK(warnings_of(text) ==
           std::vector<std::string>{"w.yaml:5:11: cluster.roce.lossless: the ideal model does not read this key; it "
                                    "has no effect (variant \"ideal\")"});
+}
+
+TEST_CASE("a key set to its default is no warning, so a resolved scenario reads back without any", "[loader][keys]") {
+    // `validate --print` spells out every key, cluster.roce and cluster.infiniband included,
+    // whatever the model: read back under the ideal model it must load as quietly as the file it
+    // came from, while a value that differs from the default is still reported.
+    CHECK(warnings_of(scenario_text("", "  roce: { pfc: { xoff: auto }, header_bytes: 82 }\n")).empty());
+    const auto loaded = load_scenario_text(scenario_text("", "  infiniband: { virtual_lanes: 2 }\n"), "w.yaml", {});
+    REQUIRE(loaded.warnings.empty());
+    const std::string resolved = to_yaml(loaded.variants.front().resolved);
+    REQUIRE(resolved.find("roce:") != std::string::npos);
+    CHECK(warnings_of(resolved).empty());
 }
 
 TEST_CASE("the JSON Schema names every key the shipped scenarios write", "[loader][keys][docs]") {
