@@ -114,7 +114,9 @@ scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {
     for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
     options.sets = args.sets;
     options.seed = args.seed;
-    return scenario::load_scenario(args.file, options);
+    scenario::LoadedScenario loaded = scenario::load_scenario(args.file, options);
+    for (const ConfigIssue& warning : loaded.warnings) fmt::print(stderr, "fabricsim: warning: {}\n", warning.str());
+    return loaded;
 }
 
 fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {

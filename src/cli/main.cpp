@@ -1,6 +1,7 @@
 // fabricsim: the command line. The only place that prints errors and chooses exit codes.
 #include "cli/commands.hpp"
 #include "cli/compare_command.hpp"
+#include "cli/docs_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
@@ -71,6 +72,17 @@ int main(int argc, char** argv) {
     add_scenario_options(*validate_cmd, validate);
     validate_cmd->add_flag("--print", print, "Print every variant with defaults and presets applied, as YAML");
 
+    DocsArgs docs;
+    auto* docs_cmd = app.add_subcommand("docs", "Print what is generated from the scenario key declarations: "
+                                                "docs/SCENARIO.md's key tables or a JSON Schema");
+    auto* docs_keys = docs_cmd->add_flag("--keys", docs.keys, "The key reference tables of docs/SCENARIO.md (markdown)");
+    auto* docs_schema = docs_cmd->add_flag("--json-schema", docs.json_schema,
+                                           "A JSON Schema of the scenario format, for editors (VS Code's YAML extension)");
+    docs_cmd->add_option("--update", docs.update, "With --keys: rewrite the generated tables in this file in place")
+        ->needs(docs_keys);
+    docs_keys->excludes(docs_schema);
+    docs_cmd->require_option(1, 2);
+
     TopoArgs topo;
     auto* topo_cmd = app.add_subcommand("topo", "Build each variant's cluster and print its switches, cables, bisection, "
                                                 "diameter and latency");
@@ -137,6 +149,7 @@ int main(int argc, char** argv) {
         if (*plan_cmd) return plan_command(plan);
         if (*compare_cmd) return compare_command(compare);
         if (*sweep_cmd) return sweep_command(sweep);
+        if (*docs_cmd) return docs_command(docs);
     } catch (const std::exception& e) {
         const Failure failure = describe_failure(e);
         fmt::print(stderr, "{}", failure.text);

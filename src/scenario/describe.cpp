@@ -2,8 +2,10 @@
 
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
-#include "scenario/describe_infiniband.hpp"
-#include "scenario/describe_roce.hpp"
+#include "scenario/infiniband_keys.hpp"
+#include "scenario/nic_keys.hpp"
+#include "scenario/roce_keys.hpp"
+#include "scenario/simulation_keys.hpp"
 #include "scenario/field_readers.hpp"
 
 #include <limits>
@@ -15,26 +17,6 @@ namespace {
 Value text(std::string s) { return Value{std::move(s)}; }
 Value integer(std::int64_t v) { return Value{v}; }
 
-Value simulation(const SimulationSpec& s) {
-    Value::Map ideal{{"latency", text(to_string(s.ideal.latency))}};
-    Value out{Value::Map{
-        {"model", text(s.model == NetworkModel::packet ? "packet" : s.model == NetworkModel::flow ? "flow" : "ideal")},
-        {"stop_time", text(s.stop_time == Time::max() ? "none" : to_string(s.stop_time))},
-        {"ideal", Value{std::move(ideal)}},
-        {"packet", Value{Value::Map{{"segment", text(to_string(s.packet.segment))},
-                                    {"deadlock_timeout", text(to_string(s.packet.deadlock_timeout))},
-                                    {"cut_through", Value{s.packet.cut_through}}}}},
-    }};
-    // Only where it matters, so scenarios of the other models resolve as they always did.
-    if (s.model == NetworkModel::flow || s.flow_backend != FlowBackend::cpu)
-        std::get<Value::Map>(out.v).insert(
-            std::get<Value::Map>(out.v).begin() + 1,
-            Value::Member{"flow_backend", text(s.flow_backend == FlowBackend::cuda        ? "cuda"
-                                               : s.flow_backend == FlowBackend::automatic ? "auto"
-                                                                                          : "cpu")});
-    return out;
-}
-
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
 
 
@@ -44,16 +26,6 @@ void add_preset(Value::Map& m, const std::string& preset) {
     if (!preset.empty()) m.push_back({"preset", text(preset)});
 }
 
-Value nic(const NicSpec& n) {
-    Value::Map m;
-    add_preset(m, n.preset);
-    m.push_back({"line_rate", text(to_string(n.line_rate))});
-    m.push_back({"pcie_generation", integer(n.pcie_generation)});
-    m.push_back({"pcie_lanes", integer(n.pcie_lanes)});
-    m.push_back({"qps_per_connection", integer(n.qps_per_connection)});
-    m.push_back({"receive_buffer", text(to_string(n.receive_buffer))});
-    return Value{std::move(m)};
-}
 
 Value server(const ServerSpec& s) {
     Value::List split;
@@ -75,9 +47,9 @@ Value server(const ServerSpec& s) {
                              {"switches", integer(s.pcie.switches)},
                          }}});
     m.push_back({"nics", integer(s.nics)});
-    m.push_back({"nic", nic(s.nic)});
+    m.push_back({"nic", describe_nic(s.nic)});
     m.push_back({"storage_nics", integer(s.storage_nics)});
-    m.push_back({"storage_nic", nic(s.storage_nic)});
+    m.push_back({"storage_nic", describe_nic(s.storage_nic)});
     return Value{std::move(m)};
 }
 
@@ -160,7 +132,7 @@ Value cluster(const ClusterSpec& c) {
         Value::Map storage = fabric(c.storage_fabric.fabric);
         storage.push_back({"storage_nodes", integer(c.storage_fabric.storage_nodes)});
         storage.push_back({"nics_per_storage_node", integer(c.storage_fabric.nics_per_storage_node)});
-        storage.push_back({"storage_node_nic", nic(c.storage_fabric.storage_node_nic)});
+        storage.push_back({"storage_node_nic", describe_nic(c.storage_fabric.storage_node_nic)});
         m.push_back({"storage_fabric", Value{std::move(storage)}});
     }
     // Absent: no storage nodes on the compute fabric.
@@ -168,7 +140,7 @@ Value cluster(const ClusterSpec& c) {
         m.push_back({"storage", Value{Value::Map{
                                     {"nodes", integer(c.storage.nodes)},
                                     {"nics_per_node", integer(c.storage.nics_per_node)},
-                                    {"nic", nic(c.storage.nic)},
+                                    {"nic", describe_nic(c.storage.nic)},
                                 }}});
     }
     // Absent: no GPU-pool client hosts.
@@ -176,7 +148,7 @@ Value cluster(const ClusterSpec& c) {
         m.push_back({"clients", Value{Value::Map{
                                     {"nodes", integer(c.clients.nodes)},
                                     {"nics_per_node", integer(c.clients.nics_per_node)},
-                                    {"nic", nic(c.clients.nic)},
+                                    {"nic", describe_nic(c.clients.nic)},
                                 }}});
     }
     return Value{std::move(m)};
@@ -291,7 +263,7 @@ Value describe(const ScenarioSpec& spec) {
         {"name", text(spec.name)},
         {"description", text(spec.description)},
         {"seed", seed(spec.seed)},
-        {"simulation", simulation(spec.simulation)},
+        {"simulation", describe_simulation(spec.simulation)},
         {"cluster", cluster(spec.cluster)},
         {"workload", workload(spec.workload)},
         {"outputs", outputs(spec.outputs)},

@@ -5,6 +5,7 @@
 #include "scenario/describe.hpp"
 #include "scenario/includes.hpp"
 #include "scenario/issues.hpp"
+#include "scenario/key_table.hpp"
 #include "scenario/overrides.hpp"
 #include "scenario/presets.hpp"
 #include "scenario/source_files.hpp"
@@ -104,8 +105,9 @@ LoadedScenario load_scenario_text(const std::string& text, const std::string& fi
     }
 
     PresetLibrary presets(options.config_dirs, files);
-    LoadedScenario out{file_name, {}};
+    LoadedScenario out{file_name, {}, {}};
     std::vector<VariantIssues> variant_issues;
+    std::vector<VariantIssues> variant_warnings;
     for (const auto& def : definitions) {
         Node tree = *root;
         Issues issues;
@@ -113,13 +115,17 @@ LoadedScenario load_scenario_text(const std::string& text, const std::string& fi
         for (const auto& o : sets) apply_override(tree, o, issues);
         presets.expand(tree, issues);
         ScenarioSpec spec = validate_scenario(tree, issues);
-        variant_issues.push_back(VariantIssues{def.name, issues.take()});
         Value resolved = describe(spec);
+        Issues warnings;
+        if (issues.empty()) warn_unread_keys(tree, resolved, spec.simulation.model, warnings);
+        variant_issues.push_back(VariantIssues{def.name, issues.take()});
+        variant_warnings.push_back(VariantIssues{def.name, warnings.take()});
         out.variants.push_back(Variant{def.name, std::move(spec), std::move(resolved)});
     }
 
     auto all = combine(base.take(), variant_issues, declared, files);
     if (!all.empty()) throw ConfigError(std::move(all));
+    out.warnings = combine({}, variant_warnings, declared, files);
     return out;
 }
 

@@ -38,6 +38,9 @@ struct Variant {
 struct LoadedScenario {
     std::string file;
     std::vector<Variant> variants;  // in file order
+    // Keys set that the variant's model does not read (key_table.hpp), in reading order, merged
+    // across variants as issues are; not errors.
+    std::vector<ConfigIssue> warnings;
 };
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const LoadOptions& options);

@@ -3,9 +3,10 @@
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/validate_clients.hpp"
-#include "scenario/validate_infiniband.hpp"
+#include "scenario/infiniband_keys.hpp"
 #include "scenario/validate_limits.hpp"
-#include "scenario/validate_roce.hpp"
+#include "scenario/roce_keys.hpp"
+#include "scenario/simulation_keys.hpp"
 
 #include <fmt/format.h>
 
@@ -15,70 +16,12 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// Models a scenario may name, and models planned but not there yet.
-const std::vector<std::string> kAvailableModels{"ideal", "packet", "flow"};
-const std::vector<std::string> kPlannedModels{};
-const std::vector<std::string> kFlowBackends{"cpu", "cuda", "auto"};
-
 // With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
 // int (servers x gpus <= 2^30).
 constexpr std::int64_t kMaxServers = 1'000'000;
 
 void missing(const Node& mapping, std::string_view path, std::string_view what, Issues& issues) {
     issues.add(mapping.location, std::string(path), fmt::format("missing required {}", what));
-}
-
-SimulationSpec validate_simulation(const Node& node, Issues& issues) {
-    SimulationSpec spec;
-    const Node* map = read_section(node, "simulation", issues);
-    if (map == nullptr) return spec;
-    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet", "flow_backend"}, issues);
-
-    if (const Node* n = map->find("model")) {
-        if (n->is_scalar() && std::find(kPlannedModels.begin(), kPlannedModels.end(), n->text) != kPlannedModels.end()) {
-            issues.add(n->location, "simulation.model",
-                       fmt::format("the \"{}\" model is not available yet; available: {}", n->text,
-                                   join(kAvailableModels)));
-        } else if (auto m = read_choice(*n, "simulation.model", "model", kAvailableModels, issues)) {
-            spec.model = *m == "packet" ? NetworkModel::packet : *m == "flow" ? NetworkModel::flow : NetworkModel::ideal;
-        }
-    }
-    if (const Node* n = map->find("flow_backend"))
-        if (auto b = read_choice(*n, "simulation.flow_backend", "flow backend", kFlowBackends, issues))
-            spec.flow_backend = *b == "cuda" ? FlowBackend::cuda : *b == "auto" ? FlowBackend::automatic : FlowBackend::cpu;
-    if (const Node* n = map->find("stop_time")) {
-        if (n->is_scalar() && n->text == "none") {
-            spec.stop_time = Time::max();
-        } else if (auto t = read_time(*n, "simulation.stop_time", Zero::rejected, issues)) {
-            spec.stop_time = *t;
-        }
-    }
-    if (const Node* n = map->find("ideal")) {
-        if (const Node* ideal = read_section(*n, "simulation.ideal", issues)) {
-            check_keys(*ideal, "simulation.ideal", {"latency"}, issues);
-            if (const Node* l = ideal->find("latency"))
-                if (auto t = read_delay(*l, "simulation.ideal.latency", Zero::allowed, issues)) spec.ideal.latency = *t;
-        }
-    }
-    if (const Node* n = map->find("packet")) {
-        if (const Node* packet = read_section(*n, "simulation.packet", issues)) {
-            check_keys(*packet, "simulation.packet", {"segment", "deadlock_timeout", "cut_through"}, issues);
-            if (const Node* c = packet->find("cut_through"))
-                if (auto v = read_bool(*c, "simulation.packet.cut_through", issues)) spec.packet.cut_through = *v;
-            if (const Node* t = packet->find("deadlock_timeout"))
-                if (auto v = read_time(*t, "simulation.packet.deadlock_timeout", Zero::rejected, issues))
-                    spec.packet.deadlock_timeout = *v;
-            if (const Node* s = packet->find("segment"))
-                if (auto b = read_bytes(*s, "simulation.packet.segment", Zero::rejected, issues)) {
-                    if (b->count() > (std::int64_t{1} << 30))
-                        issues.add(s->location, "simulation.packet.segment",
-                                   fmt::format("a segment of {} B is larger than the 1 GiB limit", b->count()));
-                    else
-                        spec.packet.segment = *b;
-                }
-        }
-    }
-    return spec;
 }
 
 constexpr std::int64_t kMaxStorageNodes = 1'000'000;

@@ -2,6 +2,7 @@
 // checks that need the whole server: an NVLink split that adds up to the links of a GPU, and
 // a switchless NVLink bridge only between exactly two GPUs.
 #include "scenario/field_readers.hpp"
+#include "scenario/nic_keys.hpp"
 #include "scenario/validate.hpp"
 
 #include <fmt/format.h>
@@ -18,11 +19,8 @@ constexpr std::int64_t kMaxGpusPerServer = 1'024;
 constexpr std::int64_t kMaxNicsPerServer = 1'024;
 constexpr std::int64_t kMaxNvlinksPerGpu = 64;   // 18 on H100 and B200
 constexpr std::int64_t kMaxSwitchesPerServer = 64;
-constexpr std::int64_t kMaxQpsPerConnection = 256;
 
 const std::vector<std::string> kNvlinkGenerations{"nvlink3", "nvlink4", "nvlink5"};
-const std::vector<int> kPcieGenerations{3, 4, 5, 6};
-const std::vector<int> kPcieWidths{1, 2, 4, 8, 16, 32};
 
 std::string plural(std::int64_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -44,22 +42,6 @@ std::optional<std::string> read_nvlink_generation(const Node& node, const std::s
 }
 
 // Numbers, so no "did you mean": every generation is one edit from every other.
-std::optional<int> read_pcie_generation(const Node& node, const std::string& path, Issues& issues) {
-    for (int g : kPcieGenerations)
-        if (node.is_scalar() && node.text == std::to_string(g)) return g;
-    issues.add(node.location, path,
-               fmt::format("expected a PCIe generation (3, 4, 5 or 6), found {}", describe_found(node)));
-    return std::nullopt;
-}
-
-std::optional<int> read_pcie_lanes(const Node& node, const std::string& path, Issues& issues) {
-    for (int w : kPcieWidths)
-        if (node.is_scalar() && node.text == std::to_string(w)) return w;
-    issues.add(node.location, path,
-               fmt::format("expected a PCIe link width (1, 2, 4, 8, 16 or 32 lanes), found {}", describe_found(node)));
-    return std::nullopt;
-}
-
 // Reads `key` of `map` with `read` into `field` when present; false after an issue.
 template <class T, class Read>
 bool read_into(const Node& map, const std::string& path, const char* key, T& field, Read read) {
@@ -182,38 +164,6 @@ PcieSpec validate_pcie(const Node& node, const std::string& path, Issues& issues
 }
 
 }  // namespace
-
-NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) {
-    NicRead out;
-    if (node == nullptr) return out;
-    if (node->unresolved) {
-        out.rate_known = false;
-        return out;
-    }
-    const Node* map = read_section(*node, path, issues);
-    if (map == nullptr) {
-        out.rate_known = false;
-        return out;
-    }
-    check_keys(*map, path, {"preset", "description", "line_rate", "pcie_generation", "pcie_lanes", "qps_per_connection",
-                            "receive_buffer"},
-               issues);
-    NicSpec& s = out.spec;
-    read_into(*map, path, "preset", s.preset,
-              [&](const Node& n, const std::string& p) { return read_name(n, p, issues); });
-    if (const Node* n = map->find("description")) read_text(*n, key_path(path, "description"), issues);
-    out.rate_known = read_into(*map, path, "line_rate", s.line_rate,
-                               [&](const Node& n, const std::string& p) { return read_bandwidth(n, p, issues); });
-    read_into(*map, path, "pcie_generation", s.pcie_generation,
-              [&](const Node& n, const std::string& p) { return read_pcie_generation(n, p, issues); });
-    read_into(*map, path, "pcie_lanes", s.pcie_lanes,
-              [&](const Node& n, const std::string& p) { return read_pcie_lanes(n, p, issues); });
-    read_into(*map, path, "qps_per_connection", s.qps_per_connection,
-              [&](const Node& n, const std::string& p) { return read_int(n, p, 1, kMaxQpsPerConnection, issues); });
-    if (const Node* n = map->find("receive_buffer"))
-        if (auto v = read_bytes(*n, key_path(path, "receive_buffer"), Zero::rejected, issues)) s.receive_buffer = *v;
-    return out;
-}
 
 // Presets are already expanded: a server is a mapping whose `preset` key only records where
 // its values came from.

@@ -1,0 +1,198 @@
+// One declaration per scenario key, in the manner of ns-3's TypeId::AddAttribute: a section's
+// keys are a table of descriptors over the members of its spec struct, each giving the key's
+// name, its type with unit and range, its one-line doc, the member it fills and the models
+// that read it. From the table alone:
+//   read_table()   checks a mapping's keys (unknown ones with "did you mean") and fills the spec,
+//                  with the messages of field_readers.hpp;
+//   print_table()  the resolved section for `validate --print` and result.json;
+//   TableInfo      what `fabricsim docs --keys` and `--json-schema` are generated from, the
+//                  defaults being the printed values of a default-constructed spec.
+// Checks across keys (Kmin < Kmax, a buffer that fits a packet) are functions beside each
+// table, given the SectionRead of what was read. docs/ARCHITECTURE.md, "Adding a scenario key".
+#pragma once
+
+#include "scenario/field_readers.hpp"
+#include "scenario/issues.hpp"
+#include "scenario/located_tree.hpp"
+#include "scenario/resolved_tree.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+// The models that read a key: a scenario that sets a key its model does not read is warned.
+enum Consumer : unsigned { kIdeal = 1, kPacket = 2, kFlow = 4, kAllModels = kIdeal | kPacket | kFlow };
+
+// A value type as the docs and the JSON Schema describe it.
+struct TypeDoc {
+    std::string text;                       // docs' type column: "size > 0, or `auto`"
+    std::vector<std::string> json_types;    // JSON Schema "type": integer, number, string, boolean, array
+    std::optional<std::int64_t> minimum;    // for an integer
+    std::optional<std::int64_t> maximum;
+    std::vector<std::string> choices;       // every value, when it is one of these words
+};
+
+// How one YAML value reads into a T, prints back, and is described (key_types.hpp).
+template <class T>
+struct Field {
+    TypeDoc doc;
+    std::function<std::optional<T>(const Node&, const std::string& path, Issues&)> read;
+    std::function<Value(const T&)> print;
+};
+
+struct NoContext {};
+struct TableInfo;
+
+// What the docs and the schema need of one key.
+struct KeyInfo {
+    std::string name;
+    TypeDoc type;
+    std::string doc;
+    unsigned consumers = kAllModels;
+    std::string default_doc;               // docs' default column when the printed default says too little
+    Value default_value;                   // printed from a default-constructed spec
+    const TableInfo* section = nullptr;    // a nested section's table
+};
+
+struct TableInfo {
+    std::string path;                      // "cluster.roce.pfc"
+    std::vector<KeyInfo> keys;
+    std::vector<std::string> names() const;
+};
+
+// Which keys of a section were written and which of them had an issue, for the checks across
+// keys; nested sections' keys by their relative path ("pfc.xoff").
+struct SectionRead {
+    const Node* map = nullptr;             // null: not a mapping (reported)
+    std::vector<std::string> failed;
+    // The node written at `rel` ("pfc.xoff"), or null.
+    const Node* given(std::string_view rel) const;
+    // Read without an issue (or not written).
+    bool ok(std::string_view rel) const;
+};
+
+// One key of section S: reads into S (Ctx: what a section's keys learn from each other, such as
+// the number of virtual lanes) and prints from it.
+template <class S, class Ctx = NoContext>
+struct Key {
+    KeyInfo info;
+    // False after an issue; `failed` collects a nested section's failed keys (relative).
+    std::function<bool(const Node&, const std::string& path, S&, Ctx&, Issues&, std::vector<std::string>& failed)> read;
+    // An empty Value (monostate) leaves the key out of the printed section.
+    std::function<Value(const S&)> print;
+
+    // Docs' default column, where the printed default needs words ("SL mod `virtual_lanes`").
+    Key&& shown_default(std::string text) && {
+        info.default_doc = std::move(text);
+        return std::move(*this);
+    }
+};
+
+template <class S, class Ctx = NoContext>
+struct Table : TableInfo {
+    std::vector<Key<S, Ctx>> keys_;
+    Table(std::string section_path, std::vector<Key<S, Ctx>> declared) : keys_(std::move(declared)) {
+        path = std::move(section_path);
+        const S defaults{};
+        for (const auto& k : keys_) {
+            KeyInfo info = k.info;
+            info.default_value = k.print(defaults);
+            TableInfo::keys.push_back(std::move(info));
+        }
+    }
+};
+
+// A key that fills `member` with `field`.
+template <class S, class T, class Ctx = NoContext>
+Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consumers, std::string doc) {
+    Key<S, Ctx> k;
+    k.info = KeyInfo{std::move(name), field.doc, std::move(doc), consumers, {}, {}, nullptr};
+    k.read = [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
+                                         std::vector<std::string>&) {
+        auto v = read(n, path, issues);
+        if (v) out.*member = std::move(*v);
+        return v.has_value();
+    };
+    k.print = [member, print = field.print](const S& s) { return print(s.*member); };
+    return k;
+}
+
+// A key read and printed by hand (a value that depends on another key, or is printed only
+// sometimes).
+template <class S, class Ctx = NoContext>
+Key<S, Ctx> custom_key(std::string name, TypeDoc type, unsigned consumers, std::string doc,
+                       std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
+                       std::type_identity_t<std::function<Value(const S&)>> print) {
+    Key<S, Ctx> k;
+    k.info = KeyInfo{std::move(name), std::move(type), std::move(doc), consumers, {}, {}, nullptr};
+    k.read = [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
+                                      std::vector<std::string>&) { return read(n, path, out, ctx, issues); };
+    k.print = std::move(print);
+    return k;
+}
+
+template <class S, class Ctx>
+SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
+                       Issues& issues);
+template <class S, class Ctx>
+Value print_table(const Table<S, Ctx>& table, const S& spec);
+
+// A nested section: `member` read with `table` (sharing the context).
+template <class S, class Sub, class Ctx = NoContext>
+Key<S, Ctx> section(std::string name, Sub S::*member, const Table<Sub, Ctx>& table, std::string doc) {
+    Key<S, Ctx> k;
+    unsigned consumers = 0;
+    for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
+    k.info = KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}, {}, {}, {}}, std::move(doc), consumers, {}, {},
+                     &table};
+    k.read = [member, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
+                                                    Issues& issues, std::vector<std::string>& failed) {
+        const SectionRead r = read_table(n, path, table, out.*member, ctx, issues);
+        for (const auto& f : r.failed) failed.push_back(prefix + "." + f);
+        return r.map != nullptr;
+    };
+    k.print = [member, &table](const S& s) { return print_table(table, s.*member); };
+    return k;
+}
+
+template <class S, class Ctx>
+SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
+                       Issues& issues) {
+    SectionRead r;
+    r.map = read_section(node, path, issues);
+    if (r.map == nullptr) return r;
+    check_keys(*r.map, path, table.names(), issues);
+    for (const auto& k : table.keys_) {
+        const Node* n = r.map->find(k.info.name);
+        if (n == nullptr) continue;
+        if (!k.read(*n, key_path(path, k.info.name), out, ctx, issues, r.failed)) r.failed.push_back(k.info.name);
+    }
+    return r;
+}
+
+template <class S, class Ctx>
+Value print_table(const Table<S, Ctx>& table, const S& spec) {
+    Value::Map out;
+    for (const auto& k : table.keys_) {
+        Value v = k.print(spec);
+        if (!std::holds_alternative<std::monostate>(v.v)) out.push_back({k.info.name, std::move(v)});
+    }
+    return Value{std::move(out)};
+}
+
+// The sections declared in tables (key_catalog.cpp), in the order the docs list them.
+std::vector<const TableInfo*> declared_sections();
+
+// Every key `root` sets to other than its default (`resolved`: the validated scenario as
+// describe() prints it) that `model` does not read: a located warning each
+// ("cluster.roce.pfc: the ideal model does not read this key; it has no effect").
+void warn_unread_keys(const Node& root, const Value& resolved, NetworkModel model, Issues& warnings);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,212 @@
+#include "scenario/key_types.hpp"
+
+#include "core/units_format.hpp"
+#include "scenario/units_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+Value text(std::string s) { return Value{std::move(s)}; }
+
+const std::vector<std::string> kUnitJson{"string", "integer"};
+
+std::string zero_text(const char* noun, Zero zero) {
+    return fmt::format("{} {}", noun, zero == Zero::allowed ? "\u2265 0" : "> 0");
+}
+
+// True when `n` looks like a word rather than a number, so that a misspelt keyword gets
+// "expected ... or auto" rather than a unit message.
+bool is_word(const Node& n) {
+    if (!n.is_scalar() || n.text.empty()) return false;
+    const char c = n.text[0];
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// `keyword` for an unset value, else `read`'s value; a word that is neither gets `expected`.
+template <class T, class Parse, class Read>
+std::optional<std::optional<T>> read_or(const Node& n, const std::string& path, const char* keyword,
+                                        std::string_view expected, Parse parse, Read read, Issues& issues) {
+    if (is_keyword(n, keyword)) return std::optional<std::optional<T>>{std::in_place, std::nullopt};
+    if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok())) {
+        issues.add(n.location, path, fmt::format("expected {} or {}, found {}", expected, keyword, describe_found(n)));
+        return std::nullopt;
+    }
+    auto v = read(n, path, issues);
+    if (!v) return std::nullopt;
+    return std::optional<T>{*v};
+}
+
+template <class T>
+Value print_or(const std::optional<T>& v, const char* keyword) {
+    return v ? text(to_string(*v)) : text(keyword);
+}
+
+std::optional<double> parse_number(std::string_view s) {
+    double v = 0;
+    const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+std::string max_text(double max) { return fmt::format("{}", max); }
+
+}  // namespace
+
+bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+
+std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues) {
+    std::optional<double> v;
+    if (n.is_scalar()) {
+        const std::string_view s = n.text;
+        if (const auto slash = s.find('/'); slash != std::string_view::npos) {
+            std::int64_t num = 0;
+            std::int64_t den = 0;
+            const auto a = std::from_chars(s.data(), s.data() + slash, num);
+            const auto b = std::from_chars(s.data() + slash + 1, s.data() + s.size(), den);
+            if (a.ec == std::errc{} && a.ptr == s.data() + slash && slash > 0 && b.ec == std::errc{} &&
+                b.ptr == s.data() + s.size() && slash + 1 < s.size() && den > 0 && num >= 0)
+                v = static_cast<double>(num) / static_cast<double>(den);
+        } else {
+            v = parse_number(s);
+        }
+    }
+    if (!v) {
+        issues.add(n.location, path,
+                   fmt::format("expected a number (e.g. 0.125) or a fraction (e.g. 1/8), found {}", describe_found(n)));
+        return std::nullopt;
+    }
+    if (!(*v > 0 && *v <= max)) {
+        issues.add(n.location, path, fmt::format("{} is outside (0, {}]", n.text, max));
+        return std::nullopt;
+    }
+    return v;
+}
+
+Field<bool> boolean() {
+    return {TypeDoc{"`true` / `false`", {"boolean"}, {}, {}, {}},
+            [](const Node& n, const std::string& path, Issues& issues) { return read_bool(n, path, issues); },
+            [](const bool& b) { return Value{b}; }};
+}
+
+Field<std::optional<bool>> boolean_or_auto() {
+    return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}, {}, {}, {}},
+            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
+                if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
+                if (!n.is_scalar() || (n.text != "true" && n.text != "false")) {
+                    issues.add(n.location, path,
+                               fmt::format("expected true, false or auto, found {}", describe_found(n)));
+                    return std::nullopt;
+                }
+                return std::optional<bool>{n.text == "true"};
+            },
+            [](const std::optional<bool>& b) { return b ? Value{*b} : text("auto"); }};
+}
+
+Field<int> integer(std::int64_t min, std::int64_t max) {
+    return {TypeDoc{fmt::format("integer, {} to {}", min, max), {"integer"}, min, max, {}},
+            [min, max](const Node& n, const std::string& path, Issues& issues) -> std::optional<int> {
+                const auto v = read_int(n, path, min, max, issues);
+                if (!v) return std::nullopt;
+                return static_cast<int>(*v);
+            },
+            [](const int& v) { return Value{std::int64_t{v}}; }};
+}
+
+Field<std::int64_t> integer64(std::int64_t min, std::int64_t max) {
+    return {TypeDoc{fmt::format("integer, {} to {}", min, max), {"integer"}, min, max, {}},
+            [min, max](const Node& n, const std::string& path, Issues& issues) { return read_int(n, path, min, max, issues); },
+            [](const std::int64_t& v) { return Value{v}; }};
+}
+
+Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max) {
+    return {TypeDoc{fmt::format("integer, {} to {}, or `auto`", min, max), {"integer", "string"}, min, max, {}},
+            [min, max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<int>> {
+                if (is_keyword(n, "auto")) return std::optional<std::optional<int>>{std::in_place, std::nullopt};
+                const auto v = read_int(n, path, min, max, issues);
+                if (!v) return std::nullopt;
+                return std::optional<int>{static_cast<int>(*v)};
+            },
+            [](const std::optional<int>& v) { return v ? Value{std::int64_t{*v}} : text("auto"); }};
+}
+
+Field<double> fraction(double max) {
+    return {TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}, {}, {}, {}},
+            [max](const Node& n, const std::string& path, Issues& issues) { return read_fraction(n, path, max, issues); },
+            [](const double& v) { return Value{v}; }};
+}
+
+Field<std::optional<double>> fraction_or_auto(double max) {
+    return {TypeDoc{fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)),
+                    {"number", "string"}, {}, {}, {}},
+            [max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<double>> {
+                if (is_keyword(n, "auto")) return std::optional<std::optional<double>>{std::in_place, std::nullopt};
+                const auto v = read_fraction(n, path, max, issues);
+                if (!v) return std::nullopt;
+                return std::optional<double>{*v};
+            },
+            [](const std::optional<double>& v) { return v ? Value{*v} : text("auto"); }};
+}
+
+Field<Bytes> size(Zero zero) {
+    return {TypeDoc{zero_text("size", zero), kUnitJson, {}, {}, {}},
+            [zero](const Node& n, const std::string& path, Issues& issues) { return read_bytes(n, path, zero, issues); },
+            [](const Bytes& b) { return text(to_string(b)); }};
+}
+
+Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
+    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("size", zero), keyword), kUnitJson, {}, {}, {}},
+            [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
+                return read_or<Bytes>(n, path, keyword, "a size (e.g. 4KiB, 1MB)", parse_bytes,
+                                      [zero](const Node& m, const std::string& p, Issues& i) {
+                                          return read_bytes(m, p, zero, i);
+                                      },
+                                      issues);
+            },
+            [keyword](const std::optional<Bytes>& v) { return print_or(v, keyword); }};
+}
+
+Field<Time> time(Zero zero) {
+    return {TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
+            [zero](const Node& n, const std::string& path, Issues& issues) { return read_time(n, path, zero, issues); },
+            [](const Time& t) { return text(to_string(t)); }};
+}
+
+Field<Time> delay(Zero zero) {
+    return {TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
+            [zero](const Node& n, const std::string& path, Issues& issues) { return read_delay(n, path, zero, issues); },
+            [](const Time& t) { return text(to_string(t)); }};
+}
+
+Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
+    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("time", zero), keyword), kUnitJson, {}, {}, {}},
+            [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
+                return read_or<Time>(n, path, keyword, "a time (e.g. 500ns, 2.5us)", parse_time,
+                                     [zero](const Node& m, const std::string& p, Issues& i) {
+                                         return read_time(m, p, zero, i);
+                                     },
+                                     issues);
+            },
+            [keyword](const std::optional<Time>& v) { return print_or(v, keyword); }};
+}
+
+Field<Bandwidth> rate() {
+    return {TypeDoc{"rate > 0", kUnitJson, {}, {}, {}}, read_bandwidth,
+            [](const Bandwidth& b) { return text(to_string(b)); }};
+}
+
+Field<std::optional<Bandwidth>> rate_or_auto() {
+    return {TypeDoc{"rate > 0, or `auto`", kUnitJson, {}, {}, {}},
+            [](const Node& n, const std::string& path, Issues& issues) {
+                return read_or<Bandwidth>(n, path, "auto", "a rate (e.g. 40Mbps)", parse_bandwidth, read_bandwidth,
+                                          issues);
+            },
+            [](const std::optional<Bandwidth>& v) { return print_or(v, "auto"); }};
+}
+
+}  // namespace fabricsim::scenario

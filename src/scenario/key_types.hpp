@@ -1,0 +1,82 @@
+// The value types of the key tables (key_table.hpp): each reads a YAML value with the
+// messages of field_readers.hpp, prints it back in core's exact human form, and says what it
+// is for the docs and the JSON Schema. A keyword form (`auto`, `off`) is an unset optional.
+#pragma once
+
+#include "core/units.hpp"
+#include "scenario/key_table.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fabricsim::scenario {
+
+Field<bool> boolean();
+// `true`, `false` or `auto` (unset).
+Field<std::optional<bool>> boolean_or_auto();
+Field<int> integer(std::int64_t min, std::int64_t max);
+Field<std::int64_t> integer64(std::int64_t min, std::int64_t max);
+Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max);
+// A number in (0, max]: a decimal (0.125) or a fraction of whole numbers ("1/8").
+Field<double> fraction(double max);
+Field<std::optional<double>> fraction_or_auto(double max);
+Field<Bytes> size(Zero zero);
+Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero);
+Field<Time> time(Zero zero);
+Field<std::optional<Time>> time_or(const char* keyword, Zero zero);
+// A per-hop latency, held to kMaxDelay.
+Field<Time> delay(Zero zero);
+Field<Bandwidth> rate();
+Field<std::optional<Bandwidth>> rate_or_auto();
+
+// One of `words`, each naming a value of E.
+template <class E>
+Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) {
+    std::vector<std::string> names;
+    std::string text;
+    for (const auto& [w, e] : words) {
+        names.push_back(w);
+        text += (text.empty() ? "`" : ", `") + w + "`";
+    }
+    Field<E> f;
+    f.doc = TypeDoc{text, {"string"}, {}, {}, names};
+    f.read = [what = std::move(what), names, words](const Node& n, const std::string& path,
+                                                   Issues& issues) -> std::optional<E> {
+        const auto w = read_choice(n, path, what, names, issues);
+        if (!w) return std::nullopt;
+        for (const auto& [word, e] : words)
+            if (word == *w) return e;
+        return std::nullopt;
+    };
+    f.print = [words](const E& e) {
+        for (const auto& [word, value] : words)
+            if (value == e) return Value{word};
+        return Value{};
+    };
+    return f;
+}
+
+// A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).
+template <class T, class Beyond>
+Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
+    base.doc.text = std::move(type);
+    base.read = [read = base.read, max, beyond](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
+        auto v = read(n, path, issues);
+        if (v && *v > max) {
+            issues.add(n.location, path, beyond(n, *v));
+            return std::nullopt;
+        }
+        return v;
+    };
+    return base;
+}
+
+// Shared by the readers of key_types.cpp and the tables' own keys.
+bool is_keyword(const Node& n, const char* keyword);
+// A number in (0, max], as fraction() reads it.
+std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues);
+
+}  // namespace fabricsim::scenario

@@ -1,0 +1,110 @@
+#include "scenario/simulation_keys.hpp"
+
+#include "core/units_format.hpp"
+#include "scenario/key_types.hpp"
+
+#include <fmt/format.h>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+constexpr Bytes kMaxSegment{std::int64_t{1} << 30};
+
+Field<Time> stop_time() {
+    return {TypeDoc{"time > 0, or `none`", {"string", "integer"}, {}, {}, {}},
+            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Time> {
+                if (is_keyword(n, "none")) return Time::max();
+                return read_time(n, path, Zero::rejected, issues);
+            },
+            [](const Time& t) { return Value{t == Time::max() ? std::string("none") : to_string(t)}; }};
+}
+
+const auto kBackend = choice<FlowBackend>(
+    "flow backend", {{"cpu", FlowBackend::cpu}, {"cuda", FlowBackend::cuda}, {"auto", FlowBackend::automatic}});
+
+const Table<IdealNetworkSpec>& ideal_table() {
+    static const Table<IdealNetworkSpec> t{
+        "simulation.ideal",
+        {key("latency", &IdealNetworkSpec::latency, delay(Zero::allowed), kIdeal,
+             "One-way latency of every message in the ideal model, which adds size ÷ the slower NIC's rate and has "
+             "no contention ([models/ideal.md](models/ideal.md)).")}};
+    return t;
+}
+
+const Table<PacketSimSpec>& packet_table() {
+    static const Table<PacketSimSpec> t{
+        "simulation.packet",
+        {
+            key("segment", &PacketSimSpec::segment,
+                at_most(size(Zero::rejected), kMaxSegment, "size > 0, ≤ 1 GiB",
+                        [](const Node&, const Bytes& b) {
+                            return fmt::format("a segment of {} B is larger than the 1 GiB limit", b.count());
+                        }),
+                kPacket | kFlow,
+                "Payload of a segment inside a server (packet and flow models); the fabric uses "
+                "`cluster.fabric.mtu`."),
+            key("deadlock_timeout", &PacketSimSpec::deadlock_timeout, time(Zero::rejected), kPacket,
+                "No packet moving for this long (raised to 4 of the slowest hops, docs/models/packet.md) while some "
+                "wait stops the run (exit 3): a PFC deadlock naming the cycle of paused ports, or a stall saying "
+                "what waits where."),
+            key("cut_through", &PacketSimSpec::cut_through, boolean(), kPacket,
+                "How fabric switches forward: `false` store and forward; `true` cut-through, a packet starts out "
+                "once its header is in when its egress port is free (a busy port still queues it). Spectrum and "
+                "Quantum switch ASICs cut through, and their datasheet latencies are port to port "
+                "([models/packet.md](models/packet.md))."),
+        }};
+    return t;
+}
+
+}  // namespace
+
+const Table<SimulationSpec>& simulation_table() {
+    using S = SimulationSpec;
+    static const Table<S> t{
+        "simulation",
+        {
+            key("model", &S::model,
+                choice<NetworkModel>("model", {{"ideal", NetworkModel::ideal},
+                                               {"packet", NetworkModel::packet},
+                                               {"flow", NetworkModel::flow}}),
+                kAllModels,
+                "The network model: `ideal` (docs/models/ideal.md), `packet` (docs/models/packet.md) or `flow`, "
+                "max-min fair fluid flows over the same topology and routing (docs/models/flow.md). Network faults "
+                "need `packet`."),
+            custom_key<S>(
+                "flow_backend", kBackend.doc, kFlow,
+                "Where the flow model solves its rates: `cpu`; `cuda`, which needs a CUDA build and a device "
+                "(without one the run is refused, exit 2); `auto`, the device when there is one, else the CPU. "
+                "`result.json` says which ran (`cost.flow_backend`). ([models/flow.md](models/flow.md))",
+                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
+                    const auto v = kBackend.read(n, path, issues);
+                    if (v) out.flow_backend = *v;
+                    return v.has_value();
+                },
+                [](const S& s) {
+                    if (s.model != NetworkModel::flow && s.flow_backend == FlowBackend::cpu) return Value{};
+                    return kBackend.print(s.flow_backend);
+                })
+                .shown_default("`cpu`"),
+            key("stop_time", &S::stop_time, stop_time(), kAllModels,
+                "Simulated time at which the run stops; `none` runs until no event is left. A run stopped with work "
+                "left is *cut short*: it reports what happened until then (makespan = the stop time, unfinished "
+                "transfers marked), says so first, is `\"cut_short\": true, \"complete\": false` in `result.json` "
+                "and exits 3."),
+            section("ideal", &S::ideal, ideal_table(), "The ideal (alpha-beta) model."),
+            section("packet", &S::packet, packet_table(), "The packet model (and the flow model's segment)."),
+        }};
+    return t;
+}
+
+SimulationSpec validate_simulation(const Node& node, Issues& issues) {
+    SimulationSpec spec;
+    NoContext none;
+    read_table(node, "simulation", simulation_table(), spec, none, issues);
+    return spec;
+}
+
+Value describe_simulation(const SimulationSpec& simulation) { return print_table(simulation_table(), simulation); }
+
+}  // namespace fabricsim::scenario
