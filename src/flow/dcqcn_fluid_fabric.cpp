@@ -44,10 +44,35 @@ Bytes queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec&
 
 }  // namespace
 
+FluidParams fluid_params_of(const scenario::ClusterSpec& c) {
+    FluidParams params;
+    params.mtu = static_cast<double>(c.fabric.mtu.count());
+    if (c.fabric.technology != Technology::roce || !c.roce.dcqcn.enabled) {
+        params.react = false;
+        return params;
+    }
+    // The NIC preset scales R_AI and R_HAI with the line rate; a fabric's NICs share one.
+    const Bandwidth line = c.server.nic.line_rate;
+    congestion::DcqcnParams d = c.roce.dcqcn.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper()
+                                                                                   : congestion::DcqcnParams::nic(line);
+    const scenario::DcqcnSpec& o = c.roce.dcqcn;
+    if (o.g) d.g = *o.g;
+    if (o.rate_ai) d.rate_ai = *o.rate_ai;
+    if (o.rate_hai) d.rate_hai = *o.rate_hai;
+    if (o.alpha_update_interval) d.alpha_update_interval = *o.alpha_update_interval;
+    if (o.rate_decrease_interval) d.rate_decrease_interval = *o.rate_decrease_interval;
+    if (o.rate_increase_timer) d.rate_increase_timer = *o.rate_increase_timer;
+    if (o.byte_counter) d.byte_counter = *o.byte_counter;
+    if (o.fast_recovery_steps) d.fast_recovery_steps = *o.fast_recovery_steps;
+    if (o.clamp_target_rate) d.clamp_target_rate = *o.clamp_target_rate;
+    if (o.min_rate) d.min_rate = *o.min_rate;
+    if (o.cnp_interval) d.cnp_interval = *o.cnp_interval;
+    return fluid_params(d, c.fabric.mtu, line);
+}
+
 FluidFabric fluid_fabric(const fabric::Topology& topology, const fabric::Routing& routing,
                          const scenario::ClusterSpec& c, Time step, std::span<const FluidDemand> demands) {
     const bool roce = c.fabric.technology == Technology::roce;
-    const bool react = roce && c.roce.dcqcn.enabled;
     // Every demand's path, and the links in the order first met.
     std::vector<std::vector<DirectedLink>> paths;
     std::vector<DirectedLink> links;
@@ -75,30 +100,8 @@ FluidFabric fluid_fabric(const fabric::Topology& topology, const fabric::Routing
         max_delay = std::max(max_delay, delay * 2);
         paths.push_back(std::move(path));
     }
-    // The DCQCN parameters at the first demand's NIC line rate (the NIC preset scales R_AI and
-    // R_HAI with it; a fabric's NICs share one line rate).
     const Bandwidth line = c.server.nic.line_rate;
-    FluidParams params;
-    if (react) {
-        congestion::DcqcnParams d = c.roce.dcqcn.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper()
-                                                                                       : congestion::DcqcnParams::nic(line);
-        const scenario::DcqcnSpec& o = c.roce.dcqcn;
-        if (o.g) d.g = *o.g;
-        if (o.rate_ai) d.rate_ai = *o.rate_ai;
-        if (o.rate_hai) d.rate_hai = *o.rate_hai;
-        if (o.alpha_update_interval) d.alpha_update_interval = *o.alpha_update_interval;
-        if (o.rate_decrease_interval) d.rate_decrease_interval = *o.rate_decrease_interval;
-        if (o.rate_increase_timer) d.rate_increase_timer = *o.rate_increase_timer;
-        if (o.byte_counter) d.byte_counter = *o.byte_counter;
-        if (o.fast_recovery_steps) d.fast_recovery_steps = *o.fast_recovery_steps;
-        if (o.clamp_target_rate) d.clamp_target_rate = *o.clamp_target_rate;
-        if (o.min_rate) d.min_rate = *o.min_rate;
-        if (o.cnp_interval) d.cnp_interval = *o.cnp_interval;
-        params = fluid_params(d, c.fabric.mtu, line);
-    } else {
-        params.react = false;
-        params.mtu = static_cast<double>(c.fabric.mtu.count());
-    }
+    const FluidParams params = fluid_params_of(c);
     FluidFabric out{DcqcnFluid(params, step, max_delay), links};
     for (DirectedLink l : links) {
         const fabric::Link& link = topology.link(l.link);

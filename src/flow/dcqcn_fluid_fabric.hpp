@@ -27,6 +27,10 @@
 
 namespace fabricsim::flow {
 
+// The fluid parameters of cluster.roce.dcqcn (preset and overrides, as the packet model reads
+// them) at the NIC line rate; react = false for InfiniBand or dcqcn.enabled: false.
+FluidParams fluid_params_of(const scenario::ClusterSpec& cluster);
+
 struct FluidDemand {
     RankId src, dst;           // endpoints (Topology::endpoint_node)
     double bytes = kEndless;

@@ -32,6 +32,9 @@ Value simulation(const SimulationSpec& s) {
             Value::Member{"flow_backend", text(s.flow_backend == FlowBackend::cuda        ? "cuda"
                                                : s.flow_backend == FlowBackend::automatic ? "auto"
                                                                                           : "cpu")});
+    if (s.flow_congestion != FlowCongestion::none)
+        std::get<Value::Map>(out.v).insert(std::get<Value::Map>(out.v).begin() + 2,
+                                           Value::Member{"flow_congestion", text("dcqcn")});
     return out;
 }
 

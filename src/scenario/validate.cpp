@@ -19,6 +19,7 @@ namespace {
 const std::vector<std::string> kAvailableModels{"ideal", "packet", "flow"};
 const std::vector<std::string> kPlannedModels{};
 const std::vector<std::string> kFlowBackends{"cpu", "cuda", "auto"};
+const std::vector<std::string> kFlowCongestion{"none", "dcqcn"};
 
 // With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
 // int (servers x gpus <= 2^30).
@@ -32,7 +33,7 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     SimulationSpec spec;
     const Node* map = read_section(node, "simulation", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet", "flow_backend"}, issues);
+    check_keys(*map, "simulation", {"model", "stop_time", "ideal", "packet", "flow_backend", "flow_congestion"}, issues);
 
     if (const Node* n = map->find("model")) {
         if (n->is_scalar() && std::find(kPlannedModels.begin(), kPlannedModels.end(), n->text) != kPlannedModels.end()) {
@@ -46,6 +47,9 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     if (const Node* n = map->find("flow_backend"))
         if (auto b = read_choice(*n, "simulation.flow_backend", "flow backend", kFlowBackends, issues))
             spec.flow_backend = *b == "cuda" ? FlowBackend::cuda : *b == "auto" ? FlowBackend::automatic : FlowBackend::cpu;
+    if (const Node* n = map->find("flow_congestion"))
+        if (auto c = read_choice(*n, "simulation.flow_congestion", "flow congestion control", kFlowCongestion, issues))
+            spec.flow_congestion = *c == "dcqcn" ? FlowCongestion::dcqcn : FlowCongestion::none;
     if (const Node* n = map->find("stop_time")) {
         if (n->is_scalar() && n->text == "none") {
             spec.stop_time = Time::max();

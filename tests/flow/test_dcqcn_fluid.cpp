@@ -5,6 +5,7 @@
 
 #include "flow/dcqcn_fluid.hpp"
 #include "flow/dcqcn_fluid_fabric.hpp"
+#include "flow/dcqcn_standing_queue.hpp"
 #include "flow_fixtures.hpp"
 
 #include <cmath>
@@ -163,6 +164,8 @@ TEST_CASE("DCQCN fluid: N flows on one bottleneck settle at the hand-derived fix
         const double q_star = kmin + p_star * (kmax - kmin) / red.pmax;
         CHECK(a.mark == Approx(p_star).epsilon(1e-3));
         CHECK(a.queue == Approx(q_star).epsilon(1e-3));
+        // The flow model's standing queue (dcqcn_standing_queue.hpp) solves the same balance.
+        CHECK(dcqcn_standing_queue(P, red, kC, n) == Approx(q_star).epsilon(1e-6));
         CHECK(a.total == Approx(kC).epsilon(1e-3));                          // (2): Σ R = C
         for (double r : a.rate) CHECK(r == Approx(kC / n).epsilon(1e-3));     // R_C = C/N
         // The paper's observation: the standing queue grows with the number of flows.
@@ -281,4 +284,43 @@ TEST_CASE("DCQCN fluid vs the packet model: an 8-to-1 incast of 2 MB each on RoC
     CHECK(static_cast<double>(fluid.picoseconds()) == Approx(static_cast<double>(packet.picoseconds())).epsilon(0.05));
     CHECK(static_cast<double>(fluid.picoseconds()) * 1e-12 >= bound);
     CHECK(static_cast<double>(packet.picoseconds()) * 1e-12 > 1.2 * bound);  // the loss is real in both
+}
+
+TEST_CASE("flow model with flow_congestion dcqcn: a message starting at a saturated switch port waits DCQCN's standing queue",
+          "[flow][dcqcn-fluid]") {
+    // Hosts 0 and 1 stream into host 3, saturating the switch's port to it with two flows;
+    // 10 µs later host 2 sends 4 KB to host 3. Without congestion control the flow model
+    // charges half a packet at that port; with DCQCN, the standing queue q*(2) of the fixed
+    // point over C. Everything else about the message (its path latency, its share) is the
+    // same in both runs, so the two deliveries differ by exactly q*(2)/C − ½·4096 B/C (each
+    // rounded up to a picosecond).
+    const scenario::ClusterSpec c = packet_test::hosts(4);
+    auto deliver = [&](bool dcqcn) {
+        const fabric::Topology topology = fabric::build_topology(c);
+        const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
+        FlowModelSpec spec = flow_test::flow_spec(c, true);
+        spec.dcqcn = dcqcn;
+        FlowNetwork net(topology, routing, spec, std::make_unique<CpuMaxMin>());
+        Simulator sim(1);
+        packet_test::Sink sink;
+        net.send(sim, packet_test::msg(0, 0, 3, Bytes{100'000'000}), sink);
+        net.send(sim, packet_test::msg(1, 1, 3, Bytes{100'000'000}), sink);
+        sim.run(10_us);
+        net.send(sim, packet_test::msg(2, 2, 3, Bytes{4096}), sink);
+        sim.run(200_us);
+        REQUIRE(sink.at.size() == 3);
+        return sink.at[2];
+    };
+    const fabric::Topology topology = fabric::build_topology(c);
+    const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
+    const fabric::DirectedLink port = routing.path(RankId{2}, RankId{3})[2];  // host, NIC, switch -> NIC
+    REQUIRE(fabric::is_fabric_switch(topology.node(topology.source(port)).kind));
+    const double cap = static_cast<double>(topology.link(port.link).payload_bandwidth().bits_per_second()) / 8;
+    const congestion::RedParams red = congestion::RedParams::nic(topology.link(port.link).bandwidth);
+    const double q = dcqcn_standing_queue(fluid_params_of(c), red, cap, 2);
+    REQUIRE(q > static_cast<double>(red.kmin.count()));
+    auto ps = [](double bytes, double rate) { return static_cast<std::int64_t>(std::ceil(bytes / rate * 1e12)); };
+    const std::int64_t expected = ps(q, cap) - ps(2048, cap);
+    const std::int64_t got = (deliver(true) - deliver(false)).picoseconds();
+    CHECK(std::abs(got - expected) <= 2);
 }
