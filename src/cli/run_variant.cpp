@@ -110,6 +110,13 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             fs.qps_per_connection = spec.cluster.server.nic.qps_per_connection;
             fs.sharp = sharp_switches(spec);
             fs.cluster = spec.cluster;
+            if (spec.simulation.flow_congestion == scenario::FlowCongestion::dcqcn) {
+                if (spec.cluster.fabric.technology != scenario::Technology::roce || !spec.cluster.roce.dcqcn.enabled ||
+                    !spec.cluster.roce.ecn.enabled)
+                    throw_config_error("simulation.flow_congestion",
+                                       "dcqcn needs a RoCE fabric with cluster.roce.ecn and cluster.roce.dcqcn enabled");
+                fs.dcqcn = true;
+            }
             auto backend = make_flow_backend(spec.simulation.flow_backend);
             m.flow_backend = std::string(backend->name());
             m.network = std::make_unique<flow::FlowNetwork>(*m.topology, *m.routing, fs, std::move(backend));

@@ -49,6 +49,7 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
             throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
+    if (spec_.dcqcn && spec_.cluster) standing_ = std::make_unique<StandingQueues>(topology_, *spec_.cluster);
 }
 
 std::vector<LinkUse> FlowNetwork::uses_of(const FlowKey& key) const {
@@ -80,7 +81,8 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
     Time t = Time::zero();
     for (std::uint32_t h : hops) {
         if (solver_.flows_on(h) == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
-        t += fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
+        t += standing_ ? standing_->delay(h, solver_.flows_on(h), unit)
+                       : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
     return t;
 }

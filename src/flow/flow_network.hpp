@@ -40,6 +40,7 @@
 #include "core/network.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
+#include "flow/dcqcn_standing_queue.hpp"
 #include "flow/incremental_max_min.hpp"
 #include "flow/rate_backend.hpp"
 #include "scenario/spec.hpp"
@@ -61,6 +62,9 @@ struct FlowModelSpec {
     // In between, a new flow starts at what its path has free and a finished flow's share
     // stays unused until the next solve (docs/models/flow.md, "Solve interval").
     Time solve_interval = Time::zero();
+    // simulation.flow_congestion: dcqcn: a saturated RoCE switch port holds DCQCN's standing
+    // queue (dcqcn_standing_queue.hpp; needs `cluster`).
+    bool dcqcn = false;
 };
 
 class FlowNetwork final : public Network, private EventTarget {
@@ -161,6 +165,7 @@ private:
     std::vector<Time> since_;
     Bytes sent_, delivered_, in_flight_;
     std::uint64_t flows_started_ = 0;
+    std::unique_ptr<StandingQueues> standing_;  // with spec_.dcqcn
 };
 
 // The capacity vector of a topology: payload bytes/s per directed link (index()).

@@ -20,6 +20,9 @@ Field<Time> stop_time() {
             [](const Time& t) { return Value{t == Time::max() ? std::string("none") : to_string(t)}; }};
 }
 
+const auto kCongestion =
+    choice<FlowCongestion>("flow congestion control", {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}});
+
 const auto kBackend = choice<FlowBackend>(
     "flow backend", {{"cpu", FlowBackend::cpu}, {"cuda", FlowBackend::cuda}, {"auto", FlowBackend::automatic}});
 
@@ -87,6 +90,25 @@ const Table<SimulationSpec>& simulation_table() {
                     return kBackend.print(s.flow_backend);
                 })
                 .shown_default("`cpu`"),
+            custom_key<S>(
+                "flow_congestion", kCongestion.doc, kFlow,
+                "The congestion control the flow model accounts for: `none`; `dcqcn` (RoCE with "
+                "`cluster.roce.ecn` and `cluster.roce.dcqcn` enabled, else the run is refused, exit 2): a message "
+                "that starts at a saturated switch port waits for the standing queue DCQCN holds there, from the "
+                "fixed point of its fluid model with the same `cluster.roce.ecn` and `cluster.roce.dcqcn` settings "
+                "the packet model reads, instead of half a packet. Rates stay max-min fair "
+                "([models/flow.md](models/flow.md), \"Congestion control\").",
+                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
+                    const auto v = kCongestion.read(n, path, issues);
+                    if (v) out.flow_congestion = *v;
+                    return v.has_value();
+                },
+                [](const S& s) {
+                    // Only where it is set, so scenarios resolve as they did before the key existed.
+                    if (s.flow_congestion == FlowCongestion::none) return Value{};
+                    return kCongestion.print(s.flow_congestion);
+                })
+                .shown_default("`none`"),
             key("stop_time", &S::stop_time, stop_time(), kAllModels,
                 "Simulated time at which the run stops; `none` runs until no event is left. A run stopped with work "
                 "left is *cut short*: it reports what happened until then (makespan = the stop time, unfinished "

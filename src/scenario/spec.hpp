@@ -25,6 +25,9 @@ namespace fabricsim::scenario {
 enum class NetworkModel { ideal, packet, flow };
 // simulation.flow_backend: where the flow model solves its rates (docs/models/flow.md).
 enum class FlowBackend { cpu, cuda, automatic };
+// simulation.flow_congestion: the congestion control the flow model accounts for
+// (docs/models/flow.md, "Congestion control"): none, or DCQCN's standing queues (RoCE).
+enum class FlowCongestion { none, dcqcn };
 
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
 // the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).
@@ -57,6 +60,7 @@ struct SimulationSpec {
     // The flow model's rate solver: cpu (the default: the same bits on every machine), cuda
     // (a device must be present), auto (cuda when a device is present, else cpu).
     FlowBackend flow_backend = FlowBackend::cpu;
+    FlowCongestion flow_congestion = FlowCongestion::none;
     bool operator==(const SimulationSpec&) const = default;
 };
 
