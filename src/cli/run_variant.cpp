@@ -223,7 +223,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.transfers = transfers_of(spec, executor, *network);
     r.collectives = collectives_of(workload.collectives, executor);
     r.traffic = traffic_results(spec, workload.traffic, executor, *network);
-    r.training = training_results(spec, workload.training, executor, *network);
+    r.training = training_results(spec, workload.training_jobs, executor, *network);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     if (r.unfinished_ops == 0) {
         r.makespan = executor.last_finish();

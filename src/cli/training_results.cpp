@@ -2,12 +2,13 @@
 
 namespace fabricsim::cli {
 
-std::vector<report::TrainingResult> training_results(const scenario::ScenarioSpec& spec,
-                                                     const std::vector<workloads::TrainingPlan>& plans,
+std::vector<report::TrainingResult> training_results(const scenario::ScenarioSpec& /*spec*/,
+                                                     const std::vector<workloads::PlannedTraining>& jobs,
                                                      const workloads::Executor& executor, const Network& /*network*/) {
     std::vector<report::TrainingResult> out;
-    for (const auto& p : plans) {
-        const auto m = workloads::measure_training(p, executor.graph(), executor.op_timings(), spec.cluster);
+    for (const auto& job : jobs) {
+        const workloads::TrainingPlan& p = job.program->plan();
+        const auto m = job.program->measurement();
         report::TrainingResult r;
         r.name = executor.graph().entries()[p.entry].name;
         r.ranks = static_cast<int>(p.ranks.size());

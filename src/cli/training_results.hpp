@@ -1,18 +1,18 @@
-// A run's `training` entries, measured from the executor's op timings.
+// A run's `training` entries, as their programs measured them.
 #pragma once
 
 #include "core/network.hpp"
 #include "report/training_result.hpp"
 #include "scenario/spec.hpp"
 #include "workloads/executor.hpp"
-#include "workloads/training.hpp"
+#include "workloads/workload_graph.hpp"
 
 #include <vector>
 
 namespace fabricsim::cli {
 
 std::vector<report::TrainingResult> training_results(const scenario::ScenarioSpec& spec,
-                                             const std::vector<workloads::TrainingPlan>& plans,
+                                             const std::vector<workloads::PlannedTraining>& jobs,
                                              const workloads::Executor& executor, const Network& network);
 
 }  // namespace fabricsim::cli
