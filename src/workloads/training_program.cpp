@@ -137,26 +137,37 @@ std::uint64_t TrainingProgram::step_key(int iteration, std::size_t sweep) const 
 
 TrainingSink::Ref TrainingProgram::make(const Op& op, TrainingOpKind kind, std::uint32_t rank) {
     const Ref r = next_++;
+    if (rank >= (1u << 29)) throw InternalError("training program: more job ranks than a record holds");
+    std::uint32_t slot = 0;
+    if (!free_nodes_.empty()) {
+        slot = free_nodes_.back();
+        free_nodes_.pop_back();
+    } else {
+        slot = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.emplace_back();
+    }
     Record rec;
     rec.key = (key_step_ << 32) | key_index_++;
-    rec.kind = kind;
-    rec.rank = rank;
+    rec.rank_kind = rank << 3 | static_cast<std::uint32_t>(kind);
+    rec.node = slot;
     records_.push_back(rec);
-    Node& n = nodes_[r];
+    Node& n = nodes_[slot];
     n.op = op;
     n.op.entry = plan_.entry;
-    peak_ops_ = std::max(peak_ops_, nodes_.size());
+    n.waiting = 0;
+    n.stream = UINT32_MAX;
+    n.group = -1;
+    peak_ops_ = std::max(peak_ops_, ++live_nodes_);
     return r;
 }
 
 void TrainingProgram::depend(Ref earlier, Ref later) {
-    Node& l = nodes_.at(later);
+    Node& l = node(later);
     l.predecessors.push_back(earlier);
-    const auto it = nodes_.find(earlier);
-    if (it == nodes_.end() || it->second.done) return;  // finished already: it waits no more
+    if (record(earlier).node == kNoNode) return;  // finished already: it waits no more
     // After every successor of the same or an earlier step: the whole graph's order, where a
     // step's dependencies are added as it is made and steps are made in the sweep's order.
-    auto& s = it->second.successors;
+    auto& s = node(earlier).successors;
     const auto pos = std::upper_bound(s.begin(), s.end(), key_step_,
                                       [](std::uint64_t step, const std::pair<std::uint64_t, Ref>& e) { return step < e.first; });
     s.insert(pos, {key_step_, later});
@@ -171,7 +182,7 @@ TrainingSink::Ref TrainingProgram::compute(RankId rank, Time duration, TrainingO
     const Ref r = make(op, kind, job_rank(rank));
     for (std::size_t i = 0; i < n; ++i)
         if (after[i] != kNone) depend(after[i], r);
-    if (making_ready_ != nullptr && nodes_.at(r).predecessors.empty()) {
+    if (making_ready_ != nullptr && node(r).predecessors.empty()) {
         // A barrier of nothing (the reduction of a model's 0 expert bytes): the whole graph
         // starts it with the run; it is started as it is made, where it waits for nothing and
         // holds up nothing but its iteration's end.
@@ -218,7 +229,7 @@ TrainingSink::Ref TrainingProgram::stream(std::shared_ptr<RingStream> ring, cons
         op.src = front;
         op.member = gates.size() == 1 ? OpProgram::kAllMembers : static_cast<std::uint32_t>(m);
         const Ref o = make(op, kind, job_rank(front));
-        nodes_.at(o).stream = slot;
+        node(o).stream = slot;
         depend(gates[m], o);
         streams_[slot].opens.push_back(o);
         all.push_back(o);
@@ -227,7 +238,7 @@ TrainingSink::Ref TrainingProgram::stream(std::shared_ptr<RingStream> ring, cons
     join.kind = OpKind::compute;
     join.src = front;
     const Ref j = make(join, kind, job_rank(front));
-    ++nodes_.at(j).waiting;  // for the stream's last send
+    ++node(j).waiting;  // for the stream's last send
     streams_[slot].join = j;
     all.push_back(j);
     return sync(front, all);
@@ -244,7 +255,7 @@ TrainingSink::Ref TrainingProgram::whole(const scenario::CollectiveSpec& spec, B
     for (const Op& o : scratch.ops()) {
         const Ref r = make(o, kind, job_rank(o.src));
         if (o.kind == OpKind::group) {
-            nodes_.at(r).group = static_cast<std::int32_t>(groups_.size());
+            node(r).group = static_cast<std::int32_t>(groups_.size());
             groups_.push_back(scratch.groups()[o.group]);
         }
         if (o.kind == OpKind::open) throw InternalError("training program: a stream inside a collective");
@@ -264,7 +275,7 @@ TrainingSink::Ref TrainingProgram::whole(const scenario::CollectiveSpec& spec, B
         depend(gates[static_cast<std::size_t>(it - group.begin())], all[i]);
     }
     for (const Ref r : all)
-        if (nodes_.at(r).predecessors.empty())  // the whole graph would start it with the run
+        if (node(r).predecessors.empty())  // the whole graph would start it with the run
             throw InternalError("training program: a collective's op that waits for nothing");
     return sync(group.front(), all);
 }
@@ -309,31 +320,31 @@ void TrainingProgram::begin(ReadyOps& ready) {
 Op TrainingProgram::op(std::uint64_t local) const {
     if ((local & kStreamBit) != 0)
         return streams_[slot_of(local)].ring->op(ring_local(local));
-    return nodes_.at(local).op;
+    return node(local).op;
 }
 
 const GroupOp* TrainingProgram::group(std::uint64_t local) const {
     if ((local & kStreamBit) != 0) return nullptr;
-    const Node& n = nodes_.at(local);
+    const Node& n = node(local);
     return n.group < 0 ? nullptr : &groups_[static_cast<std::size_t>(n.group)];
 }
 
 void TrainingProgram::release(Ref r, Time now, ReadyOps& ready) {
-    Node& n = nodes_.at(r);
+    Node* n = &node(r);
     Record& rec = record(r);
     rec.start = now;
     // The predecessor that finished last released it (ties: the lowest id), as measure_training.
-    for (Ref p : n.predecessors) {
+    for (Ref p : n->predecessors) {
         const Record& pr = record(p);
         if (rec.by == kNone || pr.finish > record(rec.by).finish ||
             (pr.finish == record(rec.by).finish && pr.key < record(rec.by).key))
             rec.by = p;
     }
-    std::vector<Ref>().swap(n.predecessors);
-    if (rec.kind == TrainingOpKind::compute) {
-        RankTally& t = tally_[rec.rank];
+    n->predecessors.clear();
+    if (rec.kind() == TrainingOpKind::compute) {
+        RankTally& t = tally_[rec.rank()];
         attribute(rec, t.from, t);
-        t.compute += n.op.duration;
+        t.compute += n->op.duration;
     }
     // The step after this op's step is made now, before any op of this one can finish.
     making_ready_ = &ready;
@@ -352,7 +363,7 @@ void TrainingProgram::release(Ref r, Time now, ReadyOps& ready) {
         }
     }
     making_ready_ = nullptr;
-    Node& again = nodes_.at(r);  // making may have grown the table
+    Node& again = node(r);  // making may have moved the slots
     if (again.op.kind != OpKind::open) {
         ready.push_back(r);
         return;
@@ -367,17 +378,20 @@ void TrainingProgram::release(Ref r, Time now, ReadyOps& ready) {
 }
 
 void TrainingProgram::finish(Ref r, Time now, ReadyOps& ready) {
-    auto it = nodes_.find(r);
-    Node& n = it->second;
-    n.done = true;
     Record& rec = record(r);
+    const std::uint32_t slot = rec.node;
+    rec.node = kNoNode;  // done: what is made from now on does not wait for it
     rec.finish = now;
-    if (rec.kind == TrainingOpKind::compute) tally_[rec.rank].from = now;
-    const auto successors = std::move(n.successors);
-    nodes_.erase(it);
-    for (const auto& [step, s] : successors) {
-        if (--nodes_.at(s).waiting == 0) release(s, now, ready);
-    }
+    if (rec.kind() == TrainingOpKind::compute) tally_[rec.rank()].from = now;
+    std::vector<std::pair<std::uint64_t, Ref>> successors;
+    successors.swap(nodes_[slot].successors);
+    for (const auto& [step, s] : successors)
+        if (--node(s).waiting == 0) release(s, now, ready);
+    // The slot is free once its successors are released; its list keeps its capacity.
+    successors.clear();
+    nodes_[slot].successors.swap(successors);
+    free_nodes_.push_back(slot);
+    --live_nodes_;
 }
 
 void TrainingProgram::finished(std::uint64_t local, Time start, Time now, ReadyOps& ready) {
@@ -415,7 +429,7 @@ void TrainingProgram::stream_done(std::uint32_t slot, Time now, ReadyOps& ready)
     const Ref join = st.join;
     st.ring.reset();
     free_streams_.push_back(slot);
-    if (--nodes_.at(join).waiting == 0) release(join, now, ready);
+    if (--node(join).waiting == 0) release(join, now, ready);
 }
 
 // --- The breakdown -----------------------------------------------------------------------
@@ -431,10 +445,10 @@ void TrainingProgram::attribute(const Record& x, Time from, RankTally& out) cons
         if (t.finish <= from) break;
         const Time seg = std::min(t.finish, upper) - std::max(t.start, from);
         if (seg > Time::zero()) {
-            if (t.kind == TrainingOpKind::compute || t.kind == TrainingOpKind::sync)
+            if (t.kind() == TrainingOpKind::compute || t.kind() == TrainingOpKind::sync)
                 out.bubble += seg;
             else
-                out.exposed[static_cast<std::size_t>(t.kind) - 1] += seg;
+                out.exposed[static_cast<std::size_t>(t.kind()) - 1] += seg;
             covered += seg;
         }
         upper = std::min(upper, t.start);
@@ -448,8 +462,8 @@ void TrainingProgram::end_of_iteration(Ref end, Time now) {
     Ref cur = end;
     std::uint32_t critical = 0;
     for (; cur != kNone; cur = record(cur).by)
-        if (record(cur).kind == TrainingOpKind::compute) {
-            critical = record(cur).rank;
+        if (record(cur).kind() == TrainingOpKind::compute) {
+            critical = record(cur).rank();
             break;
         }
     RankTally t = tally_[critical];

@@ -18,7 +18,6 @@
 
 #include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace fabricsim::workloads {
@@ -50,17 +49,20 @@ private:
         std::uint32_t waiting = 0;
         std::uint32_t stream = UINT32_MAX;  // open ops: their stream
         std::int32_t group = -1;            // group ops: index into groups_
-        bool done = false;
     };
-    // What the critical path needs of an op, from its make to its iteration's end.
+    // What the critical path needs of an op, from its make to its iteration's end, in 40 bytes.
     struct Record {
         Time start = Time::max();
         Time finish = Time::max();
-        std::uint64_t key = 0;         // (step << 32) | its index in the step: the whole graph's id order
-        Ref by = kNone;                // the predecessor that released it
-        std::uint32_t rank = 0;        // job rank (compute)
-        TrainingOpKind kind = TrainingOpKind::sync;
+        std::uint64_t key = 0;             // (step << 32) | its index in the step: the whole graph's id order
+        Ref by = kNone;                    // the predecessor that released it
+        std::uint32_t rank_kind = 0;       // job rank << 3 | TrainingOpKind
+        std::uint32_t node = kNoNode;      // its slot in nodes_ until it finishes
+        std::uint32_t rank() const { return rank_kind >> 3; }
+        TrainingOpKind kind() const { return static_cast<TrainingOpKind>(rank_kind & 7); }
     };
+    static constexpr std::uint32_t kNoNode = UINT32_MAX;
+    static_assert(sizeof(Record) == 40, "an op's record is 40 bytes");
     struct StreamSlot {
         std::shared_ptr<RingStream> ring;
         std::vector<Ref> opens;
@@ -113,7 +115,13 @@ private:
     std::uint64_t key_step_ = 0;
     std::uint32_t key_index_ = 0;
 
-    std::unordered_map<Ref, Node> nodes_;
+    // Ops made and not finished, in slots reused through free_nodes_ (their lists keep their
+    // capacity, so a slot's reuse allocates nothing).
+    std::vector<Node> nodes_;
+    std::vector<std::uint32_t> free_nodes_;
+    std::size_t live_nodes_ = 0;
+    Node& node(Ref r) { return nodes_[record(r).node]; }
+    const Node& node(Ref r) const { return nodes_[record(r).node]; }
     std::deque<Record> records_;
     Ref record_base_ = 0;
     Ref next_ = 0;
