@@ -37,6 +37,8 @@ namespace fabricsim::workloads {
 enum class TrainingOpKind : std::uint8_t { compute, tp, pp, dp, ep, sync };
 inline constexpr int kCommKinds = 4;  // tp, pp, dp, ep: index = kind − 1
 
+// first_op, end_op, kinds, streams, start and iteration_end describe the job's whole graph
+// (add_training); a job run as a program (training_program.hpp) leaves them empty.
 struct TrainingPlan {
     std::uint32_t entry = 0;
     std::uint32_t first_op = 0;
