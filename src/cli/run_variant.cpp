@@ -196,7 +196,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.transfers = report::transfer_results(spec, executor, *network);
     r.collectives = report::collective_results(workload.collectives, executor);
     r.traffic = report::traffic_results(workload.traffic, executor, *network);
-    r.training = report::training_results(workload.training, executor, spec.cluster);
+    r.training = report::training_results(workload.training_jobs, executor);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     if (r.unfinished_ops == 0) {
         r.makespan = executor.last_finish();

@@ -2,6 +2,7 @@
 
 #include "workloads/collective.hpp"
 #include "workloads/collective_program.hpp"
+#include "workloads/training_program.hpp"
 
 #include <string>
 #include <variant>
@@ -43,12 +44,12 @@ std::vector<CollectiveResult> collective_results(const std::vector<workloads::Pl
     return out;
 }
 
-std::vector<TrainingResult> training_results(const std::vector<workloads::TrainingPlan>& plans,
-                                             const workloads::Executor& executor,
-                                             const scenario::ClusterSpec& cluster) {
+std::vector<TrainingResult> training_results(const std::vector<workloads::PlannedTraining>& jobs,
+                                             const workloads::Executor& executor) {
     std::vector<TrainingResult> out;
-    for (const auto& p : plans) {
-        const auto m = workloads::measure_training(p, executor.graph(), executor.op_timings(), cluster);
+    for (const auto& job : jobs) {
+        const workloads::TrainingPlan& p = job.program->plan();
+        const auto m = job.program->measurement();
         TrainingResult r;
         r.name = executor.graph().entries()[p.entry].name;
         r.ranks = static_cast<int>(p.ranks.size());

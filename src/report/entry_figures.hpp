@@ -23,9 +23,9 @@ std::vector<TransferResult> transfer_results(const scenario::ScenarioSpec& spec,
 std::vector<CollectiveResult> collective_results(const std::vector<workloads::PlannedCollective>& planned,
                                                  const workloads::Executor& executor);
 
-// One row per training job: the means over its whole iterations, in whole picoseconds.
-std::vector<TrainingResult> training_results(const std::vector<workloads::TrainingPlan>& plans,
-                                             const workloads::Executor& executor,
-                                             const scenario::ClusterSpec& cluster);
+// One row per training job, as its program measured it while the run went: the means over its
+// whole iterations, in whole picoseconds.
+std::vector<TrainingResult> training_results(const std::vector<workloads::PlannedTraining>& jobs,
+                                             const workloads::Executor& executor);
 
 }  // namespace fabricsim::report

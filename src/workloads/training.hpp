@@ -37,6 +37,8 @@ namespace fabricsim::workloads {
 enum class TrainingOpKind : std::uint8_t { compute, tp, pp, dp, ep, sync };
 inline constexpr int kCommKinds = 4;  // tp, pp, dp, ep: index = kind − 1
 
+// first_op, end_op, kinds, streams, start and iteration_end describe the job's whole graph
+// (add_training); a job run as a program (training_program.hpp) leaves them empty.
 struct TrainingPlan {
     std::uint32_t entry = 0;
     std::uint32_t first_op = 0;
@@ -67,6 +69,12 @@ struct TrainingPlan {
 // Told the graph's op count as a job's graph grows (a front end's progress while it builds).
 using BuildProgressFn = std::function<void(std::size_t ops)>;
 
+// The job's ranks and figures without its ops (place_training, training_steps.hpp's shape):
+// what add_training and the job's program (training_program.hpp) start from.
+TrainingPlan plan_training(const scenario::TrainingSpec& spec, const scenario::ClusterSpec& cluster, std::uint32_t entry,
+                           const std::string& name, std::uint64_t seed, const std::vector<TrainingPlan>& earlier);
+
+// The job as a whole graph (tests compare it with the program, which the runs use).
 // `earlier` holds the plans of the training entries before this one: their ranks are taken.
 // Throws ConfigError (no file position) when the job does not fit in the ranks left.
 // `built`, when set, is called after each pipeline step is built.

@@ -9,7 +9,7 @@
 
 namespace fabricsim::workloads {
 
-Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built) {
+Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& /*built*/) {
     Workload workload;
     OpGraph& graph = workload.graph;
     const RankLayout layout(spec.cluster);
@@ -35,8 +35,13 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             }
             if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
                 workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
-            if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>)
-                workload.training.push_back(add_training(graph, i, kind, spec.cluster, network, spec.seed, workload.training, built));
+            if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
+                workload.training.push_back(
+                    plan_training(kind, spec.cluster, i, entry.name, spec.seed, workload.training));
+                auto program = std::make_unique<TrainingProgram>(kind, spec.cluster, network, workload.training.back());
+                const TrainingProgram* view = program.get();
+                workload.training_jobs.push_back({i, std::move(program), view});
+            }
         }, entry.kind);
     }
     return workload;
@@ -45,11 +50,14 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
 void attach_programs(Workload& workload, Executor& executor) {
     for (auto& c : workload.collectives)
         if (c.owned) executor.set_program(c.entry, std::move(c.owned));
+    for (auto& t : workload.training_jobs)
+        if (t.owned) executor.set_program(t.entry, std::move(t.owned));
 }
 
 std::uint64_t ops_total(const Workload& workload) {
     std::uint64_t total = workload.graph.ops_run();
     for (const auto& c : workload.collectives) total += c.program->ops_total();
+    for (const auto& t : workload.training_jobs) total += t.program->ops_total();
     return total;
 }
 

@@ -1,5 +1,5 @@
 // Turns a scenario's `workload:` entries into one OpGraph and the programs of the entries that
-// stream (op_program.hpp: collectives). Each entry kind has its own builder file
+// stream (op_program.hpp: collectives, training jobs). Each entry kind has its own builder file
 // (transfer.cpp, collective_program.cpp, traffic.cpp, training.cpp).
 #pragma once
 
@@ -11,6 +11,7 @@
 #include "workloads/op_graph.hpp"
 #include "workloads/traffic.hpp"
 #include "workloads/training.hpp"
+#include "workloads/training_program.hpp"
 
 #include <memory>
 #include <vector>
@@ -23,15 +24,22 @@ struct PlannedCollective {
     const CollectiveProgram* program;          // its plan and spans, while the executor lives
 };
 
+struct PlannedTraining {
+    std::uint32_t entry;
+    std::unique_ptr<TrainingProgram> owned;  // until attach_programs hands it to the executor
+    const TrainingProgram* program;          // its plan and measurement, while the executor lives
+};
+
 struct Workload {
     OpGraph graph;
     std::vector<PlannedCollective> collectives;
     std::vector<TrafficPlan> traffic;
-    std::vector<TrainingPlan> training;
+    std::vector<TrainingPlan> training;       // each job's plan (its ranks), in entry order
+    std::vector<PlannedTraining> training_jobs;  // and its program
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).
-// `built`, when set, hears the graph's op count while a training job's graph is built.
+// `built`, when set, hears the graph's op count as it is built.
 Workload build_workload(const scenario::ScenarioSpec& spec, const Network& network, const BuildProgressFn& built = {});
 
 // Hands the workload's programs to `executor` (built on workload.graph); before start().
