@@ -208,6 +208,18 @@ private:
         bool nak_sent = false;           // receiver: a NAK for `expected` is out
     };
 
+    // One hop of a message's route cache: at `node`, the egress port (ports null), or the
+    // equal-cost ports inside a server that each packet chooses among (`count` of them).
+    struct RouteHop {
+        const std::uint32_t* ports = nullptr;
+        std::uint32_t node = kNone;      // kNone: not filled yet
+        std::uint32_t egress = 0;        // the port; with `ports`: their count
+    };
+    // Hops cached per QP part and direction (data out, ACKs / NAKs back); a hop deeper than
+    // this asks the routing each time. A three-tier fat tree's longest data path forwards at
+    // nine nodes (PCIe switch, NIC, five switches, NIC, PCIe switch).
+    static constexpr std::uint32_t kRouteDepth = 10;
+
     struct MessageState {
         std::uint32_t generation = 0;    // bumped when the slot is reused
         MessageId id;
@@ -236,6 +248,9 @@ private:
         std::uint8_t retries = 0;        // timeouts since the last progress (RC retry count)
         std::vector<Part> parts;         // reliable only (capacity kept across reuse)
         std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
+        // Across the fabric, with a fixed routing: its route, filled hop by hop as its first
+        // packets go (routed_egress), [(part * 2 + back) * kRouteDepth + hop].
+        std::vector<RouteHop> route;
     };
 
     struct Injector {
@@ -419,6 +434,14 @@ private:
     }
     void lose(Simulator& sim, std::uint32_t packet);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const;
+    // Inside a server: of equal-cost `ports` at `at`, the one that can start a packet first.
+    std::uint32_t earliest_port(const Simulator& sim, NodeId at, std::span<const std::uint32_t> ports,
+                                std::uint64_t seq) const;
+    // egress_port() for packet `seq` of message m (back: its ACK or NAK) at its hop `hop`,
+    // from the message's route cache: the routing tables are read once per hop of a flow,
+    // not once per packet (issue 19). Spraying and adaptive routing still choose per packet.
+    std::uint32_t routed_egress(const Simulator& sim, MessageState& m, bool back, std::uint64_t seq, std::uint32_t hop,
+                                NodeId at);
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
     // as this is asked at every hop.
@@ -427,6 +450,10 @@ private:
     const Topology& topology_;
     std::unique_ptr<Router> owned_router_;
     const Router& routing_;
+    // The routing's answers depend on the node and flow alone (a Routing, not a test's Router
+    // or the FaultRouter, whose answers change as links fail): messages cache their routes.
+    bool route_cache_ = false;
+    bool per_packet_routing_ = false;  // spray or adaptive: a fabric switch chooses per packet
     PacketModelSpec spec_;
     std::vector<Port> ports_;
     std::vector<Queue> queues_;
