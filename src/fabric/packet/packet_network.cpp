@@ -98,8 +98,18 @@ void PacketNetwork::init() {
     // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
     // class (roce_nic.cpp), with or without congestion control.
     if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
+    set_fc_kinds();
     setup_watchdog();
     if (spec_.queues.interval > Time::zero()) sampler_ = std::make_unique<QueueSampler>(*this, topology_, spec_.queues);
+}
+
+void PacketNetwork::set_fc_kinds() {
+    for (Port& p : ports_)
+        p.fc_kind = p.fc == nullptr                               ? kFcNone
+                    : p.fc == pfc_.get()                          ? kFcPfc
+                    : p.fc == credits_.get()                      ? kFcCredits
+                    : ib_credits_ != nullptr && p.fc == ib_credits_.get() ? kFcIbCredits
+                                                                  : kFcOther;
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -364,13 +374,13 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     Packet& k = packets_[packet];
     const std::uint32_t q = queue_of(port, k.prio);
     if (p.switch_egress && k.type == kData) {
-        if (!markers_.empty()) mark_ecn(sim, q, k);
+        if (queues_[q].queued > p.ecn_kmin) mark_ecn(sim, q, k);
         if (ib_cc_ != nullptr && ib_cc_->mark(q, queues_[q].queued, Bytes{k.bytes})) {
             k.marked = true;
             ++queues_[q].marks;
         }
     }
-    if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
+    if (p.fc_kind != kFcNone) with_fc(p, [&](auto& fc) { fc.on_sent(sim, q, Bytes{k.bytes}); });  // Pfc's: nothing
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
     left_queue(q, port, k, start);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
@@ -436,9 +446,8 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     const NodeId at = ports_[from].to;
     // A NIC takes every frame from the fabric into its receive buffer first (PFC on RoCE,
     // pfc.cpp); each way out below drains it. A switch's MMU takes what it forwards, last.
-    LinkFlowControl* const fc = ports_[from].fc;
-    if (ports_[from].from_fabric && fc != nullptr &&
-        !fc->on_ingress(sim, queue_of(from, packets_[packet].prio), Bytes{packets_[packet].bytes})) {
+    if (ports_[from].from_fabric &&
+        !fc_ingress(sim, ports_[from], queue_of(from, packets_[packet].prio), Bytes{packets_[packet].bytes})) {
         lose(sim, packet);
         return;
     }
@@ -487,7 +496,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
     }
     const Packet& pk = packets_[packet];
-    if (!ports_[from].from_fabric && fc != nullptr && !fc->on_ingress(sim, queue_of(from, pk.prio), Bytes{pk.bytes})) {
+    if (!ports_[from].from_fabric && !fc_ingress(sim, ports_[from], queue_of(from, pk.prio), Bytes{pk.bytes})) {
         lose(sim, packet);  // lossless: the message will not complete; lossy: go-back-N sends it again
         return;
     }

@@ -99,7 +99,9 @@ struct PacketModelSpec {
     scenario::QueueOutputSpec queues;
 };
 
-class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
+// EventTarget first: the per-event virtual calls (on_event, prefetch) reach the class without
+// a this-adjusting thunk; Network's calls are per message.
+class PacketNetwork final : private EventTarget, public Network, private FlowControlHost {
 public:
     // `topology` and `routing` must outlive the network.
     PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec);
@@ -265,7 +267,9 @@ private:
         Bandwidth rate;                  // payload rate
         Time delay;                      // propagation + the next node's forwarding latency
         LinkFlowControl* fc = nullptr;   // its link-level flow control, if any
+        Bytes ecn_kmin = Bytes{INT64_MAX};  // RED's Kmin at a marking port: below it, no mark (no other read)
         std::uint32_t first = 0;         // its first queue in queues_
+        std::uint8_t fc_kind = 0;        // FcKind of fc: calls it without a virtual call
         std::uint8_t classes = 1;        // queues: 1, or 8 (one per priority)
         std::uint8_t backlog = 0;        // bit c: queue c holds a packet
         std::uint8_t rr = 0;             // DWRR: the queue being served
@@ -275,8 +279,8 @@ private:
         std::uint8_t fault = 0;          // PortFault: anything but up sends nothing
         NodeId to;                       // the node at its far end
         std::uint32_t header = 0;        // wire bytes of a packet beside its payload, in queue depths
-        Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
+        Bytes bytes_sent = Bytes::zero();
         Time busy_time = Time::zero();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
@@ -342,9 +346,31 @@ private:
     void catch_up(Simulator& sim, std::uint32_t q) override { pump(sim, layout_.port[q]); }
     void wake(Simulator& sim, std::uint32_t q) override;
     void drop_queue(Simulator& sim, std::uint32_t q) override;
+    // The flow control schemes the network calls directly (each class is final, so a call
+    // through its own type is not virtual); another kind goes through the interface.
+    enum FcKind : std::uint8_t { kFcNone = 0, kFcPfc, kFcCredits, kFcIbCredits, kFcOther };
+    void set_fc_kinds();
+    // f(the port's flow control, as its own class); the port has one.
+    template <class F>
+    static decltype(auto) with_fc(const Port& p, F&& f) {
+        switch (p.fc_kind) {
+            case kFcPfc: return f(*static_cast<Pfc*>(p.fc));
+            case kFcCredits: return f(*static_cast<Credits*>(p.fc));
+            case kFcIbCredits: return f(*static_cast<IbCredits*>(p.fc));
+            default: return f(*p.fc);
+        }
+    }
+    static bool fc_may_send(const Port& p, std::uint32_t q, Bytes size, Time& start) {
+        return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.may_send(q, size, start); });
+    }
+    static bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size) {
+        return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.on_ingress(sim, q, size); });
+    }
     // The packet that came in over `link` leaves this node (forwarded or delivered).
     void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {
-        if (LinkFlowControl* fc = ports_[link].fc) fc->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes});
+        const Port& p = ports_[link];
+        if (p.fc_kind != kFcNone)
+            with_fc(p, [&](auto& fc) { fc.on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}); });
     }
     // Deadlock detection (deadlock.cpp).
     void setup_watchdog();
