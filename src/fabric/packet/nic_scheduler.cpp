@@ -37,8 +37,7 @@ void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Tim
     prio_.push_back(prio);
     timer_at_.push_back(Time::max());
     last_call_.push_back(Time::zero());
-    paced_for_.push_back(-1);
-    payload_rate_.push_back(Bandwidth::bps(1));
+    pace_.emplace_back();
     src_.push_back(src);
     dst_.push_back(dst);
     number_.push_back(number);
@@ -232,13 +231,14 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
     } else {
         // Pace in wire bytes: the payload at the link's efficiency.
         const std::int64_t rc = cc_[qp]->rate().bits_per_second();
-        if (rc != paced_for_[qp]) {
-            paced_for_[qp] = rc;
-            payload_rate_[qp] = std::max(Bandwidth::bps(static_cast<std::int64_t>(
-                                             static_cast<__int128>(rc) * payload.bits_per_second() / line.bits_per_second())),
-                                         Bandwidth::bps(1));
+        PayloadPace& pace = pace_[qp];
+        if (rc != pace.cc || payload.bits_per_second() != pace.payload || line.bits_per_second() != pace.line) {
+            pace = {rc, payload.bits_per_second(), line.bits_per_second(),
+                    std::max(Bandwidth::bps(static_cast<std::int64_t>(static_cast<__int128>(rc) * payload.bits_per_second() /
+                                                                      line.bits_per_second())),
+                             Bandwidth::bps(1))};
         }
-        q.next_send = checked_add(start, transmit_time(size, payload_rate_[qp]), "packet model: a paced QP's next packet");
+        q.next_send = checked_add(start, transmit_time(size, pace.rate), "packet model: a paced QP's next packet");
         cc_call(sim, qp, CcInput::sent, size);
     }
     if (q.listed && heaped_[port_[qp]] != 0) heap_update(qp);

@@ -162,10 +162,13 @@ private:
     std::vector<std::uint8_t> prio_;
     std::vector<Time> timer_at_;               // the pending congestion-control timer
     std::vector<Time> last_call_;              // the CC object's clock never goes back
-    // The pacing rate in payload terms, R_C x payload / line, for the R_C it was worked out
-    // at: the 128-bit product and division only when the rate changes, not per packet.
-    std::vector<std::int64_t> paced_for_;      // R_C (bit/s) of payload_rate_; -1: none yet
-    std::vector<Bandwidth> payload_rate_;
+    // The pacing rate in payload terms, R_C x payload / line, and the rates (bit/s) it was
+    // worked out for: the 128-bit product and division only when one changes, not per packet.
+    struct PayloadPace {
+        std::int64_t cc = -1, payload = 0, line = 0;
+        Bandwidth rate;
+    };
+    std::vector<PayloadPace> pace_;
     std::vector<NodeId> src_, dst_;            // for the series' name and the CNP's way back
     std::vector<std::uint32_t> number_;
     std::vector<std::vector<QpSample>> rates_; // sampled (outputs.qp_rates)
