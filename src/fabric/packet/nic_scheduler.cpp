@@ -16,8 +16,8 @@ NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports
       heaped_(ports, 0) {}
 
 std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst, std::uint32_t channel) {
-    const auto key = std::make_tuple(port, src.value(), dst.value(), channel);
-    const auto [it, inserted] = index_.emplace(key, static_cast<std::uint32_t>(cc_.size()));
+    const ConnectionKey key{std::uint64_t{port} << 32 | src.value(), std::uint64_t{dst.value()} << 32 | channel};
+    const auto [it, inserted] = index_.try_emplace(key, static_cast<std::uint32_t>(cc_.size()));
     return {it->second, inserted};
 }
 
@@ -37,6 +37,7 @@ void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Tim
     prio_.push_back(prio);
     timer_at_.push_back(Time::max());
     last_call_.push_back(Time::zero());
+    pace_.emplace_back();
     src_.push_back(src);
     dst_.push_back(dst);
     number_.push_back(number);
@@ -150,6 +151,8 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
     const std::vector<std::uint32_t>& active = active_[port];
     const std::vector<std::uint32_t>& heap = heaps_[h];
     const std::uint32_t rr = round_robin_[port];
+    // The QP in turn is ready (always so when all tie, the port busy): it is the one, in O(1).
+    if (const Pacing& next = pacing_[active[rr]]; next.cls == pacing_[heap[0]].cls && next.key <= by) return rr;
     const std::uint64_t from = pacing_[active[rr]].stamp;  // the list is in stamp order
     // Few QPs tie (a paced QP's next send time is its own): walk the heap's top, where they are.
     constexpr std::uint32_t kFew = 16;
@@ -227,10 +230,15 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
         q.next_send = start;
     } else {
         // Pace in wire bytes: the payload at the link's efficiency.
-        const Bandwidth payload_rate = Bandwidth::bps(static_cast<std::int64_t>(
-            static_cast<__int128>(cc_[qp]->rate().bits_per_second()) * payload.bits_per_second() / line.bits_per_second()));
-        q.next_send = checked_add(start, transmit_time(size, std::max(payload_rate, Bandwidth::bps(1))),
-                                  "packet model: a paced QP's next packet");
+        const std::int64_t rc = cc_[qp]->rate().bits_per_second();
+        PayloadPace& pace = pace_[qp];
+        if (rc != pace.cc || payload.bits_per_second() != pace.payload || line.bits_per_second() != pace.line) {
+            pace = {rc, payload.bits_per_second(), line.bits_per_second(),
+                    std::max(Bandwidth::bps(static_cast<std::int64_t>(static_cast<__int128>(rc) * payload.bits_per_second() /
+                                                                      line.bits_per_second())),
+                             Bandwidth::bps(1))};
+        }
+        q.next_send = checked_add(start, transmit_time(size, pace.rate), "packet model: a paced QP's next packet");
         cc_call(sim, qp, CcInput::sent, size);
     }
     if (q.listed && heaped_[port_[qp]] != 0) heap_update(qp);

@@ -40,7 +40,7 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
+#include <unordered_map>
 #include <memory>
 #include <tuple>
 #include <utility>
@@ -162,6 +162,13 @@ private:
     std::vector<std::uint8_t> prio_;
     std::vector<Time> timer_at_;               // the pending congestion-control timer
     std::vector<Time> last_call_;              // the CC object's clock never goes back
+    // The pacing rate in payload terms, R_C x payload / line, and the rates (bit/s) it was
+    // worked out for: the 128-bit product and division only when one changes, not per packet.
+    struct PayloadPace {
+        std::int64_t cc = -1, payload = 0, line = 0;
+        Bandwidth rate;
+    };
+    std::vector<PayloadPace> pace_;
     std::vector<NodeId> src_, dst_;            // for the series' name and the CNP's way back
     std::vector<std::uint32_t> number_;
     std::vector<std::vector<QpSample>> rates_; // sampled (outputs.qp_rates)
@@ -174,7 +181,17 @@ private:
     std::vector<std::vector<std::uint32_t>> heaps_;   // the listed QPs, a binary min-heap on key
     std::vector<std::uint64_t> class_packets_;        // packets its QPs hold
     std::uint64_t stamps_ = 0;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> index_;
+    // (port, src, dst, channel) -> the connection's first QP; asked once per message.
+    struct ConnectionKey {
+        std::uint64_t port_src, dst_channel;
+        bool operator==(const ConnectionKey&) const = default;
+    };
+    struct ConnectionHash {
+        std::size_t operator()(const ConnectionKey& k) const {
+            return static_cast<std::size_t>((k.port_src * 0x9E3779B97F4A7C15ULL) ^ (k.dst_channel + 0x632BE59BD9B4E019ULL));
+        }
+    };
+    std::unordered_map<ConnectionKey, std::uint32_t, ConnectionHash> index_;
 };
 
 }  // namespace fabricsim::fabric

@@ -14,6 +14,9 @@ PacketNetwork::PacketNetwork(const Topology& topology, const Routing& routing, P
     : topology_(topology),
       owned_router_(std::make_unique<RoutingRouter>(routing)),
       routing_(*owned_router_),
+      route_cache_(true),
+      per_packet_routing_(routing.policy() == scenario::RoutingKind::spray ||
+                          routing.policy() == scenario::RoutingKind::adaptive),
       spec_(spec),
       ports_(topology.directed_link_count()),
       nic_(packets_, topology.directed_link_count(), spec.qp_rate_interval) {
@@ -95,8 +98,18 @@ void PacketNetwork::init() {
     // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
     // class (roce_nic.cpp), with or without congestion control.
     if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
+    set_fc_kinds();
     setup_watchdog();
     if (spec_.queues.interval > Time::zero()) sampler_ = std::make_unique<QueueSampler>(*this, topology_, spec_.queues);
+}
+
+void PacketNetwork::set_fc_kinds() {
+    for (Port& p : ports_)
+        p.fc_kind = p.fc == nullptr                               ? kFcNone
+                    : p.fc == pfc_.get()                          ? kFcPfc
+                    : p.fc == credits_.get()                      ? kFcCredits
+                    : ib_credits_ != nullptr && p.fc == ib_credits_.get() ? kFcIbCredits
+                                                                  : kFcOther;
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -209,10 +222,12 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // Reset the slot but keep its vectors' capacity: nothing here allocates once warm.
     std::vector<Part> parts = std::move(m.parts);
     std::vector<std::uint64_t> seen = std::move(m.seen);
+    std::vector<RouteHop> route = std::move(m.route);
     const std::uint32_t generation = m.generation + 1;
     m = MessageState{};
     m.parts = std::move(parts);
     m.seen = std::move(seen);
+    m.route = std::move(route);
     m.generation = generation;
     m.id = message.id;
     m.listener = &listener;
@@ -241,6 +256,10 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // With faults or the PFC watchdog the lossless class can lose packets too.
     m.recovers = m.reliable && ((pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio))) || recover_all_);
     if (m.reliable) setup_transport(m);
+    if (route_cache_ && !inside)
+        m.route.assign(std::size_t{m.qps} * 2 * kRouteDepth, RouteHop{});
+    else
+        m.route.clear();
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
     // `direct`: one hop, over every link from src to its neighbour dst (NVLS to and from an
@@ -355,13 +374,13 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     Packet& k = packets_[packet];
     const std::uint32_t q = queue_of(port, k.prio);
     if (p.switch_egress && k.type == kData) {
-        if (!markers_.empty()) mark_ecn(sim, q, k);
+        if (queues_[q].queued > p.ecn_kmin) mark_ecn(sim, q, k);
         if (ib_cc_ != nullptr && ib_cc_->mark(q, queues_[q].queued, Bytes{k.bytes})) {
             k.marked = true;
             ++queues_[q].marks;
         }
     }
-    if (p.fc != nullptr) p.fc->on_sent(sim, q, Bytes{k.bytes});
+    if (p.fc_kind != kFcNone) with_fc(p, [&](auto& fc) { fc.on_sent(sim, q, Bytes{k.bytes}); });  // Pfc's: nothing
     if (k.link != port) drained(sim, k.link, k);  // it left the node it came into
     left_queue(q, port, k, start);
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
@@ -372,6 +391,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
         queues_[q].bytes_sent += Bytes{k.bytes};
     }
     k.link = port;
+    ++k.hop;  // mod 64
     ++hops_;
     // The link rides above the packet index (on_event reads 32 bits of index), so that
     // prefetch() can load the port with the packet.
@@ -426,9 +446,8 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     const NodeId at = ports_[from].to;
     // A NIC takes every frame from the fabric into its receive buffer first (PFC on RoCE,
     // pfc.cpp); each way out below drains it. A switch's MMU takes what it forwards, last.
-    LinkFlowControl* const fc = ports_[from].fc;
-    if (ports_[from].from_fabric && fc != nullptr &&
-        !fc->on_ingress(sim, queue_of(from, packets_[packet].prio), Bytes{packets_[packet].bytes})) {
+    if (ports_[from].from_fabric &&
+        !fc_ingress(sim, ports_[from], queue_of(from, packets_[packet].prio), Bytes{packets_[packet].bytes})) {
         lose(sim, packet);
         return;
     }
@@ -477,7 +496,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
     }
     const Packet& pk = packets_[packet];
-    if (!ports_[from].from_fabric && fc != nullptr && !fc->on_ingress(sim, queue_of(from, pk.prio), Bytes{pk.bytes})) {
+    if (!ports_[from].from_fabric && !fc_ingress(sim, ports_[from], queue_of(from, pk.prio), Bytes{pk.bytes})) {
         lose(sim, packet);  // lossless: the message will not complete; lossy: go-back-N sends it again
         return;
     }
@@ -487,18 +506,11 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
 // Queues the packet at its next port out of `at`.
 void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     Packet& pk = packets_[packet];
-    FlowKey flow;
-    if (pk.type == kData) {
-        flow = flow_of(messages_[pk.message], pk.seq);
-    } else if (pk.type == kCnpFrame) {
-        flow = FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)};
-    } else {
-        const MessageState& m = messages_[pk.message];
-        flow = flow_of(m, pk.seq);
-        std::swap(flow.src, flow.dst);
-    }
+    const std::uint32_t idx =
+        pk.type == kCnpFrame
+            ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)}, pk.seq)
+            : routed_egress(sim, messages_[pk.message], pk.type != kData, pk.seq, pk.hop, at);
     const std::uint32_t from = pk.link;
-    const std::uint32_t idx = egress_port(sim, at, flow, pk.seq);
     if (ports_[idx].fault == kPortDown || ports_[idx].fault == kPortStuckDropping) {
         drained(sim, from, pk);
         lose_at_port(sim, packet, idx);
@@ -532,14 +544,19 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
 
 std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const {
     if (fabric_switch_[at.value()]) return egress_of(at, routing_.next_port(at, flow, seq, &load_));
-    // Inside a server a segment takes the equal-cost link that can start it first, as
-    // credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
-    // ties rotate with the sequence number.
     const auto candidates = routing_.candidates(at, flow);
-    const std::size_t k = candidates.size();
-    if (k == 0)
+    if (candidates.empty())
         throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(at).name,
                                      topology_.node(flow.dst).name));
+    return earliest_port(sim, at, candidates, seq);
+}
+
+// Inside a server a segment takes the equal-cost link that can start it first, as
+// credit-based NVLink and PCIe never queue on a busy link while a parallel one is free;
+// ties rotate with the sequence number.
+std::uint32_t PacketNetwork::earliest_port(const Simulator& sim, NodeId at, std::span<const std::uint32_t> candidates,
+                                           std::uint64_t seq) const {
+    const std::size_t k = candidates.size();
     if (k == 1) return egress_of(at, candidates[0]);  // GPU -> PCIe switch -> NIC: nothing to weigh
     std::uint32_t best = 0;
     Time best_start = Time::max();
@@ -553,6 +570,37 @@ std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const 
         }
     }
     return best;
+}
+
+std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, MessageState& m, bool back, std::uint64_t seq,
+                                           std::uint32_t hop, NodeId at) {
+    auto flow = [&] {
+        FlowKey f = flow_of(m, seq);
+        if (back) std::swap(f.src, f.dst);
+        return f;
+    };
+    if (m.route.empty() || hop >= kRouteDepth) return egress_port(sim, at, flow(), seq);
+    RouteHop& r = m.route[(std::size_t{part_of(m, seq)} * 2 + back) * kRouteDepth + hop];
+    if (r.node != at.value()) {
+        // Another node at this depth (a path that forks inside a server) asks each time.
+        if (r.node != kNone) return egress_port(sim, at, flow(), seq);
+        const FlowKey f = flow();
+        if (fabric_switch_[at.value()]) {
+            if (per_packet_routing_) return egress_port(sim, at, f, seq);
+            r.egress = egress_of(at, routing_.next_port(at, f, seq, &load_));  // the same for every packet
+        } else {
+            const auto candidates = routing_.candidates(at, f);
+            if (candidates.empty()) return egress_port(sim, at, f, seq);  // no route: its error
+            if (candidates.size() == 1) {
+                r.egress = egress_of(at, candidates[0]);
+            } else {
+                r.ports = candidates.data();
+                r.egress = static_cast<std::uint32_t>(candidates.size());
+            }
+        }
+        r.node = at.value();
+    }
+    return r.ports == nullptr ? r.egress : earliest_port(sim, at, {r.ports, r.egress}, seq);
 }
 
 Time PacketNetwork::unloaded_time(const Message& message) const {

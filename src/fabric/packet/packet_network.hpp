@@ -99,7 +99,9 @@ struct PacketModelSpec {
     scenario::QueueOutputSpec queues;
 };
 
-class PacketNetwork final : public Network, private EventTarget, private FlowControlHost {
+// EventTarget first: the per-event virtual calls (on_event, prefetch) reach the class without
+// a this-adjusting thunk; Network's calls are per message.
+class PacketNetwork final : private EventTarget, public Network, private FlowControlHost {
 public:
     // `topology` and `routing` must outlive the network.
     PacketNetwork(const Topology& topology, const Routing& routing, PacketModelSpec spec);
@@ -208,6 +210,18 @@ private:
         bool nak_sent = false;           // receiver: a NAK for `expected` is out
     };
 
+    // One hop of a message's route cache: at `node`, the egress port (ports null), or the
+    // equal-cost ports inside a server that each packet chooses among (`count` of them).
+    struct RouteHop {
+        const std::uint32_t* ports = nullptr;
+        std::uint32_t node = kNone;      // kNone: not filled yet
+        std::uint32_t egress = 0;        // the port; with `ports`: their count
+    };
+    // Hops cached per QP part and direction (data out, ACKs / NAKs back); a hop deeper than
+    // this asks the routing each time. A three-tier fat tree's longest data path forwards at
+    // nine nodes (PCIe switch, NIC, five switches, NIC, PCIe switch).
+    static constexpr std::uint32_t kRouteDepth = 10;
+
     struct MessageState {
         std::uint32_t generation = 0;    // bumped when the slot is reused
         MessageId id;
@@ -236,6 +250,9 @@ private:
         std::uint8_t retries = 0;        // timeouts since the last progress (RC retry count)
         std::vector<Part> parts;         // reliable only (capacity kept across reuse)
         std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
+        // Across the fabric, with a fixed routing: its route, filled hop by hop as its first
+        // packets go (routed_egress), [(part * 2 + back) * kRouteDepth + hop].
+        std::vector<RouteHop> route;
     };
 
     struct Injector {
@@ -250,7 +267,9 @@ private:
         Bandwidth rate;                  // payload rate
         Time delay;                      // propagation + the next node's forwarding latency
         LinkFlowControl* fc = nullptr;   // its link-level flow control, if any
+        Bytes ecn_kmin = Bytes{INT64_MAX};  // RED's Kmin at a marking port: below it, no mark (no other read)
         std::uint32_t first = 0;         // its first queue in queues_
+        std::uint8_t fc_kind = 0;        // FcKind of fc: calls it without a virtual call
         std::uint8_t classes = 1;        // queues: 1, or 8 (one per priority)
         std::uint8_t backlog = 0;        // bit c: queue c holds a packet
         std::uint8_t rr = 0;             // DWRR: the queue being served
@@ -260,8 +279,8 @@ private:
         std::uint8_t fault = 0;          // PortFault: anything but up sends nothing
         NodeId to;                       // the node at its far end
         std::uint32_t header = 0;        // wire bytes of a packet beside its payload, in queue depths
-        Bytes bytes_sent = Bytes::zero();
         // Second line and beyond: statistics and the rarer paths.
+        Bytes bytes_sent = Bytes::zero();
         Time busy_time = Time::zero();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
@@ -327,9 +346,31 @@ private:
     void catch_up(Simulator& sim, std::uint32_t q) override { pump(sim, layout_.port[q]); }
     void wake(Simulator& sim, std::uint32_t q) override;
     void drop_queue(Simulator& sim, std::uint32_t q) override;
+    // The flow control schemes the network calls directly (each class is final, so a call
+    // through its own type is not virtual); another kind goes through the interface.
+    enum FcKind : std::uint8_t { kFcNone = 0, kFcPfc, kFcCredits, kFcIbCredits, kFcOther };
+    void set_fc_kinds();
+    // f(the port's flow control, as its own class); the port has one.
+    template <class F>
+    static decltype(auto) with_fc(const Port& p, F&& f) {
+        switch (p.fc_kind) {
+            case kFcPfc: return f(*static_cast<Pfc*>(p.fc));
+            case kFcCredits: return f(*static_cast<Credits*>(p.fc));
+            case kFcIbCredits: return f(*static_cast<IbCredits*>(p.fc));
+            default: return f(*p.fc);
+        }
+    }
+    static bool fc_may_send(const Port& p, std::uint32_t q, Bytes size, Time& start) {
+        return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.may_send(q, size, start); });
+    }
+    static bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size) {
+        return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.on_ingress(sim, q, size); });
+    }
     // The packet that came in over `link` leaves this node (forwarded or delivered).
     void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {
-        if (LinkFlowControl* fc = ports_[link].fc) fc->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes});
+        const Port& p = ports_[link];
+        if (p.fc_kind != kFcNone)
+            with_fc(p, [&](auto& fc) { fc.on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}); });
     }
     // Deadlock detection (deadlock.cpp).
     void setup_watchdog();
@@ -419,6 +460,14 @@ private:
     }
     void lose(Simulator& sim, std::uint32_t packet);
     std::uint32_t egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const;
+    // Inside a server: of equal-cost `ports` at `at`, the one that can start a packet first.
+    std::uint32_t earliest_port(const Simulator& sim, NodeId at, std::span<const std::uint32_t> ports,
+                                std::uint64_t seq) const;
+    // egress_port() for packet `seq` of message m (back: its ACK or NAK) at its hop `hop`,
+    // from the message's route cache: the routing tables are read once per hop of a flow,
+    // not once per packet (issue 19). Spraying and adaptive routing still choose per packet.
+    std::uint32_t routed_egress(const Simulator& sim, MessageState& m, bool back, std::uint64_t seq, std::uint32_t hop,
+                                NodeId at);
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
     // as this is asked at every hop.
@@ -427,6 +476,10 @@ private:
     const Topology& topology_;
     std::unique_ptr<Router> owned_router_;
     const Router& routing_;
+    // The routing's answers depend on the node and flow alone (a Routing, not a test's Router
+    // or the FaultRouter, whose answers change as links fail): messages cache their routes.
+    bool route_cache_ = false;
+    bool per_packet_routing_ = false;  // spray or adaptive: a fabric switch chooses per packet
     PacketModelSpec spec_;
     std::vector<Port> ports_;
     std::vector<Queue> queues_;

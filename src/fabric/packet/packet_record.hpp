@@ -28,7 +28,10 @@ struct PacketRecord {
     std::uint64_t seq : kPacketSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
     // Whole bytes after the 40 bits (one load each on the per-hop path).
     std::uint8_t prio = 0;         // its priority / service level
-    Type type = kData;
+    Type type : 2 = kData;
+    // Links it has crossed (mod 64): where to look in its message's route cache
+    // (PacketNetwork::routed_egress); a hint only, as each cached hop names its node.
+    std::uint8_t hop : 6 = 0;
     bool marked : 1 = false;       // ECN congestion experienced
     // Data, ACK, NAK: its message slot's generation (low 7 bits). Go-back-N can leave a second
     // copy of a packet (or an ACK for it) in flight after its message is done and the slot

@@ -18,14 +18,14 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
         const std::uint32_t k = queues_[p.first].fifo.head;
         if (k == kNone) return kNone;
         start = std::max(p.free_at, packets_[k].ready);
-        if (p.fc != nullptr && !p.fc->may_send(p.first, Bytes{packets_[k].bytes}, start)) return kNone;
+        if (!fc_may_send(p, p.first, Bytes{packets_[k].bytes}, start)) return kNone;
         return p.first;
     }
     if ((p.backlog & (p.backlog - 1)) == 0) {  // one queue holds packets: it goes if it may
         const auto c = static_cast<std::uint32_t>(__builtin_ctz(p.backlog));
         const Packet& head = packets_[queues_[p.first + c].fifo.head];
         start = std::max(p.free_at, head.ready);
-        if (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, start)) return kNone;
+        if (!fc_may_send(p, p.first + c, Bytes{head.bytes}, start)) return kNone;
         queues_[p.first + c].deficit = 0;
         p.rr = static_cast<std::uint8_t>(c);
         return p.first + c;
@@ -38,7 +38,7 @@ std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
         const Queue& q = queues_[p.first + c];
         const Packet& head = packets_[q.fifo.head];
         Time s = std::max(p.free_at, head.ready);
-        if (s > t0 || (p.fc != nullptr && !p.fc->may_send(p.first + c, Bytes{head.bytes}, s)) || s > t0) continue;
+        if (s > t0 || !fc_may_send(p, p.first + c, Bytes{head.bytes}, s) || s > t0) continue;
         if (s < t0) {
             t0 = s;
             ready = 0;

@@ -87,16 +87,14 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
 }
 
 void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq) {
-    FlowKey flow;
+    std::uint32_t port;
     if (type == kCnpFrame) {
-        flow = FlowKey{nic_.dst(target), nic_.src(target), nic_.number(target)};
+        port = egress_port(sim, from, FlowKey{nic_.dst(target), nic_.src(target), nic_.number(target)}, seq);
     } else {
         MessageState& m = messages_[target];
         ++m.control_out;
-        flow = flow_of(m, seq);
-        std::swap(flow.src, flow.dst);
+        port = routed_egress(sim, m, true, seq, 0, from);
     }
-    const std::uint32_t port = egress_port(sim, from, flow, seq);
     const std::uint32_t k = new_packet();
     // RoCE: the control priority; InfiniBand: the QP's own service level.
     const std::uint8_t prio = !ib_ ? control_prio_ : type == kCnpFrame ? nic_.prio(target) : messages_[target].prio;

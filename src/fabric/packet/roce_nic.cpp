@@ -59,6 +59,7 @@ void PacketNetwork::setup_roce() {
             red.kmax = k.kmax;
             red.pmax = roce.ecn.pmax;
             markers_.emplace_back(red);
+            if (ports_[i].switch_egress) ports_[i].ecn_kmin = red.kmin;
         }
     }
     dcqcn_ = roce.dcqcn.enabled;
