@@ -3,6 +3,7 @@
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
 #include "scenario/describe_infiniband.hpp"
+#include "scenario/describe_iwarp.hpp"
 #include "scenario/describe_roce.hpp"
 #include "scenario/field_readers.hpp"
 
@@ -52,6 +53,8 @@ Value nic(const NicSpec& n) {
     m.push_back({"pcie_lanes", integer(n.pcie_lanes)});
     m.push_back({"qps_per_connection", integer(n.qps_per_connection)});
     m.push_back({"receive_buffer", text(to_string(n.receive_buffer))});
+    if (n.tcp_min_rto) m.push_back({"tcp_min_rto", text(to_string(*n.tcp_min_rto))});
+    if (n.offload_latency != Time::zero()) m.push_back({"offload_latency", text(to_string(n.offload_latency))});
     return Value{std::move(m)};
 }
 
@@ -121,7 +124,7 @@ void custom_fabric(const CustomFabricSpec& c, Value::Map& m) {
 Value::Map fabric(const FabricSpec& f) {
     if (f.topology == TopologyKind::custom) {
         Value::Map m{
-            {"technology", text(std::string(name_of(f.technology)))},
+            {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
             {"topology", text(std::string(name_of(f.topology)))},
             {"switch", switch_model(f.switch_spec)},
             {"cable_length", text(to_string(f.cable_length))},
@@ -133,8 +136,8 @@ Value::Map fabric(const FabricSpec& f) {
         custom_fabric(f.custom, m);
         return m;
     }
-    return Value::Map{
-        {"technology", text(std::string(name_of(f.technology)))},
+    Value::Map m{
+        {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
         {"topology", text(std::string(name_of(f.topology)))},
         {"link_speed", rate_or_auto(f.link_speed)},
         {"switch", switch_model(f.switch_spec)},
@@ -145,6 +148,8 @@ Value::Map fabric(const FabricSpec& f) {
         {"routing", text(std::string(name_of(f.routing)))},
         {"planes", integer(f.planes)},
     };
+    if (f.iwarp) std::erase_if(m, [](const Value::Member& e) { return e.key == "mtu"; });  // cluster.iwarp.mss says it
+    return m;
 }
 
 Value cluster(const ClusterSpec& c) {
@@ -155,6 +160,7 @@ Value cluster(const ClusterSpec& c) {
         {"roce", describe_roce(c.roce)},
         {"infiniband", describe_infiniband(c.infiniband)},
     };
+    if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
     if (c.storage_fabric.enabled) {
         Value::Map storage = fabric(c.storage_fabric.fabric);

@@ -196,7 +196,7 @@ NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) 
         return out;
     }
     check_keys(*map, path, {"preset", "description", "line_rate", "pcie_generation", "pcie_lanes", "qps_per_connection",
-                            "receive_buffer"},
+                            "receive_buffer", "tcp_min_rto", "offload_latency"},
                issues);
     NicSpec& s = out.spec;
     read_into(*map, path, "preset", s.preset,
@@ -212,6 +212,10 @@ NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) 
               [&](const Node& n, const std::string& p) { return read_int(n, p, 1, kMaxQpsPerConnection, issues); });
     if (const Node* n = map->find("receive_buffer"))
         if (auto v = read_bytes(*n, key_path(path, "receive_buffer"), Zero::rejected, issues)) s.receive_buffer = *v;
+    if (const Node* n = map->find("tcp_min_rto"))
+        if (auto v = read_time(*n, key_path(path, "tcp_min_rto"), Zero::rejected, issues)) s.tcp_min_rto = *v;
+    if (const Node* n = map->find("offload_latency"))
+        if (auto v = read_time(*n, key_path(path, "offload_latency"), Zero::allowed, issues)) s.offload_latency = *v;
     return out;
 }
 

@@ -772,10 +772,15 @@ TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", 
         const double scaled = 262016.0 * static_cast<double>(n.line_rate.bits_per_second()) / 100e9;
         CHECK(static_cast<double>(n.receive_buffer.count()) == Approx(scaled).epsilon(0.001));
     }
+    // iWARP RNICs (docs/models/iwarp.md): the default receive buffer; the engine's timeout
+    // floor and latency where a source gives them.
+    CHECK(nic("chelsio-t6") == NicSpec{"chelsio-t6", 100_Gbps, 3, 16, 1, 1_MiB, 250_ms, 500_ns});
+    CHECK(nic("chelsio-t7") == NicSpec{"chelsio-t7", 400_Gbps, 5, 16, 1, 1_MiB, 250_ms, 500_ns});
+    CHECK(nic("intel-e810") == NicSpec{"intel-e810", 100_Gbps, 4, 16, 1, 1_MiB, std::nullopt, 0_ns});
     int presets = 0;
     for (const auto& entry : fs::directory_iterator(kSource / "configs/nics"))
         if (entry.path().extension() == ".yaml") ++presets;
-    CHECK(presets == 4);
+    CHECK(presets == 7);
 }
 
 TEST_CASE("every shipped switch preset has its technology and radix at its port speed", "[loader][presets]") {
