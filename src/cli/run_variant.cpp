@@ -79,6 +79,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             packet.technology = spec.cluster.fabric.technology;
             packet.roce = spec.cluster.roce;
             packet.infiniband = spec.cluster.infiniband;
+            packet.iwarp = spec.cluster.iwarp;
             packet.cut_through = spec.simulation.packet.cut_through;
             packet.cluster = spec.cluster;
             packet.sharp = sharp_switches(spec);

@@ -138,6 +138,7 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
             n.rail = static_cast<std::uint32_t>(i);
             n.plane = static_cast<std::uint32_t>(i % planes);
             n.buffer = spec.nic.receive_buffer;
+            n.forwarding_latency = spec.nic.offload_latency;  // an RNIC's TCP engine (docs/models/iwarp.md)
             const NodeId id = topology.add_node(std::move(n));
             topology.add_link(pcie_parent(i, nics), id, board_link(nic_pcie));
             info.nics.push_back(id);

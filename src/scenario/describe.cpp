@@ -2,6 +2,7 @@
 
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
+#include "scenario/describe_iwarp.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
 #include "scenario/roce_keys.hpp"
@@ -93,7 +94,7 @@ void custom_fabric(const CustomFabricSpec& c, Value::Map& m) {
 Value::Map fabric(const FabricSpec& f) {
     if (f.topology == TopologyKind::custom) {
         Value::Map m{
-            {"technology", text(std::string(name_of(f.technology)))},
+            {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
             {"topology", text(std::string(name_of(f.topology)))},
             {"switch", switch_model(f.switch_spec)},
             {"cable_length", text(to_string(f.cable_length))},
@@ -105,8 +106,8 @@ Value::Map fabric(const FabricSpec& f) {
         custom_fabric(f.custom, m);
         return m;
     }
-    return Value::Map{
-        {"technology", text(std::string(name_of(f.technology)))},
+    Value::Map m{
+        {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
         {"topology", text(std::string(name_of(f.topology)))},
         {"link_speed", rate_or_auto(f.link_speed)},
         {"switch", switch_model(f.switch_spec)},
@@ -117,6 +118,8 @@ Value::Map fabric(const FabricSpec& f) {
         {"routing", text(std::string(name_of(f.routing)))},
         {"planes", integer(f.planes)},
     };
+    if (f.iwarp) std::erase_if(m, [](const Value::Member& e) { return e.key == "mtu"; });  // cluster.iwarp.mss says it
+    return m;
 }
 
 Value cluster(const ClusterSpec& c) {
@@ -127,6 +130,7 @@ Value cluster(const ClusterSpec& c) {
         {"roce", describe_roce(c.roce)},
         {"infiniband", describe_infiniband(c.infiniband)},
     };
+    if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
     if (c.storage_fabric.enabled) {
         Value::Map storage = fabric(c.storage_fabric.fabric);

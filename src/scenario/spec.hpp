@@ -11,11 +11,13 @@
 #include "scenario/faults_spec.hpp"
 #include "scenario/collective_spec.hpp"
 #include "scenario/infiniband_spec.hpp"
+#include "scenario/iwarp_spec.hpp"
 #include "scenario/roce_spec.hpp"
 #include "scenario/traffic_spec.hpp"
 #include "scenario/training_spec.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -74,6 +76,10 @@ struct NicSpec {
     // The port's receive buffer (RoCE: packets from the fabric wait here for PCIe, and PFC
     // pauses the switch when it fills; docs/models/pfc.md, "The NIC's receive buffer").
     Bytes receive_buffer = Bytes{1024 * 1024};
+    // iWARP RNICs (docs/models/iwarp.md): the TCP engine's retransmission-timeout floor, and
+    // the time the offload engine adds to each frame it sends or takes in (zero: none modelled).
+    std::optional<Time> tcp_min_rto = std::nullopt;
+    Time offload_latency = Time::zero();
     bool operator==(const NicSpec&) const = default;
 };
 
@@ -165,6 +171,7 @@ struct CustomFabricSpec {
 
 struct FabricSpec {
     Technology technology = Technology::roce;
+    bool iwarp = false;            // technology: iwarp (Ethernet switches, TCP transport; cluster.iwarp)
     TopologyKind topology = TopologyKind::leaf_spine;
     Bandwidth link_speed;          // zero = the NIC's line rate
     SwitchSpec switch_spec;        // YAML key: switch
@@ -217,6 +224,7 @@ struct ClusterSpec {
     ClientsSpec clients;
     RoceSpec roce;                 // cluster.roce: PFC, ECN, DCQCN, MMU; ignored by InfiniBand
     InfinibandSpec infiniband;     // cluster.infiniband: VLs, credits, IB CC; ignored by RoCE
+    IwarpSpec iwarp;               // cluster.iwarp: the TCP engines of an iWARP fabric
     int ranks() const { return servers * server.ranks(); }
     // Endpoints after the GPU ranks: storage nodes ranks() .. ranks()+storage_nodes()-1, then
     // the client hosts (docs/models/traffic.md).

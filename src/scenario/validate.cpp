@@ -4,6 +4,7 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/validate_clients.hpp"
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/validate_iwarp.hpp"
 #include "scenario/validate_limits.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
@@ -93,7 +94,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
     check_keys(*map, "cluster",
-               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband"}, issues);
+               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband", "iwarp"}, issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -119,6 +120,7 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     else if (server.usable && server.nic_rate_known) link_speed = server.spec.nic.line_rate;
     spec.roce = validate_roce(map->find("roce"), link_speed, issues);
     spec.infiniband = validate_infiniband(map->find("infiniband"), spec.fabric.mtu, issues);
+    validate_iwarp(map->find("iwarp"), *map, link_speed, spec, issues);
     return {spec, ranks_known};
 }
 

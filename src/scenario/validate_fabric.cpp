@@ -16,7 +16,7 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const std::vector<std::string> kTechnologies{"roce", "infiniband"};
+const std::vector<std::string> kTechnologies{"roce", "infiniband", "iwarp"};
 const std::vector<std::string> kTopologies{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "custom"};
 const std::vector<std::string> kRoutings{"auto", "ecmp", "adaptive", "spray", "static"};
 const std::vector<std::string> kFabricKeys{"technology", "topology",         "link_speed",          "switch",
@@ -77,6 +77,7 @@ FabricRead read_fabric(const Node* map, const std::string& path, Issues& issues)
         auto v = read_choice(*n, key_path(path, "technology"), "technology", kTechnologies, issues);
         out.technology_known = v.has_value();
         if (v) s.technology = technology_of(*v);
+        s.iwarp = v && *v == "iwarp";  // Ethernet switches; the NICs run TCP (validate_iwarp.hpp)
     }
     if (const Node* n = at("topology"))
         if (auto v = read_choice(*n, key_path(path, "topology"), "topology", kTopologies, issues))

@@ -668,9 +668,9 @@ TEST_CASE("hgx-h100 has 8 GPUs with 18 NVLink4 links split 5 4 4 5 over 4 NVSwit
     CHECK(s.nvlink.split == std::vector<int>{5, 4, 4, 5});
     CHECK(s.pcie == PcieSpec{5, 16, 4});
     CHECK(s.nics == 8);
-    CHECK(s.nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB});
+    CHECK(s.nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB, std::nullopt, 0_ns});
     CHECK(s.storage_nics == 2);
-    CHECK(s.storage_nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB});
+    CHECK(s.storage_nic == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB, std::nullopt, 0_ns});
 }
 
 TEST_CASE("hgx-a100 has 12 NVLink3 links over 6 NVSwitches and 8 x 200G HDR NICs on PCIe Gen4", "[loader][presets]") {
@@ -683,7 +683,7 @@ TEST_CASE("hgx-a100 has 12 NVLink3 links over 6 NVSwitches and 8 x 200G HDR NICs
     CHECK(s.nvlink.split == std::vector<int>{2, 2, 2, 2, 2, 2});
     CHECK(s.pcie == PcieSpec{4, 16, 4});
     CHECK(s.nics == 8);
-    CHECK(s.nic == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1, 512_KiB});
+    CHECK(s.nic == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1, 512_KiB, std::nullopt, 0_ns});
     CHECK(s.storage_nics == 2);
 }
 
@@ -761,10 +761,10 @@ TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", 
     const auto nic = [](const std::string& name) {
         return with_cluster("  server: { nic: " + name + " }\n  fabric: { switch: { port_speed: 800Gbps } }\n").cluster.server.nic;
     };
-    CHECK(nic("connectx-6") == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1, 512_KiB});
-    CHECK(nic("connectx-7") == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB});
-    CHECK(nic("bluefield-3") == NicSpec{"bluefield-3", 400_Gbps, 5, 16, 1, 1_MiB});
-    CHECK(nic("connectx-8") == NicSpec{"connectx-8", 800_Gbps, 6, 16, 1, 2_MiB});
+    CHECK(nic("connectx-6") == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1, 512_KiB, std::nullopt, 0_ns});
+    CHECK(nic("connectx-7") == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB, std::nullopt, 0_ns});
+    CHECK(nic("bluefield-3") == NicSpec{"bluefield-3", 400_Gbps, 5, 16, 1, 1_MiB, std::nullopt, 0_ns});
+    CHECK(nic("connectx-8") == NicSpec{"connectx-8", 800_Gbps, 6, 16, 1, 2_MiB, std::nullopt, 0_ns});
     // The receive buffers are not published: each keeps the 21 us of line rate of the one
     // published ConnectX port buffer, 262016 B at 100GbE (docs/models/pfc.md), within 0.1 %.
     for (const char* name : {"connectx-6", "connectx-7", "bluefield-3", "connectx-8"}) {
@@ -772,10 +772,15 @@ TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", 
         const double scaled = 262016.0 * static_cast<double>(n.line_rate.bits_per_second()) / 100e9;
         CHECK(static_cast<double>(n.receive_buffer.count()) == Approx(scaled).epsilon(0.001));
     }
+    // iWARP RNICs (docs/models/iwarp.md): the default receive buffer; the engine's timeout
+    // floor and latency where a source gives them.
+    CHECK(nic("chelsio-t6") == NicSpec{"chelsio-t6", 100_Gbps, 3, 16, 1, 1_MiB, 250_ms, 500_ns});
+    CHECK(nic("chelsio-t7") == NicSpec{"chelsio-t7", 400_Gbps, 5, 16, 1, 1_MiB, 250_ms, 500_ns});
+    CHECK(nic("intel-e810") == NicSpec{"intel-e810", 100_Gbps, 4, 16, 1, 1_MiB, std::nullopt, 0_ns});
     int presets = 0;
     for (const auto& entry : fs::directory_iterator(kSource / "configs/nics"))
         if (entry.path().extension() == ".yaml") ++presets;
-    CHECK(presets == 4);
+    CHECK(presets == 7);
 }
 
 TEST_CASE("every shipped switch preset has its technology and radix at its port speed", "[loader][presets]") {

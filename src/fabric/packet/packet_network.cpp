@@ -95,6 +95,7 @@ void PacketNetwork::init() {
     rto_ = roce.retransmit_timeout;
     setup_roce();
     setup_infiniband();
+    setup_iwarp();
     // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
     // class (roce_nic.cpp), with or without congestion control.
     if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
@@ -255,6 +256,7 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // Loss recovery where loss can happen: lossy mode, or a priority PFC does not cover.
     // With faults or the PFC watchdog the lossless class can lose packets too.
     m.recovers = m.reliable && ((pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio))) || recover_all_);
+    if (tcp_ != nullptr && m.reliable) tcp_open(sim, slot);
     if (m.reliable) setup_transport(m);
     if (route_cache_ && !inside)
         m.route.assign(std::size_t{m.qps} * 2 * kRouteDepth, RouteHop{});
@@ -299,6 +301,10 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
             continue;
         }
         ++p.next_injector;
+        if (m.tcp && tcp_held(inj.message)) {  // the TCP window is full: an ACK wakes the source
+            ++waiting;
+            continue;
+        }
         if (nic_pull_full(m, m.resend != kNoSeq ? m.resend : m.injected)) {
             ++waiting;
             continue;
@@ -309,7 +315,9 @@ bool PacketNetwork::inject(std::uint32_t port, Time now) {
             m.pull_held = false;
             ready = now;
         }
-        if (m.resend != kNoSeq) {
+        if (m.tcp) {
+            seq = tcp_take(inj.message, now, ready);
+        } else if (m.resend != kNoSeq) {
             seq = m.resend++;
             if (m.resend >= m.resend_end) m.resend = kNoSeq;
             ready = now;
@@ -434,6 +442,8 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
         case kWatchdog: on_watchdog(sim); return;
         case kRto: on_rto(sim, arg >> 4); return;
         case kStuckWatchdog: on_stuck_watchdog(sim, index); return;
+        case kTcpRto: tcp_on_timer(sim, arg >> 4, true); return;
+        case kTcpDelack: tcp_on_timer(sim, arg >> 4, false); return;
     }
     throw InternalError("packet model: unknown event");
 }
@@ -475,7 +485,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
         if (ports_[from].from_fabric) {  // the receiving NIC: CNPs, acknowledgements, order
             // (Both calls may send a control frame, which may grow packets_: no Packet& held.)
-            if (packets_[packet].marked) {
+            if (packets_[packet].marked && !m.tcp) {  // iWARP: the TCP receiver echoes it
                 packets_[packet].marked = false;
                 on_marked_arrival(sim, at, m, packets_[packet].seq);
             }

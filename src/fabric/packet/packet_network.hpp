@@ -51,6 +51,7 @@
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/queue_sampler.hpp"
 #include "fabric/packet/router.hpp"
+#include "fabric/packet/tcp_transport.hpp"
 #include "fabric/packet/vl_arbiter.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
@@ -71,6 +72,7 @@ struct PacketModelSpec {
     scenario::Technology technology = scenario::Technology::roce;
     scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
     scenario::InfinibandSpec infiniband;  // VLs, credits, IB CC (InfiniBand only)
+    scenario::IwarpSpec iwarp;            // enabled: TCP offload engines instead of RC (iwarp_nic.cpp)
     Time deadlock_timeout = Time::ms(10); // no packet moving this long while some wait: a deadlock
     // RC queue pairs per connection across the fabric (NicSpec; NCCL_IB_QPS_PER_CONNECTION):
     // a message is split into this many contiguous parts, one per QP, each its own ECMP flow.
@@ -238,6 +240,7 @@ private:
         std::uint8_t prio = 0;
         bool reliable = false;           // crosses the fabric: RC acknowledgements
         bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
+        bool tcp = false;                // iWARP: carried by the TCP engine (iwarp_nic.cpp)
         bool delivered = false;
         bool released = false;           // its slot is on the free list
         bool pull_held = false;          // its next packet waited for the NIC's pull window
@@ -300,7 +303,8 @@ private:
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kWake = 1, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5  // 2: was the QP timer (NicScheduler's now)
+        kArrival = 0, kWake = 1, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5,  // 2: was the QP timer (NicScheduler's now)
+        kTcpRto = 6, kTcpDelack = 7
     };
     // A port's fault state (Port::fault).
     enum PortFault : std::uint8_t { kPortUp = 0, kPortDown, kPortStuck, kPortStuckDropping };
@@ -429,6 +433,17 @@ private:
     void arm_rto(Simulator& sim, std::uint32_t slot);
     void on_rto(Simulator& sim, std::uint64_t arg);
     void finish_message(Simulator& sim, std::uint32_t slot);
+    // iWARP (iwarp_nic.cpp): the TCP engine's segments, ACKs and timers.
+    void setup_iwarp();
+    void tcp_open(Simulator& sim, std::uint32_t slot);
+    bool tcp_held(std::uint32_t slot);
+    std::uint64_t tcp_take(std::uint32_t slot, Time now, Time& ready);
+    void tcp_wake(Simulator& sim, std::uint32_t slot);
+    bool tcp_receive(Simulator& sim, NodeId nic, std::uint32_t packet);
+    void tcp_send_ack(Simulator& sim, NodeId from, std::uint32_t slot, TcpTransport::Ack ack);
+    void tcp_on_ack(Simulator& sim, const Packet& pk);
+    void tcp_arm_rto(Simulator& sim, std::uint32_t slot);
+    void tcp_on_timer(Simulator& sim, std::uint64_t arg, bool rto);
     // Frees the slot once delivered, acknowledged and with no frame of its own in flight.
     void maybe_release(std::uint32_t slot);
     // Queues and their scheduler (queue_scheduler.cpp).
@@ -555,6 +570,7 @@ private:
     std::int64_t ecn_marks_ = 0;
     std::int64_t cnps_ = 0;
     std::unique_ptr<QueueSampler> sampler_;  // outputs.queues
+    std::unique_ptr<TcpTransport> tcp_;       // iWARP only
 };
 
 }  // namespace fabricsim::fabric

@@ -46,6 +46,7 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
     const std::uint32_t slot = packets_[packet].message;
     const std::uint64_t seq = packets_[packet].seq;
     MessageState& m = messages_[slot];
+    if (m.tcp) return tcp_receive(sim, nic, packet);
     Part& part = m.parts[part_of(m, seq)];
     const std::uint64_t begin = part_begin(m, part_of(m, seq));
     const auto ack_due = [&](std::uint64_t next) { return (next - begin) % ack_every_ == 0 || next == part.end; };
@@ -112,6 +113,7 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         nic_.cc_call(sim, pk.message, NicScheduler::CcInput::cnp);
         return;
     }
+    if (messages_[pk.message].tcp) return tcp_on_ack(sim, pk);
     const std::uint32_t slot = pk.message;
     MessageState& m = messages_[slot];
     --m.control_out;

@@ -1,0 +1,23 @@
+// cluster.iwarp (iwarp_spec.hpp), read strictly like the rest of the scenario, and what the
+// iWARP fabric (cluster.fabric.technology: iwarp) changes in the rest of the cluster: the
+// fabric's packet is the segment's RDMA payload (mss - 20, replacing fabric.mtu), each packet
+// carries the TCP/IP/MPA headers (roce.header_bytes), the Ethernet is lossy (roce.lossless:
+// false unless written) and DCQCN is off (TCP's congestion control instead); with DCTCP the
+// marker marks every packet above K = ecn.kmin (kmax = kmin unless written: step marking).
+// The timeout floor is iwarp.min_rto, else the NIC preset's tcp_min_rto, else Linux's 200 ms.
+#pragma once
+
+#include "scenario/issues.hpp"
+#include "scenario/located_tree.hpp"
+#include "scenario/spec.hpp"
+
+#include <optional>
+
+namespace fabricsim::scenario {
+
+// `node`: cluster.iwarp (may be null); `cluster`: the mapping cluster (for the keys the fabric
+// replaces). Changes `spec` as above when spec.fabric.iwarp.
+void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwidth> link_speed, ClusterSpec& spec,
+                    Issues& issues);
+
+}  // namespace fabricsim::scenario
