@@ -27,6 +27,37 @@ std::vector<double> link_capacities(const fabric::Topology& topology) {
 }
 
 namespace {
+// Per directed link, the lowest-indexed of the links parallel to it inside one server (same
+// source, same target, same payload rate): its bundle's representative (the header).
+std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
+    std::vector<std::uint32_t> rep(topology.directed_link_count());
+    for (std::uint32_t i = 0; i < rep.size(); ++i) rep[i] = i;
+    for (std::uint32_t n = 0; n < topology.nodes().size(); ++n) {
+        const NodeId at{n};
+        const fabric::Node& node = topology.node(at);
+        if (!node.server.valid()) continue;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> seen;  // (peer, representative)
+        for (std::uint32_t p = 0; p < node.ports.size(); ++p) {
+            const fabric::Port& port = node.ports[p];
+            if (topology.node(port.peer).server != node.server) continue;
+            const std::uint32_t d = topology.egress(at, p).index();
+            bool joined = false;
+            for (const auto& [peer, r] : seen)
+                if (peer == port.peer.value() &&
+                    topology.link(DirectedLink::from_index(r).link).payload_bandwidth() ==
+                        topology.link(port.link).payload_bandwidth()) {
+                    rep[d] = std::min(rep[d], r);
+                    joined = true;
+                    break;
+                }
+            if (!joined) seen.emplace_back(port.peer.value(), d);
+        }
+    }
+    // A representative is the lowest index of its bundle, and its own representative.
+    for (std::uint32_t i = 0; i < rep.size(); ++i) rep[i] = rep[rep[i]];
+    return rep;
+}
+
 // Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
 Time fluid_time(double bytes, double bytes_per_s) {
     const double ps = std::ceil(bytes / bytes_per_s * 1e12);
@@ -41,6 +72,8 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       routing_(routing),
       spec_(std::move(spec)),
       backend_(std::move(backend)),
+      bundle_(parallel_bundles(topology)),
+      bundle_size_(bundle_.size(), 0),
       solver_(link_capacities(topology), *backend_),
       carried_(topology.directed_link_count(), 0.0),
       busy_ps_(topology.directed_link_count(), 0.0),
@@ -49,6 +82,20 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
             throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
+    for (std::uint32_t r : bundle_) ++bundle_size_[r];
+}
+
+void FlowNetwork::bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const {
+    out.clear();
+    for (const LinkUse& u : uses) {
+        const std::uint32_t r = bundle_[u.link];
+        const double share = u.share / static_cast<double>(bundle_size_[r]);
+        auto it = std::find_if(out.begin(), out.end(), [&](const LinkUse& o) { return o.link == r; });
+        if (it == out.end())
+            out.push_back({r, share});
+        else
+            it->share += share;
+    }
 }
 
 std::vector<LinkUse> FlowNetwork::uses_of(const FlowKey& key) const {
@@ -78,7 +125,8 @@ Time FlowNetwork::path_latency(std::span<const std::uint32_t> hops, std::uint32_
 
 Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const {
     Time t = Time::zero();
-    for (std::uint32_t h : hops) {
+    for (std::uint32_t hop : hops) {
+        const std::uint32_t h = bundle_[hop];
         if (solver_.flows_on(h) == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
         t += fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
@@ -131,7 +179,9 @@ std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& liste
 }
 
 void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
-                             std::span<const LinkUse> uses, std::uint32_t unit) {
+                             std::span<const LinkUse> uses_in, std::uint32_t unit) {
+    bundled(uses_in, bundled_);
+    const std::span<const LinkUse> uses = bundled_;
     const std::uint32_t id = solver_.add(1.0, cap, uses);
     if (flows_.size() <= id) flows_.resize(id + 1);
     FlowState& f = flows_[id];
@@ -298,13 +348,14 @@ void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {
 std::vector<PortReport> FlowNetwork::port_reports() const {
     std::vector<PortReport> out;
     for (std::uint32_t i = 0; i < carried_.size(); ++i) {
-        if (carried_[i] <= 0 && busy_ps_[i] <= 0) continue;
+        const std::uint32_t b = bundle_[i];
+        if (carried_[b] <= 0 && busy_ps_[b] <= 0) continue;
         const DirectedLink d = DirectedLink::from_index(i);
         PortReport r;
         r.from = topology_.node(topology_.source(d)).name;
         r.to = topology_.node(topology_.target(d)).name;
-        r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[i]))};
-        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[i])));
+        r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[b]))};
+        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[b])));
         out.push_back(std::move(r));
     }
     return out;

@@ -31,6 +31,14 @@
 // gives by construction. Pause spreading onto flows that share no bottleneck, drops,
 // reordering and traffic classes are outside the model (docs/models/flow.md).
 //
+// Parallel links inside a server (a GPU's five NVLinks to one NVSwitch, an NVSwitch's to one
+// GPU) are one bundle: traffic inside a server is striped packet by packet over every port of
+// a hop (Routing::spread), so the members of a bundle always carry the same load, and one of
+// them — its representative, the lowest index — stands for all in the solver. A flow's use of
+// a bundle is the sum of its shares of the members, spread evenly over them. A GPU-to-GPU
+// flow inside an HGX server then crosses 8 solver links instead of 36. Every per-link figure
+// (bytes carried, busy time, rate) is the representative's, the same for every member.
+//
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion (stale
 // entries carry an old version and are skipped).
@@ -83,8 +91,8 @@ public:
 
     // Per directed link: payload bytes carried by finished flows, and the time it was busy
     // (∫ utilisation dt) up to the last rate change.
-    double bytes_carried(fabric::DirectedLink link) const { return carried_[link.index()]; }
-    double current_rate(fabric::DirectedLink link) const { return rate_[link.index()]; }
+    double bytes_carried(fabric::DirectedLink link) const { return carried_[bundle_[link.index()]]; }
+    double current_rate(fabric::DirectedLink link) const { return rate_[bundle_[link.index()]]; }
     const IncrementalMaxMin& solver() const { return solver_; }
     std::uint64_t flows_started() const { return flows_started_; }
 
@@ -134,6 +142,8 @@ private:
     // What a message starting now waits at the saturated ports on `hops`: half a packet
     // each (the queueing estimate of the header).
     Time queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const;
+    // `uses` on bundles' representatives (the header), merged per bundle, into `out`.
+    void bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const;
     // The flows of a point-to-point message: uses per QP part.
     std::vector<LinkUse> uses_of(const fabric::FlowKey& key) const;
     fabric::NodeId endpoint(RankId r) const { return topology_.endpoint_node(r); }
@@ -146,6 +156,9 @@ private:
     const fabric::Routing& routing_;
     FlowModelSpec spec_;
     std::unique_ptr<RateBackend> backend_;
+    // Per directed link: its bundle's representative; per representative: its members.
+    std::vector<std::uint32_t> bundle_, bundle_size_;
+    std::vector<LinkUse> bundled_;      // scratch of start_flow
     IncrementalMaxMin solver_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
