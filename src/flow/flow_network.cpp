@@ -74,6 +74,7 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       backend_(std::move(backend)),
       bundle_(parallel_bundles(topology)),
       bundle_size_(bundle_.size(), 0),
+      routes_(kRouteCache),
       solver_(link_capacities(topology), *backend_),
       carried_(topology.directed_link_count(), 0.0),
       busy_ps_(topology.directed_link_count(), 0.0),
@@ -134,12 +135,48 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
 }
 
 double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const {
-    const std::size_t k = routing_.candidates(key.src, key).size();
-    const double packets = std::max(1.0, std::ceil(bytes / static_cast<double>(unit)));
-    if (k <= 1 || packets >= static_cast<double>(k)) return kUncapped;
     double bottleneck = kUncapped;
     for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
-    return bottleneck * packets / static_cast<double>(k);
+    return stripe_cap(routing_.candidates(key.src, key).size(), bottleneck, bytes, unit);
+}
+
+double FlowNetwork::stripe_cap(std::size_t candidates, double bottleneck, double bytes, std::uint32_t unit) {
+    const double packets = std::max(1.0, std::ceil(bytes / static_cast<double>(unit)));
+    if (candidates <= 1 || packets >= static_cast<double>(candidates)) return kUncapped;
+    return bottleneck * packets / static_cast<double>(candidates);
+}
+
+FlowNetwork::Route& FlowNetwork::route(const FlowKey& key) {
+    // splitmix64's finaliser over (src, dst, qp): a slot per key, overwritten on collision.
+    std::uint64_t h = (static_cast<std::uint64_t>(key.src.value()) << 40) ^
+                      (static_cast<std::uint64_t>(key.dst.value()) << 16) ^ key.qp;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    Route& r = routes_[h % kRouteCache];
+    if (r.valid && r.key.src == key.src && r.key.dst == key.dst && r.key.qp == key.qp) return r;
+    const std::vector<LinkUse> raw = uses_of(key);
+    if (raw.empty())
+        throw ModelError(fmt::format("flow model: no route from {} to {}", topology_.node(key.src).name,
+                                     topology_.node(key.dst).name));
+    r.key = key;
+    r.valid = true;
+    bundled(raw, r.uses);
+    r.hops.clear();
+    for (DirectedLink d : routing_.path(key)) r.hops.push_back(d.index());
+    r.bottleneck = kUncapped;
+    for (const LinkUse& u : raw) r.bottleneck = std::min(r.bottleneck, solver_.capacity(u.link) / u.share);
+    r.candidates = routing_.candidates(key.src, key).size();
+    r.unit = 0;
+    return r;
+}
+
+Time FlowNetwork::route_latency(Route& r, std::uint32_t unit) const {
+    if (r.unit != unit) {
+        r.latency = path_latency(r.hops, unit);
+        r.unit = unit;
+    }
+    return r.latency;
 }
 
 Time FlowNetwork::unloaded_time(const Message& message) const {
@@ -179,9 +216,13 @@ std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& liste
 }
 
 void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
-                             std::span<const LinkUse> uses_in, std::uint32_t unit) {
-    bundled(uses_in, bundled_);
-    const std::span<const LinkUse> uses = bundled_;
+                             std::span<const LinkUse> uses, std::uint32_t unit) {
+    bundled(uses, bundled_);
+    start_solver_flow(sim, message, bytes, cap, bundled_, unit);
+}
+
+void FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
+                                    std::span<const LinkUse> uses, std::uint32_t unit) {
     const std::uint32_t id = solver_.add(1.0, cap, uses);
     if (flows_.size() <= id) flows_.resize(id + 1);
     FlowState& f = flows_[id];
@@ -234,20 +275,17 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         std::min((inside ? spec_.segment : spec_.mtu).count(), std::max<std::int64_t>(message.size.count(), 1)));
     // One flow per QP, each hashed as its own flow (the packet model's QP keys), the message's
     // bytes split in contiguous parts; delivered after the slowest part and its path's latency.
-    std::vector<std::vector<LinkUse>> parts(qps);
-    std::vector<FlowKey> keys(qps);
-    std::vector<std::vector<std::uint32_t>> hops(qps);
+    // Inside a server the QP changes nothing the flow model reads (traffic is striped over
+    // every port of a hop; packet 0's path differs only among links of equal rate, latency
+    // and load), so all of a pair's QPs share one cached route.
+    const auto key_of = [&](std::uint32_t j) {
+        return FlowKey{src, dst, inside ? 0u : qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
+    };
     Time latency = Time::zero();
     for (std::uint32_t j = 0; j < qps; ++j) {
-        const FlowKey key{src, dst, qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
-        keys[j] = key;
-        parts[j] = uses_of(key);
-        if (parts[j].empty())
-            throw ModelError(fmt::format("flow model: no route from {} to {}", topology_.node(src).name,
-                                         topology_.node(dst).name));
-        for (DirectedLink d : routing_.path(key)) hops[j].push_back(d.index());
+        Route& r = route(key_of(j));
         // Before this message's flows join: the ports it finds already saturated.
-        latency = std::max(latency, path_latency(hops[j], unit) + queueing_delay(hops[j], unit));
+        latency = std::max(latency, route_latency(r, unit) + queueing_delay(r.hops, unit));
     }
     const std::uint32_t slot = new_message(message, listener, qps, latency);
     const auto size = static_cast<double>(message.size.count());
@@ -257,7 +295,8 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
             --messages_[slot].parts_left;
             continue;
         }
-        start_flow(sim, slot, end - begin, stripe_cap(keys[j], end - begin, unit, parts[j]), parts[j], unit);
+        const Route& r = route(key_of(j));
+        start_solver_flow(sim, slot, end - begin, stripe_cap(r.candidates, r.bottleneck, end - begin, unit), r.uses, unit);
     }
     if (messages_[slot].parts_left == 0) sim.after(latency, *this, kDeliverBase + slot);  // an empty message
 }

@@ -142,6 +142,25 @@ private:
     // What a message starting now waits at the saturated ports on `hops`: half a packet
     // each (the queueing estimate of the header).
     Time queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const;
+    // A message's route for one flow key, kept in a direct-mapped cache: a collective sends
+    // between the same pairs again and again, and routing a key (spread, path) is most of
+    // what a message costs otherwise.
+    struct Route {
+        fabric::FlowKey key;
+        bool valid = false;
+        std::vector<LinkUse> uses;        // on bundles (start_solver_flow's form)
+        std::vector<std::uint32_t> hops;  // packet 0's path, directed link indices
+        double bottleneck = 0;            // min capacity / share over its links
+        std::size_t candidates = 0;       // ports it may stripe over at its source
+        std::uint32_t unit = 0;           // `latency` is path_latency(hops, unit)
+        Time latency;
+    };
+    static constexpr std::size_t kRouteCache = 16384;
+    Route& route(const fabric::FlowKey& key);
+    Time route_latency(Route& r, std::uint32_t unit) const;
+    static double stripe_cap(std::size_t candidates, double bottleneck, double bytes, std::uint32_t unit);
+    void start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
+                           std::span<const LinkUse> uses, std::uint32_t unit);
     // `uses` on bundles' representatives (the header), merged per bundle, into `out`.
     void bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const;
     // The flows of a point-to-point message: uses per QP part.
@@ -159,6 +178,7 @@ private:
     // Per directed link: its bundle's representative; per representative: its members.
     std::vector<std::uint32_t> bundle_, bundle_size_;
     std::vector<LinkUse> bundled_;      // scratch of start_flow
+    std::vector<Route> routes_;
     IncrementalMaxMin solver_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
