@@ -75,6 +75,9 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       bundle_(parallel_bundles(topology)),
       bundle_size_(bundle_.size(), 0),
       routes_(kRouteCache),
+      ports_taken_(topology.nodes().size(), 0),
+      wait_head_(topology.nodes().size(), kNoGate),
+      wait_tail_(topology.nodes().size(), kNoGate),
       solver_(link_capacities(topology), *backend_),
       carried_(topology.directed_link_count(), 0.0),
       busy_ps_(topology.directed_link_count(), 0.0),
@@ -221,8 +224,8 @@ void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes
     start_solver_flow(sim, message, bytes, cap, bundled_, unit);
 }
 
-void FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
-                                    std::span<const LinkUse> uses, std::uint32_t unit) {
+std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
+                                             std::span<const LinkUse> uses, std::uint32_t unit) {
     const std::uint32_t id = solver_.add(1.0, cap, uses);
     if (flows_.size() <= id) flows_.resize(id + 1);
     FlowState& f = flows_[id];
@@ -233,6 +236,8 @@ void FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, doubl
     f.updated = sim.now();
     ++f.version;
     f.unit = unit;
+    f.gate = kNoGate;
+    f.ports = 0;
     ++flows_started_;
     if (spec_.solve_interval > Time::zero()) {
         // Until the next solve: what its path has left (a flow that follows one that just
@@ -252,6 +257,27 @@ void FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, doubl
         }
     }
     request_solve(sim);
+    return id;
+}
+
+void FlowNetwork::start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node) {
+    const Route& r = route(w.key);
+    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit);
+    flows_[id].gate = node;
+    flows_[id].ports = w.ports;
+    ports_taken_[node] += w.ports;
+}
+
+void FlowNetwork::admit(Simulator& sim, std::uint32_t node) {
+    while (wait_head_[node] != kNoGate) {
+        const std::uint32_t i = wait_head_[node];
+        if (ports_taken_[node] >= waiting_[i].candidates) return;
+        const Waiting w = waiting_[i];
+        wait_head_[node] = w.next;
+        if (w.next == kNoGate) wait_tail_[node] = kNoGate;
+        free_waiting_.push_back(i);
+        start_waiting(sim, w, node);
+    }
 }
 
 void FlowNetwork::change_load(std::uint32_t link, double delta, Time now) {
@@ -296,7 +322,34 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
             continue;
         }
         const Route& r = route(key_of(j));
-        start_solver_flow(sim, slot, end - begin, stripe_cap(r.candidates, r.bottleneck, end - begin, unit), r.uses, unit);
+        const double bytes = end - begin, cap = stripe_cap(r.candidates, r.bottleneck, bytes, unit);
+        if (!inside || cap == kUncapped) {
+            start_solver_flow(sim, slot, bytes, cap, r.uses, unit);
+            continue;
+        }
+        // Fewer segments than ports inside a server: oldest first (the header).
+        const std::uint32_t node = src.value();
+        const Waiting w{key_of(j), slot, unit,
+                        static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / static_cast<double>(unit)))),
+                        static_cast<std::uint32_t>(r.candidates), kNoGate, bytes, cap};
+        if (wait_head_[node] == kNoGate && ports_taken_[node] < r.candidates) {
+            start_waiting(sim, w, node);
+            continue;
+        }
+        std::uint32_t i;
+        if (!free_waiting_.empty()) {
+            i = free_waiting_.back();
+            free_waiting_.pop_back();
+            waiting_[i] = w;
+        } else {
+            i = static_cast<std::uint32_t>(waiting_.size());
+            waiting_.push_back(w);
+        }
+        if (wait_tail_[node] == kNoGate)
+            wait_head_[node] = i;
+        else
+            waiting_[wait_tail_[node]].next = i;
+        wait_tail_[node] = i;
     }
     if (messages_[slot].parts_left == 0) sim.after(latency, *this, kDeliverBase + slot);  // an empty message
 }
@@ -364,8 +417,14 @@ void FlowNetwork::finish_due(Simulator& sim) {
         solver_.remove(d.flow);
         f.left = 0;
         f.rate = 0;
-        MessageState& m = messages_[f.message];
-        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + f.message);
+        const std::uint32_t message = f.message, gate = f.gate;
+        if (gate != kNoGate) {
+            ports_taken_[gate] -= f.ports;
+            f.gate = kNoGate;
+            admit(sim, gate);  // may start flows (and grow flows_)
+        }
+        MessageState& m = messages_[message];
+        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + message);
     }
     if (solver_.pending()) request_solve(sim);
     schedule_wake(sim);
