@@ -27,6 +27,37 @@ std::vector<double> link_capacities(const fabric::Topology& topology) {
 }
 
 namespace {
+// Per directed link, the lowest-indexed of the links parallel to it inside one server (same
+// source, same target, same payload rate): its bundle's representative (the header).
+std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
+    std::vector<std::uint32_t> rep(topology.directed_link_count());
+    for (std::uint32_t i = 0; i < rep.size(); ++i) rep[i] = i;
+    for (std::uint32_t n = 0; n < topology.nodes().size(); ++n) {
+        const NodeId at{n};
+        const fabric::Node& node = topology.node(at);
+        if (!node.server.valid()) continue;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> seen;  // (peer, representative)
+        for (std::uint32_t p = 0; p < node.ports.size(); ++p) {
+            const fabric::Port& port = node.ports[p];
+            if (topology.node(port.peer).server != node.server) continue;
+            const std::uint32_t d = topology.egress(at, p).index();
+            bool joined = false;
+            for (const auto& [peer, r] : seen)
+                if (peer == port.peer.value() &&
+                    topology.link(DirectedLink::from_index(r).link).payload_bandwidth() ==
+                        topology.link(port.link).payload_bandwidth()) {
+                    rep[d] = std::min(rep[d], r);
+                    joined = true;
+                    break;
+                }
+            if (!joined) seen.emplace_back(port.peer.value(), d);
+        }
+    }
+    // A representative is the lowest index of its bundle, and its own representative.
+    for (std::uint32_t i = 0; i < rep.size(); ++i) rep[i] = rep[rep[i]];
+    return rep;
+}
+
 // Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
 Time fluid_time(double bytes, double bytes_per_s) {
     const double ps = std::ceil(bytes / bytes_per_s * 1e12);
@@ -41,6 +72,12 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       routing_(routing),
       spec_(std::move(spec)),
       backend_(std::move(backend)),
+      bundle_(parallel_bundles(topology)),
+      bundle_size_(bundle_.size(), 0),
+      routes_(kRouteCache),
+      ports_taken_(topology.nodes().size(), 0),
+      wait_head_(topology.nodes().size(), kNoGate),
+      wait_tail_(topology.nodes().size(), kNoGate),
       solver_(link_capacities(topology), *backend_),
       carried_(topology.directed_link_count(), 0.0),
       busy_ps_(topology.directed_link_count(), 0.0),
@@ -50,6 +87,20 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
             throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
     if (spec_.dcqcn && spec_.cluster) standing_ = std::make_unique<StandingQueues>(topology_, *spec_.cluster);
+    for (std::uint32_t r : bundle_) ++bundle_size_[r];
+}
+
+void FlowNetwork::bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const {
+    out.clear();
+    for (const LinkUse& u : uses) {
+        const std::uint32_t r = bundle_[u.link];
+        const double share = u.share / static_cast<double>(bundle_size_[r]);
+        auto it = std::find_if(out.begin(), out.end(), [&](const LinkUse& o) { return o.link == r; });
+        if (it == out.end())
+            out.push_back({r, share});
+        else
+            it->share += share;
+    }
 }
 
 std::vector<LinkUse> FlowNetwork::uses_of(const FlowKey& key) const {
@@ -79,7 +130,8 @@ Time FlowNetwork::path_latency(std::span<const std::uint32_t> hops, std::uint32_
 
 Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint32_t unit) const {
     Time t = Time::zero();
-    for (std::uint32_t h : hops) {
+    for (std::uint32_t hop : hops) {
+        const std::uint32_t h = bundle_[hop];
         if (solver_.flows_on(h) == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
         t += standing_ ? standing_->delay(h, solver_.flows_on(h), unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
@@ -88,12 +140,48 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
 }
 
 double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const {
-    const std::size_t k = routing_.candidates(key.src, key).size();
-    const double packets = std::max(1.0, std::ceil(bytes / static_cast<double>(unit)));
-    if (k <= 1 || packets >= static_cast<double>(k)) return kUncapped;
     double bottleneck = kUncapped;
     for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
-    return bottleneck * packets / static_cast<double>(k);
+    return stripe_cap(routing_.candidates(key.src, key).size(), bottleneck, bytes, unit);
+}
+
+double FlowNetwork::stripe_cap(std::size_t candidates, double bottleneck, double bytes, std::uint32_t unit) {
+    const double packets = std::max(1.0, std::ceil(bytes / static_cast<double>(unit)));
+    if (candidates <= 1 || packets >= static_cast<double>(candidates)) return kUncapped;
+    return bottleneck * packets / static_cast<double>(candidates);
+}
+
+FlowNetwork::Route& FlowNetwork::route(const FlowKey& key) {
+    // splitmix64's finaliser over (src, dst, qp): a slot per key, overwritten on collision.
+    std::uint64_t h = (static_cast<std::uint64_t>(key.src.value()) << 40) ^
+                      (static_cast<std::uint64_t>(key.dst.value()) << 16) ^ key.qp;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    Route& r = routes_[h % kRouteCache];
+    if (r.valid && r.key.src == key.src && r.key.dst == key.dst && r.key.qp == key.qp) return r;
+    const std::vector<LinkUse> raw = uses_of(key);
+    if (raw.empty())
+        throw ModelError(fmt::format("flow model: no route from {} to {}", topology_.node(key.src).name,
+                                     topology_.node(key.dst).name));
+    r.key = key;
+    r.valid = true;
+    bundled(raw, r.uses);
+    r.hops.clear();
+    for (DirectedLink d : routing_.path(key)) r.hops.push_back(d.index());
+    r.bottleneck = kUncapped;
+    for (const LinkUse& u : raw) r.bottleneck = std::min(r.bottleneck, solver_.capacity(u.link) / u.share);
+    r.candidates = routing_.candidates(key.src, key).size();
+    r.unit = 0;
+    return r;
+}
+
+Time FlowNetwork::route_latency(Route& r, std::uint32_t unit) const {
+    if (r.unit != unit) {
+        r.latency = path_latency(r.hops, unit);
+        r.unit = unit;
+    }
+    return r.latency;
 }
 
 Time FlowNetwork::unloaded_time(const Message& message) const {
@@ -134,6 +222,12 @@ std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& liste
 
 void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
                              std::span<const LinkUse> uses, std::uint32_t unit) {
+    bundled(uses, bundled_);
+    start_solver_flow(sim, message, bytes, cap, bundled_, unit);
+}
+
+std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
+                                             std::span<const LinkUse> uses, std::uint32_t unit) {
     const std::uint32_t id = solver_.add(1.0, cap, uses);
     if (flows_.size() <= id) flows_.resize(id + 1);
     FlowState& f = flows_[id];
@@ -144,6 +238,8 @@ void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes
     f.updated = sim.now();
     ++f.version;
     f.unit = unit;
+    f.gate = kNoGate;
+    f.ports = 0;
     ++flows_started_;
     if (spec_.solve_interval > Time::zero()) {
         // Until the next solve: what its path has left (a flow that follows one that just
@@ -163,6 +259,27 @@ void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes
         }
     }
     request_solve(sim);
+    return id;
+}
+
+void FlowNetwork::start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node) {
+    const Route& r = route(w.key);
+    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit);
+    flows_[id].gate = node;
+    flows_[id].ports = w.ports;
+    ports_taken_[node] += w.ports;
+}
+
+void FlowNetwork::admit(Simulator& sim, std::uint32_t node) {
+    while (wait_head_[node] != kNoGate) {
+        const std::uint32_t i = wait_head_[node];
+        if (ports_taken_[node] >= waiting_[i].candidates) return;
+        const Waiting w = waiting_[i];
+        wait_head_[node] = w.next;
+        if (w.next == kNoGate) wait_tail_[node] = kNoGate;
+        free_waiting_.push_back(i);
+        start_waiting(sim, w, node);
+    }
 }
 
 void FlowNetwork::change_load(std::uint32_t link, double delta, Time now) {
@@ -186,20 +303,17 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         std::min((inside ? spec_.segment : spec_.mtu).count(), std::max<std::int64_t>(message.size.count(), 1)));
     // One flow per QP, each hashed as its own flow (the packet model's QP keys), the message's
     // bytes split in contiguous parts; delivered after the slowest part and its path's latency.
-    std::vector<std::vector<LinkUse>> parts(qps);
-    std::vector<FlowKey> keys(qps);
-    std::vector<std::vector<std::uint32_t>> hops(qps);
+    // Inside a server the QP changes nothing the flow model reads (traffic is striped over
+    // every port of a hop; packet 0's path differs only among links of equal rate, latency
+    // and load), so all of a pair's QPs share one cached route.
+    const auto key_of = [&](std::uint32_t j) {
+        return FlowKey{src, dst, inside ? 0u : qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
+    };
     Time latency = Time::zero();
     for (std::uint32_t j = 0; j < qps; ++j) {
-        const FlowKey key{src, dst, qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
-        keys[j] = key;
-        parts[j] = uses_of(key);
-        if (parts[j].empty())
-            throw ModelError(fmt::format("flow model: no route from {} to {}", topology_.node(src).name,
-                                         topology_.node(dst).name));
-        for (DirectedLink d : routing_.path(key)) hops[j].push_back(d.index());
+        Route& r = route(key_of(j));
         // Before this message's flows join: the ports it finds already saturated.
-        latency = std::max(latency, path_latency(hops[j], unit) + queueing_delay(hops[j], unit));
+        latency = std::max(latency, route_latency(r, unit) + queueing_delay(r.hops, unit));
     }
     const std::uint32_t slot = new_message(message, listener, qps, latency);
     const auto size = static_cast<double>(message.size.count());
@@ -209,7 +323,35 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
             --messages_[slot].parts_left;
             continue;
         }
-        start_flow(sim, slot, end - begin, stripe_cap(keys[j], end - begin, unit, parts[j]), parts[j], unit);
+        const Route& r = route(key_of(j));
+        const double bytes = end - begin, cap = stripe_cap(r.candidates, r.bottleneck, bytes, unit);
+        if (!inside || cap == kUncapped) {
+            start_solver_flow(sim, slot, bytes, cap, r.uses, unit);
+            continue;
+        }
+        // Fewer segments than ports inside a server: oldest first (the header).
+        const std::uint32_t node = src.value();
+        const Waiting w{key_of(j), slot, unit,
+                        static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / static_cast<double>(unit)))),
+                        static_cast<std::uint32_t>(r.candidates), kNoGate, bytes, cap};
+        if (wait_head_[node] == kNoGate && ports_taken_[node] < r.candidates) {
+            start_waiting(sim, w, node);
+            continue;
+        }
+        std::uint32_t i;
+        if (!free_waiting_.empty()) {
+            i = free_waiting_.back();
+            free_waiting_.pop_back();
+            waiting_[i] = w;
+        } else {
+            i = static_cast<std::uint32_t>(waiting_.size());
+            waiting_.push_back(w);
+        }
+        if (wait_tail_[node] == kNoGate)
+            wait_head_[node] = i;
+        else
+            waiting_[wait_tail_[node]].next = i;
+        wait_tail_[node] = i;
     }
     if (messages_[slot].parts_left == 0) sim.after(latency, *this, kDeliverBase + slot);  // an empty message
 }
@@ -277,8 +419,14 @@ void FlowNetwork::finish_due(Simulator& sim) {
         solver_.remove(d.flow);
         f.left = 0;
         f.rate = 0;
-        MessageState& m = messages_[f.message];
-        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + f.message);
+        const std::uint32_t message = f.message, gate = f.gate;
+        if (gate != kNoGate) {
+            ports_taken_[gate] -= f.ports;
+            f.gate = kNoGate;
+            admit(sim, gate);  // may start flows (and grow flows_)
+        }
+        MessageState& m = messages_[message];
+        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + message);
     }
     if (solver_.pending()) request_solve(sim);
     schedule_wake(sim);
@@ -300,13 +448,14 @@ void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {
 std::vector<PortReport> FlowNetwork::port_reports() const {
     std::vector<PortReport> out;
     for (std::uint32_t i = 0; i < carried_.size(); ++i) {
-        if (carried_[i] <= 0 && busy_ps_[i] <= 0) continue;
+        const std::uint32_t b = bundle_[i];
+        if (carried_[b] <= 0 && busy_ps_[b] <= 0) continue;
         const DirectedLink d = DirectedLink::from_index(i);
         PortReport r;
         r.from = topology_.node(topology_.source(d)).name;
         r.to = topology_.node(topology_.target(d)).name;
-        r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[i]))};
-        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[i])));
+        r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[b]))};
+        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[b])));
         out.push_back(std::move(r));
     }
     return out;

@@ -58,19 +58,27 @@ void FlowSystem::check() const {
 
 LinkUses link_uses(const FlowSystem& s) {
     LinkUses t;
+    link_uses(s, t);
+    return t;
+}
+
+void link_uses(const FlowSystem& s, LinkUses& t) {
     t.first.assign(s.links() + 1, 0);
     for (std::uint32_t l : s.link_of) ++t.first[l + 1];
     for (std::size_t l = 0; l < s.links(); ++l) t.first[l + 1] += t.first[l];
     t.use_of.resize(s.uses());
     t.flow_of.resize(s.uses());
-    std::vector<std::uint32_t> next(t.first.begin(), t.first.end() - 1);
-    for (std::uint32_t f = 0; f < s.flows(); ++f)
-        for (std::uint32_t k = s.first[f]; k < s.first[f + 1]; ++k) {
-            const std::uint32_t at = next[s.link_of[k]]++;
+    // Fill each link's range from its end down (first[l + 1] counts down to first[l]), so no
+    // cursor array is needed; flows are visited backwards to keep each range in flow order.
+    for (std::uint32_t f = static_cast<std::uint32_t>(s.flows()); f-- > 0;)
+        for (std::uint32_t k = s.first[f + 1]; k-- > s.first[f];) {
+            const std::uint32_t at = --t.first[s.link_of[k] + 1];
             t.use_of[at] = k;
             t.flow_of[at] = f;
         }
-    return t;
+    // first[l + 1] now holds link l's start: shift back by one.
+    for (std::size_t l = 0; l < s.links(); ++l) t.first[l] = t.first[l + 1];
+    t.first[s.links()] = static_cast<std::uint32_t>(s.uses());
 }
 
 }  // namespace fabricsim::flow

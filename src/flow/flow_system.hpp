@@ -50,5 +50,7 @@ struct LinkUses {
     std::vector<std::uint32_t> first, use_of, flow_of;
 };
 LinkUses link_uses(const FlowSystem& system);
+// The same into `out`, reusing its storage (a solver that runs often allocates nothing).
+void link_uses(const FlowSystem& system, LinkUses& out);
 
 }  // namespace fabricsim::flow

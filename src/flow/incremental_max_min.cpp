@@ -8,9 +8,21 @@
 
 namespace fabricsim::flow {
 
+namespace {
+// Slack of the bottleneck checks: looser than the filling's own tie tolerance
+// (kLevelTolerance, 1e-9), so that a fill's rounding never reads as a broken bottleneck,
+// and tight enough that an accepted allocation is the fresh solve's to 1e-7 relative.
+constexpr double kCheckTolerance = 1e-7;
+// Re-fills before giving up on growing the set and solving the whole component: the set
+// grows by every flow that failed a check, so a change that reaches far gets there in a few
+// rounds; past this many, the component is cheaper.
+constexpr int kMaxRefills = 8;
+}  // namespace
+
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
     : capacity_(std::move(capacity)), link_rate_(capacity_.size(), 0.0), backend_(backend),
-      on_link_(capacity_.size()), link_seen_(capacity_.size(), 0), local_(capacity_.size(), 0) {}
+      on_link_(capacity_.size()), link_seen_(capacity_.size(), 0), state_seen_(capacity_.size(), 0),
+      state_(capacity_.size()), local_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
     if (link_seen_[link] == epoch_ + 1) return;  // already queued for the next solve
@@ -34,6 +46,7 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     f.weight = weight;
     f.cap = cap;
     f.rate = 0;
+    f.bottleneck = kNone;
     f.active = true;
     f.uses.assign(uses.begin(), uses.end());
     f.slot.resize(uses.size());
@@ -43,7 +56,7 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
             throw InternalError(fmt::format("flow solver: a use of link {} of {} with share {}", l, capacity_.size(),
                                             uses[i].share));
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
-        on_link_[l].push_back(id);
+        on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
         mark_link(l);
     }
     dirty_flows_.push_back(id);
@@ -58,18 +71,10 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
         const std::uint32_t l = f.uses[i].link;
         auto& list = on_link_[l];
         const std::uint32_t at = f.slot[i];
-        const std::uint32_t moved = list.back();
-        list[at] = moved;
+        // The last entry moves into the hole; its flow learns its new slot.
+        list[at] = list.back();
         list.pop_back();
-        if (moved != id) {
-            // The flow moved into `at`: find which of its uses sits on this link at the end.
-            Flow& m = flows_[moved];
-            for (std::size_t j = 0; j < m.uses.size(); ++j)
-                if (m.uses[j].link == l && m.slot[j] == list.size()) {
-                    m.slot[j] = at;
-                    break;
-                }
-        }
+        if (at < list.size()) flows_[list[at].flow].slot[list[at].use] = at;
         mark_link(l);
     }
     f.active = false;
@@ -78,40 +83,25 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
     --active_;
 }
 
-const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
-    solved_.clear();
-    touched_links_.clear();
-    if (!pending()) return solved_;
-    ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
-    // Breadth-first over links -> flows -> links from every changed link and new flow.
-    component_links_.assign(dirty_links_.begin(), dirty_links_.end());
-    for (std::uint32_t f : dirty_flows_)
-        if (flows_[f].active && flow_seen_[f] != epoch_) {
-            flow_seen_[f] = epoch_;
-            solved_.push_back(f);
+void IncrementalMaxMin::take(std::uint32_t id) {
+    flow_seen_[id] = epoch_;
+    solved_.push_back(id);
+    for (const LinkUse& u : flows_[id].uses)
+        if (link_seen_[u.link] != epoch_) {
+            link_seen_[u.link] = epoch_;
+            set_links_.push_back(u.link);
         }
-    dirty_links_.clear();
-    dirty_flows_.clear();
-    std::size_t li = 0, fi = 0;
-    while (li < component_links_.size() || fi < solved_.size()) {
-        for (; li < component_links_.size(); ++li)
-            for (std::uint32_t f : on_link_[component_links_[li]])
-                if (flow_seen_[f] != epoch_) {
-                    flow_seen_[f] = epoch_;
-                    solved_.push_back(f);
-                }
-        for (; fi < solved_.size(); ++fi)
-            for (const LinkUse& u : flows_[solved_[fi]].uses)
-                if (link_seen_[u.link] != epoch_) {
-                    link_seen_[u.link] = epoch_;
-                    component_links_.push_back(u.link);
-                }
-    }
-    // Build the component's system: local link numbers in visiting order.
+}
+
+void IncrementalMaxMin::refill() {
     system_.clear();
-    for (std::uint32_t l : component_links_) {
+    for (std::uint32_t l : set_links_) {
         local_[l] = static_cast<std::uint32_t>(system_.links());
-        system_.add_link(capacity_[l]);
+        // What the flows outside the set leave of the link.
+        double outside = 0;
+        for (const OnLink& e : on_link_[l])
+            if (!in_set(e.flow)) outside += e.share * flows_[e.flow].rate;
+        system_.add_link(std::max(0.0, capacity_[l] - outside));
     }
     for (std::uint32_t f : solved_) {
         const Flow& fl = flows_[f];
@@ -121,12 +111,152 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
     }
     if (!solved_.empty()) backend_.solve(system_, rates_);
     for (std::size_t i = 0; i < solved_.size(); ++i) flows_[solved_[i]].rate = rates_[i];
-    for (std::uint32_t l : component_links_) link_rate_[l] = 0;
-    for (std::uint32_t f : solved_)
-        for (const LinkUse& u : flows_[f].uses) link_rate_[u.link] += u.share * flows_[f].rate;
-    touched_links_.assign(component_links_.begin(), component_links_.end());
+    ++round_;  // every link's state is stale
+    ++refills_;
+}
+
+const IncrementalMaxMin::LinkState& IncrementalMaxMin::state(std::uint32_t link) {
+    LinkState& s = state_[link];
+    if (state_seen_[link] == round_) return s;
+    state_seen_[link] = round_;
+    s = {0.0, 0.0};
+    for (const OnLink& e : on_link_[link]) {
+        const Flow& fg = flows_[e.flow];
+        s.load += e.share * fg.rate;
+        s.top = std::max(s.top, fg.rate / fg.weight);
+    }
+    return s;
+}
+
+bool IncrementalMaxMin::has_bottleneck(std::uint32_t id) {
+    Flow& f = flows_[id];
+    if (f.rate >= f.cap * (1 - kCheckTolerance)) {
+        f.bottleneck = kAtCap;
+        return true;
+    }
+    const double level = f.rate / f.weight;
+    const auto holds = [&](std::uint32_t l) {
+        const LinkState& s = state(l);
+        return s.load >= capacity_[l] * (1 - kCheckTolerance) && level >= s.top * (1 - kCheckTolerance);
+    };
+    if (f.bottleneck < kAtCap && holds(f.bottleneck)) return true;
+    for (const LinkUse& u : f.uses)
+        if (u.link != f.bottleneck && holds(u.link)) {
+            f.bottleneck = u.link;
+            return true;
+        }
+    f.bottleneck = kNone;
+    return false;
+}
+
+IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
+    bool failed = false;
+    const std::size_t solved = solved_.size(), links = set_links_.size();
+    // A solved flow is bottlenecked within the set; it fails where a flow outside the set
+    // has a higher level on its saturated links: those flows take more than their share.
+    for (std::size_t i = 0; i < solved; ++i) {
+        const std::uint32_t f = solved_[i];
+        if (has_bottleneck(f)) continue;
+        failed = true;
+        const double level = flows_[f].rate / flows_[f].weight;
+        for (const LinkUse& u : flows_[f].uses) {
+            if (state(u.link).load < capacity_[u.link] * (1 - kCheckTolerance)) continue;
+            for (std::size_t j = 0; j < on_link_[u.link].size(); ++j) {
+                const std::uint32_t h = on_link_[u.link][j].flow;
+                if (!in_set(h) && flows_[h].rate / flows_[h].weight > level * (1 + kCheckTolerance)) take(h);
+            }
+        }
+    }
+    // A flow outside the set whose bottleneck was a link the set changed (or not known).
+    for (std::size_t i = 0; i < links; ++i) {
+        const std::uint32_t l = set_links_[i];
+        for (std::size_t j = 0; j < on_link_[l].size(); ++j) {
+            const std::uint32_t g = on_link_[l][j].flow;
+            if (in_set(g) || (flows_[g].bottleneck != l && flows_[g].bottleneck != kNone)) continue;
+            if (!has_bottleneck(g)) {
+                failed = true;
+                take(g);
+            }
+        }
+    }
+    if (!failed) return Growth::settled;
+    return solved_.size() > solved ? Growth::grown : Growth::stuck;
+}
+
+void IncrementalMaxMin::gather_components() {
+    // Breadth-first over links -> flows -> links from the set and its links.
+    std::size_t li = 0, fi = 0;
+    while (li < set_links_.size() || fi < solved_.size()) {
+        for (; li < set_links_.size(); ++li)
+            for (const OnLink& e : on_link_[set_links_[li]])
+                if (!in_set(e.flow)) {
+                    flow_seen_[e.flow] = epoch_;
+                    solved_.push_back(e.flow);
+                }
+        for (; fi < solved_.size(); ++fi)
+            for (const LinkUse& u : flows_[solved_[fi]].uses)
+                if (link_seen_[u.link] != epoch_) {
+                    link_seen_[u.link] = epoch_;
+                    set_links_.push_back(u.link);
+                }
+    }
+}
+
+void IncrementalMaxMin::begin() {
+    solved_.clear();
+    touched_links_.clear();
+    ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
+    ++round_;  // loads changed with the arrivals and departures
+    set_links_.assign(dirty_links_.begin(), dirty_links_.end());
+    for (std::uint32_t f : dirty_flows_)
+        if (flows_[f].active && !in_set(f)) take(f);
+    dirty_links_.clear();
+    dirty_flows_.clear();
+}
+
+void IncrementalMaxMin::finish() {
+    for (std::uint32_t l : set_links_) link_rate_[l] = state(l).load;
+    touched_links_.assign(set_links_.begin(), set_links_.end());
     largest_ = std::max(largest_, solved_.size());
+    flows_solved_ += solved_.size();
     ++solves_;
+}
+
+const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
+    if (!pending()) {
+        solved_.clear();
+        touched_links_.clear();
+        return solved_;
+    }
+    begin();
+    for (int refills = 0;; ++refills) {
+        if (!solved_.empty()) refill();
+        const Growth g = grow();
+        if (g == Growth::settled) break;
+        if (g == Growth::stuck || refills + 1 >= kMaxRefills) {
+            // Rounding left a check failing with nobody to blame, or the change reaches far:
+            // the whole component, which is max-min fair by construction.
+            gather_components();
+            refill();
+            for (std::uint32_t f : solved_) flows_[f].bottleneck = kNone;
+            break;
+        }
+    }
+    finish();
+    return solved_;
+}
+
+const std::vector<std::uint32_t>& IncrementalMaxMin::solve_components() {
+    if (!pending()) {
+        solved_.clear();
+        touched_links_.clear();
+        return solved_;
+    }
+    begin();
+    gather_components();
+    if (!solved_.empty()) refill();
+    for (std::uint32_t f : solved_) flows_[f].bottleneck = kNone;
+    finish();
     return solved_;
 }
 

@@ -1,15 +1,25 @@
-// Max-min fair rates of a changing set of flows, re-solved incrementally: after flows arrive
-// or leave, only the connected part of the network they touch is solved again — the links
-// they cross, the flows on those links, those flows' links, and so on — as SimGrid's lmm
-// solver re-solves only the constraints a change reaches ("selective update": Casanova et
-// al., "Versatile, scalable, and accurate simulation of distributed applications and
-// platforms", JPDC 74(10), 2014, §4.1; SimGrid 3.18 documentation, "SURF Linear MaxMin").
-// A component that no change reaches keeps its rates, which max-min guarantees are still
-// the fair ones: the allocations of unconnected parts are independent.
+// Max-min fair rates of a changing set of flows, re-solved locally: after flows arrive or
+// leave, only the flows whose rate can move are solved again, not the whole connected part
+// of the network the change touches.
 //
-// Changes accumulate until solve(), so a batch of arrivals at one instant (a collective's
-// step) costs one solve of their component. The component is gathered into a FlowSystem and
-// handed to a RateBackend (CPU or CUDA).
+// What makes that exact is max-min's bottleneck property (Bertsekas & Gallager, "Data
+// Networks", 2nd ed., 1992, §6.5.2, stated there for paths; it holds as well for the linear
+// constraints Σ a_fl·x_f <= c_l of SimGrid's lmm systems): a feasible allocation is the
+// max-min fair one if and only if every flow sits at its cap or crosses a saturated link on
+// which no flow has a higher level x/w (its bottleneck). Each flow remembers the link that
+// was its bottleneck. A solve starts from the flows that arrived, re-fills them with
+// progressive filling (flow_rules.hpp) on what the other flows leave of their links, then
+// checks the property where it may have broken — the solved flows, and the other flows whose
+// remembered bottleneck is a link the solve changed — and adds every flow that fails (or
+// that outranks a solved flow on its bottleneck) to the solved set, until nothing fails. The
+// set only grows, and once it is the whole component the property holds by construction, so
+// the loop ends, and it ends at the unique max-min allocation. The set grows only as far as
+// bottlenecks move ("selective update" in the manner of SimGrid's lmm solver, Casanova et
+// al., JPDC 74(10), 2014, §4.1, which stops at the connected component; this stops where
+// rates stop changing).
+//
+// Changes accumulate until solve(), so every arrival and departure at one instant costs one
+// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem.
 #pragma once
 
 #include "flow/flow_system.hpp"
@@ -37,9 +47,13 @@ public:
     std::uint32_t add(double weight, double cap, std::span<const LinkUse> uses);
     void remove(std::uint32_t flow);
     bool pending() const { return !dirty_links_.empty() || !dirty_flows_.empty(); }
-    // Re-solves every component a change since the last solve reached; returns the flows
-    // whose rate was recomputed (valid until the next call).
+    // Re-solves what the changes since the last solve moved; returns the flows whose rate
+    // was recomputed (valid until the next call). Every other flow keeps its rate, which is
+    // still its max-min fair one.
     const std::vector<std::uint32_t>& solve();
+    // The whole connected component of every change, as a fresh solve would (for tests and
+    // benchmarks against solve()).
+    const std::vector<std::uint32_t>& solve_components();
 
     double rate(std::uint32_t flow) const { return flows_[flow].rate; }
     std::span<const LinkUse> uses(std::uint32_t flow) const { return flows_[flow].uses; }
@@ -49,36 +63,65 @@ public:
     // Σ share·rate of the flows on a link, as of the last solve.
     double link_rate(std::uint32_t link) const { return link_rate_[link]; }
     std::size_t flows_on(std::uint32_t link) const { return on_link_[link].size(); }
-    // Links whose link_rate changed in the last solve (valid until the next call).
+    // Links whose link_rate may have changed in the last solve (valid until the next call).
     const std::vector<std::uint32_t>& touched_links() const { return touched_links_; }
     std::size_t active_flows() const { return active_; }
-    // Size of the largest component solved so far (flows), for reports and tests.
+    // Most flows one solve recomputed so far, for reports and tests.
     std::size_t largest_component() const { return largest_; }
     std::uint64_t solves() const { return solves_; }
+    // Flows recomputed over all solves, and the re-fills the checks asked for.
+    std::uint64_t flows_solved() const { return flows_solved_; }
+    std::uint64_t refills() const { return refills_; }
 
 private:
+    static constexpr std::uint32_t kAtCap = UINT32_MAX - 1;
     struct Flow {
         double weight = 1, cap = kUncapped, rate = 0;
         std::vector<LinkUse> uses;
         std::vector<std::uint32_t> slot;  // its position in on_link_[uses[i].link]
+        std::uint32_t bottleneck = kNone;   // a link, kAtCap, or kNone (not known)
         bool active = false;
     };
+    struct LinkState {
+        double load, top;  // Σ share·rate and the highest level (rate/weight) of its flows
+    };
     void mark_link(std::uint32_t link);
+    bool in_set(std::uint32_t flow) const { return flow_seen_[flow] == epoch_; }
+    void take(std::uint32_t flow);  // into the solved set
+    // Re-fills the solved set on what the flows outside it leave of its links.
+    void refill();
+    const LinkState& state(std::uint32_t link);
+    // Whether `flow` has a bottleneck (or sits at its cap) now; remembers it.
+    bool has_bottleneck(std::uint32_t flow);
+    // Checks the bottleneck property where the last re-fill may have broken it and takes
+    // the flows that break it into the set: settled (nothing broke), grown, or stuck (a
+    // check failed but no flow to blame was found: rounding).
+    enum class Growth { settled, grown, stuck };
+    Growth grow();
+    void begin();
+    void gather_components();
+    void finish();
 
     std::vector<double> capacity_, link_rate_;
     RateBackend& backend_;
     std::vector<Flow> flows_;
     std::vector<std::uint32_t> free_;
-    std::vector<std::vector<std::uint32_t>> on_link_;  // active flows per link
+    struct OnLink {
+        std::uint32_t flow, use;  // the flow and the index of this link in its uses
+        double share;
+    };
+    std::vector<std::vector<OnLink>> on_link_;  // active flows per link, with their share of it
     std::vector<std::uint32_t> dirty_links_, dirty_flows_;
     std::vector<std::uint64_t> link_seen_, flow_seen_;  // epoch of the last visit
+    std::vector<std::uint64_t> state_seen_;             // round of state_[link]
+    std::vector<LinkState> state_;
     std::vector<std::uint32_t> local_;                  // link -> its index in system_
-    std::uint64_t epoch_ = 0;
+    std::uint64_t epoch_ = 0, round_ = 0;
     FlowSystem system_;
     std::vector<double> rates_;
-    std::vector<std::uint32_t> solved_, component_links_, touched_links_;
+    std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
     std::size_t active_ = 0, largest_ = 0;
-    std::uint64_t solves_ = 0;
+    std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0;
 };
 
 }  // namespace fabricsim::flow

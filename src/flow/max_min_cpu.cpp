@@ -30,7 +30,7 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
     frozen_.assign(flows, 0);
     links_heap_.clear();
     caps_heap_.clear();
-    by_link_ = link_uses(s);
+    link_uses(s, by_link_);
     for (std::uint32_t f = 0; f < flows; ++f) {
         for (std::uint32_t k = s.first[f]; k < s.first[f + 1]; ++k) {
             load_[s.link_of[k]] += s.share[k] * s.weight[f];
