@@ -41,7 +41,7 @@ TEST_CASE("NewReno: slow start, congestion avoidance, halving on loss, one segme
     CHECK(r.cwnd() == 2 * kMss);
 }
 
-TEST_CASE("DCTCP: alpha follows the marked fraction with gain 1/16; a marked window cuts cwnd by alpha / 2",
+TEST_CASE("DCTCP: alpha follows the marked fraction with gain 1/16, and a marked window cuts cwnd by alpha / 2",
           "[congestion][tcp]") {
     Dctcp d(kMss, 10);
     d.load(TcpWindowState{100 * kMss, 50 * kMss, 0});  // congestion avoidance, alpha = 0

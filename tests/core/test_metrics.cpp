@@ -24,7 +24,7 @@ TEST_CASE("histogram percentiles are exact below 128 and within 1.6% above", "[m
     CHECK(big.percentile(1.0) == 100'000'000);  // clamped to the exact max
 }
 
-TEST_CASE("an empty histogram reports zeros; negative values are a bug", "[metrics]") {
+TEST_CASE("an empty histogram reports zeros, and negative values are a bug", "[metrics]") {
     Histogram h;
     CHECK(h.percentile(0.5) == 0);
     CHECK(h.count() == 0);

@@ -129,7 +129,7 @@ TEST_CASE("a watched interrupt flag ends the run before the next event, clock wh
     CHECK(r.seen.size() == 2);
 }
 
-TEST_CASE("scheduling in the past is an internal error; cancel removes an event", "[simulator]") {
+TEST_CASE("scheduling in the past is an internal error, and cancel removes an event", "[simulator]") {
     Simulator sim(1);
     Recorder r;
     sim.at(2_us, r, 1);

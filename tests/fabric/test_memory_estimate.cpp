@@ -83,7 +83,7 @@ TEST_CASE("MemAvailable is read from /proc/meminfo's text in KiB", "[memory]") {
     CHECK_FALSE(cli::mem_available("MemAvailable: lots\n").has_value());
 }
 
-TEST_CASE("a streaming ring holds the same ops whatever its iterations; a run estimated above the limit is refused",
+TEST_CASE("a streaming ring holds the same ops whatever its iterations, and a run estimated above the limit is refused",
           "[memory]") {
     // 10000 iterations of the 61441-op all-reduce above: 6.1e8 ops run, but a ring run streams
     // and holds only its flight: kWindow = 8 sends on each of c·n = 16 x 16 connections, a

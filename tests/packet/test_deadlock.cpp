@@ -184,7 +184,7 @@ TEST_CASE("the same ring with flows one switch apart drains: no dependency cycle
     CHECK(run.net.packets_in_flight() == 0);
 }
 
-TEST_CASE("the PFC watchdog breaks the ring's deadlock by dropping and says so; RC sends the drops again",
+TEST_CASE("the PFC watchdog breaks the ring's deadlock by dropping and says so, and RC sends the drops again",
           "[packet][pfc][deadlock]") {
     RingRun run(200_us);  // far below the 1 ms deadlock timeout
     run.send_all(2, 64_MiB);

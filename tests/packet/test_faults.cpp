@@ -282,7 +282,7 @@ TEST_CASE("a degraded link: its lower speed sets a lone transfer's time, as the 
     CHECK(sink.at[0].seconds() == Approx((alone + (t25 - t100) * 1024).seconds()).epsilon(0.001));
 }
 
-TEST_CASE("bit errors drop each packet with probability 1 - (1 - BER)^bits, lossless class included; RC recovers",
+TEST_CASE("bit errors drop each packet with probability 1 - (1 - BER)^bits, lossless class included, and RC recovers",
           "[packet][faults]") {
     // BER 1e-6 on host 0's uplink: a 4 KiB packet (32768 bits) is lost with
     // p = 1 − (1 − 1e-6)^32768 = 0.03223. Over the N packets the link carried (first sends and
@@ -376,7 +376,7 @@ TEST_CASE("a failed spine: routes go through the other one, which carries everyt
     CHECK(m.network.counters().fault_drops == 0);
 }
 
-TEST_CASE("adaptive routing avoids a dead port of its own at once; ECMP loses packets until routes reconverge",
+TEST_CASE("adaptive routing avoids a dead port of its own at once, and ECMP loses packets until routes reconverge",
           "[packet][faults]") {
     // The uplink fails as the run starts (nothing is on it yet) and routes reconverge only
     // 10 ms later. Both ends of the link are switches that see their own port go down:

@@ -110,7 +110,7 @@ TEST_CASE("NicScheduler: QPs that may start together take turns from the one aft
     CHECK(n.sched.queued(a) == 0);
 }
 
-TEST_CASE("NicScheduler: classes that may start first are all offered; last marks a class's only packet",
+TEST_CASE("NicScheduler: classes that may start first are all offered, and last marks a class's only packet",
           "[packet][nic]") {
     Nic n;
     const auto lo = n.add_qp(0), hi = n.add_qp(1), late = n.add_qp(2);

@@ -38,7 +38,7 @@ std::string error_of(const std::string& faults, const std::string& model = "pack
 
 }  // namespace
 
-TEST_CASE("faults: every kind with its keys; defaults for the optional ones", "[loader][faults]") {
+TEST_CASE("faults: every kind with its keys, and defaults for the optional ones", "[loader][faults]") {
     const auto f = faults_of(
         "  - link_down: { link: [leaf0, spine1], at: 100us, for: 1ms, reconverge: 50us }\n"
         "  - link_flap: { link: [leaf0, spine1], parallel: 1, at: 0s, period: 200us, down: 50us, until: 2ms }\n"

@@ -36,7 +36,7 @@ TEST_CASE("technology iwarp: lossy Ethernet, no DCQCN, TCP segments of mss - 20 
     CHECK(r.fabric.mtu == 4096_B);
 }
 
-TEST_CASE("every key of cluster.iwarp is read; DCTCP marks in steps at ecn.kmin; the NIC's tcp_min_rto is the floor",
+TEST_CASE("every key of cluster.iwarp is read, and DCTCP marks in steps at ecn.kmin, and the NIC's tcp_min_rto is the floor",
           "[loader][iwarp]") {
     const ClusterSpec c = kText.cluster(
         "  server: { nic: { line_rate: 100Gbps, tcp_min_rto: 5ms, offload_latency: 400ns } }\n"

@@ -245,7 +245,7 @@ TEST_CASE("the built-in CDFs are the points of data/flow-size", "[traffic][cdf]"
     CHECK(error == "line 3: sizes and percents must not decrease, found \"50 100\" after \"100 50\"");
 }
 
-TEST_CASE("poisson: same seed, same flows; another seed, other flows", "[traffic][poisson]") {
+TEST_CASE("poisson: same seed, same flows, and another seed, other flows", "[traffic][poisson]") {
     const auto a = build(hgx(2), poisson(0.4, "websearch", 2_ms), 5);
     const auto b = build(hgx(2), poisson(0.4, "websearch", 2_ms), 5);
     const auto c = build(hgx(2), poisson(0.4, "websearch", 2_ms), 6);
@@ -354,7 +354,7 @@ TEST_CASE("gpu_pool: one client's call adds two RPC latencies plus the transfer 
     CHECK(last_finish(r) == expected * 10);  // the calls of a chain run one after another
 }
 
-TEST_CASE("gpu_pool throughput: k clients on their own GPUs scale k-fold; on one GPU its NIC caps them",
+TEST_CASE("gpu_pool throughput: k clients on their own GPUs scale k-fold, and on one GPU its NIC caps them",
           "[traffic][gpu_pool]") {
     const Time one = 2 * kAlpha + transmit_time(512_B, kB) + transmit_time(16_MiB, kB) + transmit_time(256_B, kB);
     for (int k : {1, 4, 8}) {

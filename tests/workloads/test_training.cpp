@@ -167,7 +167,7 @@ TEST_CASE("with free communication the 1F1B bubble is (p-1)/(m+p-1) of the itera
     }
 }
 
-TEST_CASE("DP ring all-reduce sends 2(n-1)/n of the gradients per rank; bytes by link class by hand",
+TEST_CASE("DP ring all-reduce sends 2(n-1)/n of the gradients per rank, and bytes by link class by hand",
           "[training][dp][bytes]") {
     // TP = 8 inside each server, DP = 2 across two servers, one stage.
     auto spec = dense(8'000'000'000, 8, 1, 2, 4);
