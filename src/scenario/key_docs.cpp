@@ -163,6 +163,7 @@ Value json_schema() {
         {"clients", open_section("object", "Client hosts (docs/SCENARIO.md).")},
         {"roce", section("cluster.roce", "RoCEv2: PFC, ECN, DCQCN, the switch MMU and the queues.")},
         {"infiniband", section("cluster.infiniband", "InfiniBand: virtual lanes, credits, VL arbitration, IB CC.")},
+        {"iwarp", open_section("object", "iWARP: the TCP offload engine (docs/SCENARIO.md, cluster.iwarp).")},
     };
     Value::Map root{
         {"name", Value{Value::Map{{"description", text("Names the run and its output folder.")},
