@@ -5,6 +5,7 @@
 #include "fabric/routing.hpp"
 #include "fabric/topology_summary.hpp"
 #include "report/topology_json.hpp"
+#include "report/topology_text.hpp"
 #include "scenario/loader.hpp"
 
 #include <nlohmann/json.hpp>
@@ -72,7 +73,7 @@ std::string topo_output(const TopoArgs& args) {
             cycle = fabric::channel_dependency_cycle(topology, routing);
         }
         if (!args.json) {
-            text += fmt::format("{}variant {}\n{}", text.empty() ? "" : "\n", v->name, fabric::to_text(summary));
+            text += fmt::format("{}variant {}\n{}", text.empty() ? "" : "\n", v->name, report::topology_text(summary));
             if (custom)
                 text += fmt::format("  {:<14}{}\n", "deadlock",
                                     cycle.empty() ? "no cycle in the routing's channel dependencies (cannot deadlock)"

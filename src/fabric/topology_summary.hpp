@@ -77,7 +77,6 @@ TopologySummary summarize(const Topology& topology, const scenario::ClusterSpec&
 Bandwidth max_flow(const Topology& topology, const std::vector<NodeId>& from, const std::vector<NodeId>& to,
                    const std::vector<LinkType>& types);
 
-std::string to_text(const TopologySummary& summary);
 // GraphViz: servers collapsed to one vertex each unless `expand_servers`; parallel links
 // drawn once with their count.
 std::string to_dot(const Topology& topology, bool expand_servers = false);

@@ -3,6 +3,7 @@
 #include "core/units_format.hpp"
 #include "report/display_units.hpp"
 #include "report/topology_json.hpp"
+#include "report/topology_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -70,7 +71,7 @@ std::string performance_line(const PlanPerformance& p) {
 
 std::string design_text(const PlanDesign& d) {
     std::string out = fmt::format("design {} — {} GPUs ({} servers)\n", d.variant, d.gpus, d.bom.servers);
-    out += fabric::to_text(d.summary);
+    out += topology_text(d.summary);
 
     const BillOfMaterials& b = d.bom;
     out += "\n  bill of materials\n";

@@ -8,6 +8,7 @@
 #include "fabric/topology_builder.hpp"
 #include "fabric/topology_summary.hpp"
 #include "report/topology_json.hpp"
+#include "report/topology_text.hpp"
 #include "fabric_test_helpers.hpp"
 
 #include <nlohmann/json.hpp>
@@ -119,7 +120,7 @@ TEST_CASE("clients in the summary: counts - NIC-leaf cables and the topo JSON ke
     CHECK(j["storage_nodes"] == 0);
     CHECK(j["switches"]["leaf"] == 4);
     CHECK(j["cables"]["by_tier"]["nic-leaf"] == 144);
-    CHECK(to_text(s).find("  clients       8 client hosts (16 NICs on the compute fabric)\n") != std::string::npos);
+    CHECK(report::topology_text(s).find("  clients       8 client hosts (16 NICs on the compute fabric)\n") != std::string::npos);
 
     // No clients: the keys are there with 0, the text line is not.
     const scenario::ClusterSpec bare = test::cluster(16, test::hgx_h100(), TopologyKind::leaf_spine, 64);
@@ -127,7 +128,7 @@ TEST_CASE("clients in the summary: counts - NIC-leaf cables and the topo JSON ke
     const nlohmann::ordered_json jb = report::topology_json(b);
     CHECK(jb["clients"] == 0);
     CHECK(jb["client_nics"] == 0);
-    CHECK(to_text(b).find("clients") == std::string::npos);
+    CHECK(report::topology_text(b).find("clients") == std::string::npos);
 }
 
 TEST_CASE("clients on 2 planes: NIC k on plane k mod 2 - a 1-NIC client sits on plane 0 only", "[fabric][clients]") {

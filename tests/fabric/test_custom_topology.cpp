@@ -98,7 +98,7 @@ TEST_CASE("topo on a custom topology: the text says custom, and --dot draws the 
     a.variant = "roce";
     a.dot_file = (dir / "fabric.dot").string();
     const std::string text = cli::topo_output(a);
-    CHECK(text.find("custom, roce, 1 plane, links at 400Gbps") != std::string::npos);
+    CHECK(text.find("custom, roce, 1 plane, links at 400 Gb/s") != std::string::npos);
     CHECK(text.find("no cycle in the routing's channel dependencies") != std::string::npos);
     std::ifstream in(dir / "fabric.dot");
     std::stringstream dot;

@@ -79,7 +79,7 @@ TEST_CASE("topo prints one text block per variant and writes a GraphViz file per
     const std::string text = cli::topo_output(a);
     CHECK(text.find("variant leaf-spine\n") != std::string::npos);
     CHECK(text.find("variant oversubscribed\n") != std::string::npos);
-    CHECK(text.find("51.2Tbps (one direction)") != std::string::npos);
+    CHECK(text.find("51.2 Tb/s (one direction)") != std::string::npos);
     std::ifstream in(dir / "fabric.rail-optimized.dot");
     std::stringstream dot;
     dot << in.rdbuf();
