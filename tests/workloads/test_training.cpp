@@ -8,6 +8,7 @@
 #include "fabric/ideal/ideal_network.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/training.hpp"
+#include "training_fixtures.hpp"
 
 #include <algorithm>
 #include <set>
@@ -33,19 +34,7 @@ scenario::ClusterSpec hgx(int servers, Bandwidth nic = 400_Gbps) {
 }
 
 TrainingSpec dense(std::int64_t parameters, int tp, int pp, int dp, int global_batch) {
-    TrainingSpec s;
-    s.model.parameters = parameters;
-    s.model.layers = 32;
-    s.model.hidden = 4096;
-    s.model.sequence = 2048;
-    s.global_batch = global_batch;
-    s.micro_batch = 1;
-    s.peak_flops = 989'000'000'000'000;
-    s.mfu = 0.4;
-    s.tp = tp;
-    s.pp = pp;
-    s.dp = dp;
-    return s;
+    return test::dense_job(parameters, tp, pp, dp, global_batch);
 }
 
 struct Run {

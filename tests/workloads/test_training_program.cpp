@@ -9,6 +9,7 @@
 #include "workloads/executor.hpp"
 #include "workloads/training.hpp"
 #include "workloads/training_program.hpp"
+#include "training_fixtures.hpp"
 
 using namespace fabricsim;
 using namespace fabricsim::literals;
@@ -28,19 +29,7 @@ scenario::ClusterSpec hgx(int servers) {
 }
 
 TrainingSpec job(int tp, int pp, int dp, int global_batch) {
-    TrainingSpec s;
-    s.model.parameters = 7'000'000'000;
-    s.model.layers = 32;
-    s.model.hidden = 4096;
-    s.model.sequence = 2048;
-    s.global_batch = global_batch;
-    s.micro_batch = 1;
-    s.peak_flops = 989'000'000'000'000;
-    s.mfu = 0.4;
-    s.tp = tp;
-    s.pp = pp;
-    s.dp = dp;
-    return s;
+    return test::dense_job(7'000'000'000, tp, pp, dp, global_batch);
 }
 
 struct Outcome {

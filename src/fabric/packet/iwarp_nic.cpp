@@ -64,13 +64,7 @@ void PacketNetwork::tcp_wake(Simulator& sim, std::uint32_t slot) {
         t.opened_at = sim.now();
     }
     if (tcp_->has_lost(slot)) m.resend = 0;
-    for (std::uint32_t port : routing_.candidates(m.flow.src, m.flow)) {
-        const std::uint32_t idx = egress_of(m.flow.src, port);
-        auto& inj = ports_[idx].injectors;
-        if (std::none_of(inj.begin(), inj.end(), [&](const Injector& i) { return i.message == slot && i.generation == m.generation; }))
-            inj.push_back({slot, m.generation});
-        pump(sim, idx);
-    }
+    offer(sim, slot);
 }
 
 bool PacketNetwork::tcp_held(std::uint32_t slot) {

@@ -430,6 +430,7 @@ private:
     // A CNP (target: the QP), ACK or NAK (target: the message slot) from the NIC `from`.
     void send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq);
     void go_back(Simulator& sim, std::uint32_t slot, std::uint64_t from);
+    void offer(Simulator& sim, std::uint32_t slot);
     void arm_rto(Simulator& sim, std::uint32_t slot);
     void on_rto(Simulator& sim, std::uint64_t arg);
     void finish_message(Simulator& sim, std::uint32_t slot);

@@ -147,6 +147,12 @@ void PacketNetwork::go_back(Simulator& sim, std::uint32_t slot, std::uint64_t fr
         m.resend = std::min(m.resend, from);
         m.resend_end = std::max(m.resend_end, end);
     }
+    offer(sim, slot);
+}
+
+// Puts the message (once) on each egress port its source may send it from, and lets them send.
+void PacketNetwork::offer(Simulator& sim, std::uint32_t slot) {
+    const MessageState& m = messages_[slot];
     for (std::uint32_t port : routing_.candidates(m.flow.src, m.flow)) {
         const std::uint32_t idx = egress_of(m.flow.src, port);
         auto& inj = ports_[idx].injectors;
