@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev                # micro-benchmarks in bench/
   chromium                        # headless: the HTML report's check and tools/screenshot.sh
   slurm-wlm                       # slurmctld, slurmd, sbatch: the sweep's job array under Slurm (ctest "slurm: ...")
+  clang-format                    # tools/test.sh --lint: the C++ layout of .clang-format
 )
 
 missing=()
