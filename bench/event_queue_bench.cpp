@@ -42,7 +42,7 @@ public:
     Time next() {
         const std::uint64_t r = xorshift();
         if (dist_ == Dist::fifo) return Time::ps(1'000'000 + static_cast<std::int64_t>((r >> 20) % 4'001));
-        const std::size_t k = r >> 52;                                // 12 bits: the segment
+        const std::size_t k = r >> 52;                                     // 12 bits: the segment
         const std::int64_t frac = static_cast<std::int64_t>(r & 0xFFFFF);  // 20 bits: within it
         return Time::ps(quantile_[k] + (((quantile_[k + 1] - quantile_[k]) * frac) >> 20));
     }
@@ -67,9 +67,7 @@ private:
 // std::priority_queue with the same (time, insertion sequence) order and the same payload.
 class StdQueue {
 public:
-    void push(Time time, EventTarget* target, std::uint64_t arg) {
-        heap_.push(Item{time, seq_++, target, arg});
-    }
+    void push(Time time, EventTarget* target, std::uint64_t arg) { heap_.push(Item{time, seq_++, target, arg}); }
     Event pop() {
         const Item top = heap_.top();
         heap_.pop();
@@ -108,13 +106,12 @@ void BM_hold(benchmark::State& state) {
         benchmark::DoNotOptimize(e.arg);
     }
     state.SetItemsProcessed(state.iterations());
-    state.counters["per_hold"] = benchmark::Counter(
-        static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["per_hold"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-#define HOLD(queue, dist)                                                                    \
-    BENCHMARK_TEMPLATE(BM_hold, queue, dist)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)     \
-        ->Unit(benchmark::kNanosecond)
+#define HOLD(queue, dist) \
+    BENCHMARK_TEMPLATE(BM_hold, queue, dist)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)
 
 HOLD(EventQueue, Dist::exp);
 HOLD(StdQueue, Dist::exp);

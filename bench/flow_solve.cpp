@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
         device = make_cuda_backend();
     }
     int status = 0;
-    std::printf("%10s %10s %10s %12s %12s %9s %10s\n", "flows", "links", "uses", "cpu_ms", "cuda_ms", "speedup", "max_rel");
+    std::printf("%10s %10s %10s %12s %12s %9s %10s\n", "flows", "links", "uses", "cpu_ms", "cuda_ms", "speedup",
+                "max_rel");
     for (std::size_t n : sizes) {
         const FlowSystem s = random_flow_system(n, n);
         CpuMaxMin cpu;
@@ -101,7 +102,10 @@ int main(int argc, char** argv) {
                 inc.remove(ids[f]);
                 ids[f] = inc.add(s.weight[f], s.cap[f], uses[f]);
                 const auto t0 = std::chrono::steady_clock::now();
-                if (mode == 0) inc.solve(); else inc.solve_components();
+                if (mode == 0)
+                    inc.solve();
+                else
+                    inc.solve_components();
                 total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             }
             if (mode == 0) {

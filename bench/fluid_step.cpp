@@ -12,10 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
         std::printf("device: %s\n", a.device.c_str());
         device = make_cuda_fluid();
     }
-    std::printf("%10s %10s %12s %14s %14s %14s %10s\n", "flows", "links", "steps", "cpu_us/step", "cpu_time_us", "cuda_us/step",
-                "max_rel");
+    std::printf("%10s %10s %12s %14s %14s %14s %10s\n", "flows", "links", "steps", "cpu_us/step", "cpu_time_us",
+                "cuda_us/step", "max_rel");
     for (std::size_t n : sizes) {
         // Enough steps for about a second of one core, at least 20.
         const std::uint64_t steps = std::max<std::uint64_t>(20, 200'000'000 / std::max<std::size_t>(n, 1) / 20);
@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::clock_t c0 = std::clock();
         cpu.run(steps);
-        const double cpu_time_us = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC * 1e6 / static_cast<double>(steps);
+        const double cpu_time_us =
+            static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC * 1e6 / static_cast<double>(steps);
         const double cpu_us = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6 /
                               static_cast<double>(steps);
         double cuda_us = 0, worst = 0;

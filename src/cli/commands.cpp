@@ -17,9 +17,9 @@
 #include "scenario/loader.hpp"
 #include "scenario/units_parse.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <algorithm>
 #include <new>
 
 #include <fmt/format.h>
@@ -74,7 +74,8 @@ void check_variants_memory(const RunArgs& args, const scenario::LoadedScenario& 
         if (!parsed.ok() || parsed.value() <= Bytes::zero()) {
             ConfigIssue issue;
             issue.location.file = "--max-memory";
-            issue.message = parsed.ok() ? "expected a size greater than 0, found \"" + args.max_memory + "\"" : parsed.error();
+            issue.message =
+                parsed.ok() ? "expected a size greater than 0, found \"" + args.max_memory + "\"" : parsed.error();
             throw ConfigError(std::move(issue));
         }
         limit = parsed.value();
@@ -198,8 +199,8 @@ int run_command(const RunArgs& args) {
         const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
         const std::string faults = report::faults_summary(result);
         fmt::print("{}{} — {} variant{}\n\n{}\n{}{}{}{}results in {}\n", status.empty() ? "" : "\n", first.name,
-                   result.variants.size(), result.variants.size() == 1 ? "" : "s", report::summary_table(result), curves,
-                   curves.empty() ? "" : "\n", faults, faults.empty() ? "" : "\n", folder.dir().string());
+                   result.variants.size(), result.variants.size() == 1 ? "" : "s", report::summary_table(result),
+                   curves, curves.empty() ? "" : "\n", faults, faults.empty() ? "" : "\n", folder.dir().string());
     }
     if (const int signal = interrupt_flag().load(); signal != 0) return kExitSignalBase + signal;
     return result.complete() ? kExitOk : kExitModel;

@@ -32,12 +32,12 @@ struct RunArgs {
     ScenarioArgs scenario;
     std::string out_dir;  // "" → outputs.dir → results/<name>
     bool quiet = false;
-    bool check = false;   // --check: the network's invariants during each variant too
+    bool check = false;                 // --check: the network's invariants during each variant too
     std::vector<std::string> variants;  // --variant: only these ("" none: all)
-    int jobs = 0;         // -j: variants at once; 0 every core
-    std::string max_memory;  // --max-memory: "8GiB"; "" = the machine's available memory
-    bool baseline = false;  // --baseline: each variant with faults also runs without them
-    bool no_html = false;   // --no-html: no report.html in the results folder
+    int jobs = 0;                       // -j: variants at once; 0 every core
+    std::string max_memory;             // --max-memory: "8GiB"; "" = the machine's available memory
+    bool baseline = false;              // --baseline: each variant with faults also runs without them
+    bool no_html = false;               // --no-html: no report.html in the results folder
 };
 
 int run_command(const RunArgs& args);

@@ -62,7 +62,7 @@ int compare_command(const CompareArgs& args) {
                      [&](std::size_t i, report::VariantResult r) { all.variants[first + i] = std::move(r); });
         const std::string stem = fs::path(in.loaded.file).stem().string();
         for (const scenario::Variant* v : in.variants)
-            names.push_back(inputs.size() == 1              ? v->name
+            names.push_back(inputs.size() == 1               ? v->name
                             : in.loaded.variants.size() == 1 ? stem
                                                              : fmt::format("{}: {}", stem, v->name));
         if (interrupt_flag().load() != 0) break;

@@ -10,7 +10,7 @@ namespace fabricsim::cli {
 struct DocsArgs {
     bool keys = false;
     bool json_schema = false;
-    std::string update;   // with --keys: the file whose generated tables are rewritten
+    std::string update;  // with --keys: the file whose generated tables are rewritten
 };
 
 int docs_command(const DocsArgs& args);

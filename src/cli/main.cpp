@@ -6,8 +6,8 @@
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -75,22 +75,26 @@ int main(int argc, char** argv) {
     DocsArgs docs;
     auto* docs_cmd = app.add_subcommand("docs", "Print what is generated from the scenario key declarations: "
                                                 "docs/SCENARIO.md's key tables or a JSON Schema");
-    auto* docs_keys = docs_cmd->add_flag("--keys", docs.keys, "The key reference tables of docs/SCENARIO.md (markdown)");
-    auto* docs_schema = docs_cmd->add_flag("--json-schema", docs.json_schema,
-                                           "A JSON Schema of the scenario format, for editors (VS Code's YAML extension)");
+    auto* docs_keys =
+        docs_cmd->add_flag("--keys", docs.keys, "The key reference tables of docs/SCENARIO.md (markdown)");
+    auto* docs_schema =
+        docs_cmd->add_flag("--json-schema", docs.json_schema,
+                           "A JSON Schema of the scenario format, for editors (VS Code's YAML extension)");
     docs_cmd->add_option("--update", docs.update, "With --keys: rewrite the generated tables in this file in place")
         ->needs(docs_keys);
     docs_keys->excludes(docs_schema);
     docs_cmd->require_option(1, 2);
 
     TopoArgs topo;
-    auto* topo_cmd = app.add_subcommand("topo", "Build each variant's cluster and print its switches, cables, bisection, "
-                                                "diameter and latency");
+    auto* topo_cmd =
+        app.add_subcommand("topo", "Build each variant's cluster and print its switches, cables, bisection, "
+                                   "diameter and latency");
     add_scenario_options(*topo_cmd, topo.scenario);
     topo_cmd->add_option("--variant", topo.variant, "Only this variant (default: all)");
     topo_cmd->add_flag("--json", topo.json, "Print JSON (the keys README.md lists under \"Using it\") instead of text");
     topo_cmd->add_option("--dot", topo.dot_file, "Write a GraphViz file (one per variant when there are several)");
-    topo_cmd->add_flag("--dot-servers", topo.dot_servers, "In the GraphViz file, draw each server's GPUs, switches and NICs");
+    topo_cmd->add_flag("--dot-servers", topo.dot_servers,
+                       "In the GraphViz file, draw each server's GPUs, switches and NICs");
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand("plan", "Capacity plan of each variant: bill of materials, power, cost, buffer "
@@ -101,8 +105,10 @@ int main(int argc, char** argv) {
     plan_cmd->add_option("--gpus", plan.gpus, "Plan at these sizes, e.g. 1024,2048,4096 (scales cluster.servers)");
     plan_cmd->add_option("--model", plan.model, "Run the workload on this model: ideal (default), packet or none");
     plan_cmd->add_option("--prices", plan.prices, "Price table (default: configs/prices/default.yaml)");
-    plan_cmd->add_option("--run-up-to", plan.run_up_to, "Run the workload only on designs of at most this many GPUs "
-                                                        "(default 4096)")
+    plan_cmd
+        ->add_option("--run-up-to", plan.run_up_to,
+                     "Run the workload only on designs of at most this many GPUs "
+                     "(default 4096)")
         ->check(CLI::PositiveNumber);
     plan_cmd->add_flag("--json", plan.json, "Print JSON instead of text");
     plan_cmd->add_flag("--quiet,-q", plan.quiet, "No progress lines on stderr");
@@ -111,7 +117,8 @@ int main(int argc, char** argv) {
     auto* compare_cmd = app.add_subcommand("compare", "Run every variant of one or more scenarios and set them side by "
                                                       "side in one table (console, --markdown, --html)");
     compare_cmd->add_option("scenarios", compare.files, "Scenario YAML files")->required()->check(CLI::ExistingFile);
-    compare_cmd->add_option("--set", compare.sets, "Override a key in every scenario: --set key.path=value (repeatable)")
+    compare_cmd
+        ->add_option("--set", compare.sets, "Override a key in every scenario: --set key.path=value (repeatable)")
         ->take_all();
     compare_cmd->add_option("--seed", compare.seed, "Random seed (overrides the scenarios' seeds)");
     compare_cmd->add_option("-j,--jobs", compare.jobs, "Variants to run at once (default: one per core)")
@@ -127,9 +134,11 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     sweep_cmd->add_option("--set", sweep.scenario.sets, "Override a key at every point (repeatable)")->take_all();
     sweep_cmd->add_option("--seed", sweep.scenario.seed, "Random seed (overrides the scenario's seed)");
-    sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Runs at once (default: one per core)")->check(CLI::NonNegativeNumber);
+    sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Runs at once (default: one per core)")
+        ->check(CLI::NonNegativeNumber);
     sweep_cmd->add_option("--out", sweep.out, "Sweep folder (default: results/<name>-sweep); finished points are kept");
-    sweep_cmd->add_option("--emit-slurm", sweep.emit_slurm, "Write a Slurm job array into this folder instead of running");
+    sweep_cmd->add_option("--emit-slurm", sweep.emit_slurm,
+                          "Write a Slurm job array into this folder instead of running");
     sweep_cmd->add_option("--collect", sweep.collect, "Gather a sweep folder's results into its table");
     sweep_cmd->add_flag("--quiet,-q", sweep.quiet, "Print only problems");
 

@@ -30,7 +30,7 @@ constexpr double kBytesPerPort = 600;
 constexpr double kBytesPerQp = 400;
 constexpr double kBytesPerRoute = 8;
 constexpr double kMessageBytes = 512.0 * 1024;  // workloads/collective.hpp
-constexpr double kWindow = 8;                    // workloads/collective.hpp: sends in flight per connection
+constexpr double kWindow = 8;                   // workloads/collective.hpp: sends in flight per connection
 
 double ceil_div(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
 
@@ -50,7 +50,9 @@ double ring_ops(CollectiveOp op, double n, double c, double size) {
     return c * n * steps * std::max(1.0, ceil_div(size, c * n * kMessageBytes));
 }
 
-double tree_ops(double n, double c, double size) { return c * 2 * (n - 1) * std::max(1.0, ceil_div(size, c * kMessageBytes)); }
+double tree_ops(double n, double c, double size) {
+    return c * 2 * (n - 1) * std::max(1.0, ceil_div(size, c * kMessageBytes));
+}
 
 double bytes_of(double v) { return std::min(v, 4.0e18); }
 
@@ -159,7 +161,8 @@ double collective_ops(const scenario::CollectiveSpec& spec, const scenario::Clus
     return collective_held_ops(spec, cluster).first;
 }
 
-std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster) {
+std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec,
+                                              const scenario::ClusterSpec& cluster) {
     const double n = ranks_of(spec.ranks, cluster);
     if (n < 2) return {1, 1};
     const double c = channels_of(spec, static_cast<int>(n), cluster);
@@ -210,8 +213,8 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
     // the fabric switches of a three-tier fabric at most.
     const double servers = cl.servers;
     const double per_server = 1.0 + sv.gpus + sv.nics + sv.storage_nics + sv.nvlink.switches + sv.pcie.switches;
-    const double server_links = sv.gpus + sv.nics + sv.storage_nics + sv.pcie.switches +
-                                static_cast<double>(sv.gpus) * sv.nvlink.links_per_gpu;
+    const double server_links =
+        sv.gpus + sv.nics + sv.storage_nics + sv.pcie.switches + static_cast<double>(sv.gpus) * sv.nvlink.links_per_gpu;
     const double others = static_cast<double>(cl.storage_nodes()) * (1 + cl.nics_per_storage_node()) +
                           static_cast<double>(cl.clients.nodes) * (1 + cl.clients.nics_per_node);
     const double endpoints = servers * (sv.nics + sv.storage_nics) + others;
@@ -230,12 +233,13 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
                 largest = std::max(largest, static_cast<double>(t->size.count()));
             else if (const auto* c = std::get_if<scenario::CollectiveSpec>(&entry.kind))
                 for (Bytes b : c->sizes) largest = std::max(largest, static_cast<double>(b.count()) / std::max(n, 1.0));
-        const bool out_of_order = cl.fabric.routing == scenario::RoutingKind::spray ||
-                                  cl.fabric.routing == scenario::RoutingKind::adaptive;
-        const double bitmap = out_of_order ? largest / static_cast<double>(std::max<std::int64_t>(cl.fabric.mtu.count(), 1)) / 8 : 0;
-        e.packet_model = Bytes{static_cast<std::int64_t>(
-            bytes_of(e.ports * kBytesPerPort + switches * endpoints * kBytesPerRoute +
-                     connections * sv.nic.qps_per_connection * kBytesPerQp + bitmap))};
+        const bool out_of_order =
+            cl.fabric.routing == scenario::RoutingKind::spray || cl.fabric.routing == scenario::RoutingKind::adaptive;
+        const double bitmap =
+            out_of_order ? largest / static_cast<double>(std::max<std::int64_t>(cl.fabric.mtu.count(), 1)) / 8 : 0;
+        e.packet_model =
+            Bytes{static_cast<std::int64_t>(bytes_of(e.ports * kBytesPerPort + switches * endpoints * kBytesPerRoute +
+                                                     connections * sv.nic.qps_per_connection * kBytesPerQp + bitmap))};
     }
     return e;
 }
@@ -243,7 +247,8 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
 std::string MemoryEstimate::describe() const {
     std::string out = fmt::format("about {}: op graph {} ({:.0f} ops, {:.0f} held at once), topology {} ({:.0f} nodes)",
                                   human(total()), human(op_graph), ops, held_ops, human(topology), nodes);
-    if (packet_model > Bytes::zero()) out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
+    if (packet_model > Bytes::zero())
+        out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
     return out;
 }
 
@@ -276,10 +281,11 @@ void check_memory(const MemoryEstimate& estimate, Bytes limit, std::string_view 
     if (estimate.total() <= limit) return;
     ConfigIssue issue;
     issue.location.file = file;
-    issue.message = fmt::format(
-        "{}this run would need {}; the limit is {} ({}): use fewer ranks, sizes, iterations or flows, "
-        "or set --max-memory",
-        variant.empty() ? "" : fmt::format("variant \"{}\": ", variant), estimate.describe(), human(limit), limit_source);
+    issue.message =
+        fmt::format("{}this run would need {}; the limit is {} ({}): use fewer ranks, sizes, iterations or flows, "
+                    "or set --max-memory",
+                    variant.empty() ? "" : fmt::format("variant \"{}\": ", variant), estimate.describe(), human(limit),
+                    limit_source);
     throw ConfigError(std::move(issue));
 }
 

@@ -23,8 +23,8 @@
 //   broadcast, send-recv  c · n · ceil(S / (c·M))
 // `auto` counts the largest of ring and tree. A training job: per GPU, micro-batch and
 // iteration its compute, pipeline sends, joins, two TP all-reduces (and four EP all-to-alls),
-// plus the DP reduction per iteration (memory_estimate.cpp); a traffic entry: its flows. The per-item constants were measured on Linux
-// x86-64 (docs/SCENARIO.md, "Memory"); the estimate is meant to be within a factor of two.
+// plus the DP reduction per iteration (memory_estimate.cpp); a traffic entry: its flows. The per-item constants were
+// measured on Linux x86-64 (docs/SCENARIO.md, "Memory"); the estimate is meant to be within a factor of two.
 #pragma once
 
 #include "core/units.hpp"
@@ -39,13 +39,13 @@
 namespace fabricsim::cli {
 
 struct MemoryEstimate {
-    double ops = 0;           // operations the run executes
-    double held_ops = 0;      // operations held in memory at once
-    double nodes = 0;         // topology nodes
-    double ports = 0;         // topology ports (two per link)
+    double ops = 0;       // operations the run executes
+    double held_ops = 0;  // operations held in memory at once
+    double nodes = 0;     // topology nodes
+    double ports = 0;     // topology ports (two per link)
     Bytes op_graph;
     Bytes topology;
-    Bytes packet_model;       // zero for the ideal model
+    Bytes packet_model;  // zero for the ideal model
     Bytes total() const { return op_graph + topology + packet_model; }
     // "about 12GiB: op graph 11GiB (120000000 ops, 70000000 held at once), topology 1GiB ..."
     std::string describe() const;
@@ -56,7 +56,8 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec);
 // Operations one collective entry runs (the formulas above).
 double collective_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster);
 // The same and the operations it holds at once.
-std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec, const scenario::ClusterSpec& cluster);
+std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& spec,
+                                              const scenario::ClusterSpec& cluster);
 
 // MemAvailable of /proc/meminfo's text, in bytes; nullopt when the line is missing.
 std::optional<Bytes> mem_available(std::string_view meminfo);
@@ -65,7 +66,7 @@ std::optional<Bytes> available_memory();
 
 // Throws ConfigError (at `file`) when the estimate exceeds `limit`; `limit_source` says where
 // the limit came from ("--max-memory", "available memory").
-void check_memory(const MemoryEstimate& estimate, Bytes limit, std::string_view limit_source,
-                  const std::string& file, const std::string& variant);
+void check_memory(const MemoryEstimate& estimate, Bytes limit, std::string_view limit_source, const std::string& file,
+                  const std::string& variant);
 
 }  // namespace fabricsim::cli

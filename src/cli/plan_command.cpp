@@ -34,7 +34,8 @@ std::vector<int> parse_gpus(const std::string& text) {
         int v = 0;
         const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
         if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || v <= 0)
-            bad_option("--gpus", fmt::format("expected GPU counts separated by commas (1024,2048), found \"{}\"", item));
+            bad_option("--gpus",
+                       fmt::format("expected GPU counts separated by commas (1024,2048), found \"{}\"", item));
         out.push_back(v);
         start = comma + 1;
     }
@@ -71,8 +72,9 @@ report::PlanPerformance perform(const scenario::LoadedScenario& loaded, const sc
     run.spec.simulation.model = *model;
     try {
         check_variant_runs(loaded, run);
-        if (!args.quiet) fmt::print(stderr, "fabricsim plan: running {} at {} GPUs on the {} model\n", variant.name, gpus,
-                                    args.model);
+        if (!args.quiet)
+            fmt::print(stderr, "fabricsim plan: running {} at {} GPUs on the {} model\n", variant.name, gpus,
+                       args.model);
         p = report::performance_of(run_variant(run));
     } catch (const ConfigError& e) {
         p.note = fmt::format("not run: {}", e.issues().empty() ? std::string(e.what()) : e.issues().front().str());
@@ -91,8 +93,10 @@ std::string plan_output(const PlanArgs& args) {
     const std::vector<const scenario::Variant*> selected = select_variants(base, args.variants);
 
     std::vector<int> sizes;  // 0: the scenario's own size
-    if (!args.gpus.empty()) sizes = parse_gpus(args.gpus);
-    else sizes.push_back(0);
+    if (!args.gpus.empty())
+        sizes = parse_gpus(args.gpus);
+    else
+        sizes.push_back(0);
 
     report::CapacityPlan plan;
     plan.scenario = base.variants.front().spec.name;

@@ -25,7 +25,7 @@ struct PlanArgs {
     std::string prices;                 // "" = prices/default.yaml in config_dirs()
     int run_up_to = 4096;
     bool json = false;
-    bool quiet = false;                 // no progress lines on stderr
+    bool quiet = false;  // no progress lines on stderr
 };
 
 // What `fabricsim plan` prints. Throws ConfigError for bad input.

@@ -1,5 +1,6 @@
 // A one-line progress bar on stderr with simulated time and an ETA, redrawn at most 10 times
-// a second; while a graph is built before the run, the ops built so far. Drawn only when stderr is a terminal, so CI logs stay clean.
+// a second; while a graph is built before the run, the ops built so far. Drawn only when stderr is a terminal, so CI
+// logs stay clean.
 #pragma once
 
 #include "core/units.hpp"

@@ -19,8 +19,8 @@
 namespace fabricsim::cli {
 
 // The file names fabricsim run writes.
-inline constexpr const char* kResultFileNames[] = {"result.json", "transfers.csv", "summary.csv", "ports.csv",
-                                                   "qp_rates.csv", "queues.csv", "report.html"};
+inline constexpr const char* kResultFileNames[] = {"result.json",  "transfers.csv", "summary.csv", "ports.csv",
+                                                   "qp_rates.csv", "queues.csv",    "report.html"};
 
 // results/<name> with the name made safe as one folder name: a character other than a letter,
 // digit, '-', '_', '+' or '.' becomes '_', and so do leading dots ("..", ".hidden"); an empty

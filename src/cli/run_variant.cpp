@@ -4,10 +4,10 @@
 #include "cli/interrupt.hpp"
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
+#include "fabric/channel_dependencies.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/packet_network.hpp"
-#include "fabric/channel_dependencies.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_builder.hpp"
 #include "flow/cuda_device.hpp"
@@ -33,8 +33,8 @@ struct NetworkModel {
     std::unique_ptr<fabric::Routing> routing;
     std::unique_ptr<fabric::FaultRouter> fault_router;  // with faults: routing around them
     std::unique_ptr<Network> network;
-    std::unique_ptr<fabric::FaultInjector> injector;    // with faults: plays them on the network
-    std::string flow_backend;                           // the flow model's: "cpu" | "cuda"
+    std::unique_ptr<fabric::FaultInjector> injector;  // with faults: plays them on the network
+    std::string flow_backend;                         // the flow model's: "cpu" | "cuda"
 };
 
 // The flow model's rate backend as simulation.flow_backend asks (docs/models/flow.md): `cuda`
@@ -44,9 +44,9 @@ std::unique_ptr<flow::RateBackend> make_flow_backend(scenario::FlowBackend kind)
     const flow::CudaAvailability cuda = flow::cuda_availability();
     if (cuda.usable) return flow::make_cuda_backend();
     if (kind == scenario::FlowBackend::automatic) return std::make_unique<flow::CpuMaxMin>();
-    throw_config_error("simulation.flow_backend",
-                       fmt::format("\"cuda\" needs a CUDA device, and this run has none: {}; use \"cpu\" or \"auto\"",
-                                   cuda.reason));
+    throw_config_error(
+        "simulation.flow_backend",
+        fmt::format("\"cuda\" needs a CUDA device, and this run has none: {}; use \"cpu\" or \"auto\"", cuda.reason));
 }
 
 // The cluster's topology and the routing over it, which the packet and flow models share.
@@ -86,7 +86,8 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             // Queues for the priorities the workload names (and the lossless and control ones).
             packet.priorities = 0;
             for (const auto& entry : spec.workload)
-                if (entry.priority && *entry.priority < 8) packet.priorities |= static_cast<std::uint8_t>(1u << *entry.priority);
+                if (entry.priority && *entry.priority < 8)
+                    packet.priorities |= static_cast<std::uint8_t>(1u << *entry.priority);
             // Spraying and adaptive routing reorder packets; the receiving NIC places them.
             packet.ooo_placement = spec.cluster.fabric.routing == scenario::RoutingKind::spray ||
                                    spec.cluster.fabric.routing == scenario::RoutingKind::adaptive;
@@ -114,8 +115,9 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
             if (spec.simulation.flow_congestion == scenario::FlowCongestion::dcqcn) {
                 if (spec.cluster.fabric.technology != scenario::Technology::roce || !spec.cluster.roce.dcqcn.enabled ||
                     !spec.cluster.roce.ecn.enabled)
-                    throw_config_error("simulation.flow_congestion",
-                                       "dcqcn needs a RoCE fabric with cluster.roce.ecn and cluster.roce.dcqcn enabled");
+                    throw_config_error(
+                        "simulation.flow_congestion",
+                        "dcqcn needs a RoCE fabric with cluster.roce.ecn and cluster.roce.dcqcn enabled");
                 fs.dcqcn = true;
             }
             auto backend = make_flow_backend(spec.simulation.flow_backend);

@@ -80,7 +80,8 @@ Expanded expand(const SweepArgs& args) {
         scenario::LoadOptions options;
         for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
         options.sets = args.scenario.sets;
-        for (std::size_t k = 0; k < values.size(); ++k) options.sets.push_back(fmt::format("{}={}", grid.axes[k].key, values[k]));
+        for (std::size_t k = 0; k < values.size(); ++k)
+            options.sets.push_back(fmt::format("{}={}", grid.axes[k].key, values[k]));
         options.seed = args.scenario.seed;
         e.points.push_back(scenario::load_scenario_text(grid.scenario_text, args.scenario.file, options));
         const scenario::LoadedScenario& loaded = e.points.back();
@@ -102,7 +103,8 @@ void write_manifest(const fs::path& dir, const report::SweepTable& t) {
     j["sweep"] = t.title;
     j["axes"] = t.axes;
     j["rows"] = Json::array();
-    for (const auto& r : t.rows) j["rows"].push_back({{"point", r.point}, {"values", r.values}, {"variant", r.variant}, {"hash", r.hash}});
+    for (const auto& r : t.rows)
+        j["rows"].push_back({{"point", r.point}, {"values", r.values}, {"variant", r.variant}, {"hash", r.hash}});
     write_text(dir / "manifest.json", j.dump(2) + "\n", "--out");
 }
 
@@ -115,8 +117,12 @@ report::SweepTable read_manifest(const fs::path& dir) {
         t.title = j.at("sweep").get<std::string>();
         t.axes = j.at("axes").get<std::vector<std::string>>();
         for (const Json& r : j.at("rows"))
-            t.rows.push_back({r.at("point").get<std::size_t>(), r.at("values").get<std::vector<std::string>>(),
-                              r.at("variant").get<std::string>(), r.at("hash").get<std::string>(), false, {}});
+            t.rows.push_back({r.at("point").get<std::size_t>(),
+                              r.at("values").get<std::vector<std::string>>(),
+                              r.at("variant").get<std::string>(),
+                              r.at("hash").get<std::string>(),
+                              false,
+                              {}});
         return t;
     } catch (const Json::exception& e) {
         fail(where, fmt::format("\"{}\" is not a sweep manifest: {}", (dir / "manifest.json").string(), e.what()));
@@ -128,8 +134,10 @@ std::size_t finish_table(const fs::path& dir, report::SweepTable& t, const std::
     std::size_t missing = 0;
     for (auto& r : t.rows) {
         r.done = done(dir, r.hash);
-        if (r.done) r.metrics = report::parse_summary_csv(read_text(dir / "results" / r.hash / "summary.csv", where));
-        else ++missing;
+        if (r.done)
+            r.metrics = report::parse_summary_csv(read_text(dir / "results" / r.hash / "summary.csv", where));
+        else
+            ++missing;
     }
     write_text(dir / "sweep.csv", report::sweep_csv(t), where);
     write_text(dir / "sweep.json", report::sweep_json(t), where);
@@ -180,8 +188,9 @@ if [ $status -eq 0 ] || [ $status -eq 3 ]; then rm -rf "$out"; mv "$out.partial"
 exit $status
 )",
         fmt::arg("name", e.table.title), fmt::arg("rows", e.table.rows.size()), fmt::arg("points", e.points.size()),
-        fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())), fmt::arg("dir", shell_quote(dir.string())), fmt::arg("dir_raw", dir.string()),
-        fmt::arg("last", e.table.rows.size() - 1), fmt::arg("self", shell_quote(self.string())));
+        fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())), fmt::arg("dir", shell_quote(dir.string())),
+        fmt::arg("dir_raw", dir.string()), fmt::arg("last", e.table.rows.size() - 1),
+        fmt::arg("self", shell_quote(self.string())));
     write_text(dir / "sweep.sbatch", script, "--emit-slurm");
     fs::permissions(dir / "sweep.sbatch", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
@@ -202,8 +211,9 @@ int sweep_command(const SweepArgs& args) {
         report::SweepTable t = read_manifest(dir);
         const std::size_t missing = finish_table(dir, t, "--collect");
         if (!args.quiet)
-            fmt::print("{}: {} of {} runs have results{}; table in {}\n", t.title, t.rows.size() - missing, t.rows.size(),
-                       missing == 0 ? "" : " (the others: not run yet, or failed)", (dir / "sweep.csv").string());
+            fmt::print("{}: {} of {} runs have results{}; table in {}\n", t.title, t.rows.size() - missing,
+                       t.rows.size(), missing == 0 ? "" : " (the others: not run yet, or failed)",
+                       (dir / "sweep.csv").string());
         return missing == 0 ? kExitOk : kExitModel;
     }
     if (args.scenario.file.empty()) fail("sweep", "name a scenario file, or --collect DIR");
@@ -211,7 +221,8 @@ int sweep_command(const SweepArgs& args) {
     Expanded e = expand(args);
     if (!args.emit_slurm.empty()) return emit_slurm(args, e);
 
-    const fs::path dir = !args.out.empty() ? fs::path(args.out) : fs::path(default_results_dir(e.table.title).string() + "-sweep");
+    const fs::path dir =
+        !args.out.empty() ? fs::path(args.out) : fs::path(default_results_dir(e.table.title).string() + "-sweep");
     write_manifest(dir, e.table);
     std::vector<const scenario::Variant*> todo;
     std::vector<std::size_t> rows;
@@ -240,7 +251,8 @@ int sweep_command(const SweepArgs& args) {
     if (!args.quiet)
         fmt::print("{}: {} runs ({} points, every variant at each), {} done before, {} run now; table in {} (and "
                    "sweep.json, sweep.html)\n",
-                   e.table.title, e.table.rows.size(), e.points.size(), cached, todo.size(), (dir / "sweep.csv").string());
+                   e.table.title, e.table.rows.size(), e.points.size(), cached, todo.size(),
+                   (dir / "sweep.csv").string());
     if (const int signal = interrupt_flag().load(); signal != 0) return kExitSignalBase + signal;
     return complete && missing == 0 ? kExitOk : kExitModel;
 }

@@ -63,7 +63,8 @@ std::string topo_output(const TopoArgs& args) {
         const fabric::Topology topology = build_variant_topology(loaded, *v);
         const fabric::TopologySummary summary = fabric::summarize(topology, v->spec.cluster);
         if (!args.dot_file.empty())
-            write_file(dot_path(args.dot_file, v->name, variants.size() > 1), fabric::to_dot(topology, args.dot_servers));
+            write_file(dot_path(args.dot_file, v->name, variants.size() > 1),
+                       fabric::to_dot(topology, args.dot_servers));
         // A custom graph's shortest paths: whether their channel dependencies have a cycle.
         std::vector<std::string> cycle;
         const bool custom = v->spec.cluster.fabric.topology == scenario::TopologyKind::custom;
@@ -91,7 +92,8 @@ std::string topo_output(const TopoArgs& args) {
         return fmt::format("{} — topology of {} variant{}\n\n{}", loaded.variants.front().spec.name, variants.size(),
                            variants.size() == 1 ? "" : "s", text);
     // The first variant's fields at the top level, then every variant.
-    Json root{{"schema_version", 1}, {"scenario", loaded.variants.front().spec.name}, {"variant", variants.front()->name}};
+    Json root{
+        {"schema_version", 1}, {"scenario", loaded.variants.front().spec.name}, {"variant", variants.front()->name}};
     root.update(first);
     root["variants"] = std::move(variants_json);
     return root.dump(2) + "\n";

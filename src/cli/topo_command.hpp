@@ -18,9 +18,9 @@ namespace fabricsim::cli {
 
 struct TopoArgs {
     ScenarioArgs scenario;
-    std::string variant;          // "" = all variants
-    std::string dot_file;         // "" = no GraphViz file
-    bool dot_servers = false;     // expand servers in the dot file
+    std::string variant;       // "" = all variants
+    std::string dot_file;      // "" = no GraphViz file
+    bool dot_servers = false;  // expand servers in the dot file
     bool json = false;
 };
 

@@ -3,8 +3,8 @@
 // After a loss at window W_max (segments) the window follows
 //     W_cubic(t) = C * (t - K)^3 + W_max,   K = cbrt((W_max - cwnd_0) / C)
 // with t the seconds since the epoch began (the first ACK in congestion avoidance after a
-// reduction, at window cwnd_0 = beta * W_max after a loss, as Linux's bictcp starts it), C = 0.4 and beta = 0.7 (RFC 8312 §4.1, §4.5). Per ACK
-// in congestion avoidance cwnd grows by (W_cubic(t + RTT) - cwnd) / cwnd segments (§4.1), and
+// reduction, at window cwnd_0 = beta * W_max after a loss, as Linux's bictcp starts it), C = 0.4 and beta = 0.7 (RFC
+// 8312 §4.1, §4.5). Per ACK in congestion avoidance cwnd grows by (W_cubic(t + RTT) - cwnd) / cwnd segments (§4.1), and
 // never below the TCP-friendly estimate W_est = W_max * beta + 3 (1 - beta) / (1 + beta) * t / RTT
 // (§4.2). A loss sets ssthresh = cwnd * beta (§4.5) with fast convergence (§4.6: W_max is
 // lowered further when the window did not regain its last maximum). Slow start below

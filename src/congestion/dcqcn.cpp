@@ -37,8 +37,7 @@ Time next_after(Time next, Time period, Time now) {
 
 // base * line_rate / 25 Gb/s, rounded down: the NIC-style scaling of models.md.
 Bandwidth per_25g(Bandwidth base, Bandwidth line_rate) {
-    const u128 product = static_cast<u128>(base.bits_per_second()) *
-                         static_cast<u128>(line_rate.bits_per_second());
+    const u128 product = static_cast<u128>(base.bits_per_second()) * static_cast<u128>(line_rate.bits_per_second());
     return Bandwidth::bps(static_cast<std::int64_t>(product / 25'000'000'000ULL));
 }
 
@@ -54,9 +53,9 @@ DcqcnParams DcqcnParams::paper() {
     p.byte_counter = Bytes{10'000'000};
     p.fast_recovery_steps = 5;
     p.rate_ai = Bandwidth::Mbps(40);
-    p.rate_hai = Bandwidth::Mbps(400);        // 10 x R_AI: the usual choice, unverified
-    p.min_rate = Bandwidth::Mbps(100);        // not in the paper: fabricsim's floor
-    p.clamp_target_rate = true;               // the paper always sets R_T = R_C on a cut
+    p.rate_hai = Bandwidth::Mbps(400);  // 10 x R_AI: the usual choice, unverified
+    p.min_rate = Bandwidth::Mbps(100);  // not in the paper: fabricsim's floor
+    p.clamp_target_rate = true;         // the paper always sets R_T = R_C on a cut
     p.cnp_interval = Time::us(50);
     return p;
 }
@@ -81,8 +80,7 @@ DcqcnParams DcqcnParams::nic(Bandwidth line_rate) {
 void DcqcnParams::validate() const {
     const std::string key = "roce.dcqcn.";
     if (!(g > 0.0 && g <= 1.0)) throw_config_error(key + "g", "must be in (0, 1], got " + std::to_string(g));
-    if (alpha_update_interval <= Time::zero())
-        throw_config_error(key + "alpha_update_interval", "must be positive");
+    if (alpha_update_interval <= Time::zero()) throw_config_error(key + "alpha_update_interval", "must be positive");
     if (reaction == DcqcnReaction::periodic && rate_decrease_interval <= Time::zero())
         throw_config_error(key + "rate_decrease_interval", "must be positive for the periodic (nic) reaction");
     if (rate_increase_timer <= Time::zero()) throw_config_error(key + "rate_increase_timer", "must be positive");
@@ -98,8 +96,7 @@ Dcqcn::Dcqcn(const DcqcnParams& params, Bandwidth line_rate)
     : params_(params), line_rate_(line_rate), current_(line_rate), target_(line_rate) {
     params_.validate();
     if (line_rate_ <= Bandwidth::zero()) throw_config_error("roce.dcqcn", "line rate must be positive");
-    if (params_.min_rate > line_rate_)
-        throw_config_error("roce.dcqcn.min_rate", "must not exceed the line rate");
+    if (params_.min_rate > line_rate_) throw_config_error("roce.dcqcn.min_rate", "must not exceed the line rate");
     // The one floating-point step: g becomes a fixed-point fraction, exact for powers of two.
     g_fixed_ = static_cast<std::uint64_t>(std::llround(params_.g * static_cast<double>(alpha_one)));
     g_fixed_ = std::clamp<std::uint64_t>(g_fixed_, 1, alpha_one);

@@ -62,18 +62,18 @@ enum class DcqcnReaction {
 
 struct DcqcnParams {
     DcqcnReaction reaction = DcqcnReaction::periodic;
-    double g = 1.0 / 256.0;                // alpha gain (EWMA_GAIN), 0 < g <= 1
-    Time alpha_update_interval;            // alpha period tau' (ALPHA_RESUME_INTERVAL)
-    Time rate_decrease_interval;           // periodic only (RATE_DECREASE_INTERVAL)
-    Time rate_increase_timer;              // T (RP_TIMER)
-    Bytes byte_counter;                    // B (BYTE_COUNTER); zero disables
-    int fast_recovery_steps = 5;           // F (FAST_RECOVERY_TIMES)
-    Bandwidth rate_ai;                     // R_AI (RATE_AI)
-    Bandwidth rate_hai;                    // R_HAI (RATE_HAI)
-    Bandwidth min_rate;                    // R_min (MIN_RATE)
-    bool clamp_target_rate = false;        // CLAMP_TARGET_RATE
-    Time cnp_interval;                     // notification point: at most one CNP per QP per
-                                           // interval; zero = one per marked packet
+    double g = 1.0 / 256.0;          // alpha gain (EWMA_GAIN), 0 < g <= 1
+    Time alpha_update_interval;      // alpha period tau' (ALPHA_RESUME_INTERVAL)
+    Time rate_decrease_interval;     // periodic only (RATE_DECREASE_INTERVAL)
+    Time rate_increase_timer;        // T (RP_TIMER)
+    Bytes byte_counter;              // B (BYTE_COUNTER); zero disables
+    int fast_recovery_steps = 5;     // F (FAST_RECOVERY_TIMES)
+    Bandwidth rate_ai;               // R_AI (RATE_AI)
+    Bandwidth rate_hai;              // R_HAI (RATE_HAI)
+    Bandwidth min_rate;              // R_min (MIN_RATE)
+    bool clamp_target_rate = false;  // CLAMP_TARGET_RATE
+    Time cnp_interval;               // notification point: at most one CNP per QP per
+                                     // interval; zero = one per marked packet
 
     // SIGCOMM'15 values (40G NICs in the paper; not scaled with line rate).
     static DcqcnParams paper();

@@ -34,9 +34,9 @@ public:
 
 private:
     int g_shift_;
-    std::int64_t window_left_ = 0;       // bytes still to ack in this observation window
+    std::int64_t window_left_ = 0;         // bytes still to ack in this observation window
     std::int64_t acked_ = 0, marked_ = 0;  // in this window
-    bool reduced_ = false;               // cwnd already cut in this window
+    bool reduced_ = false;                 // cwnd already cut in this window
 };
 
 }  // namespace fabricsim::congestion

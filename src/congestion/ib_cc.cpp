@@ -36,15 +36,14 @@ std::vector<CctEntry> IbCcParams::linear_table(Time max_delay, Time packet_time,
     int shift = CctEntry::max_shift;
     u128 top = 0;
     for (;; --shift) {
-        top = (static_cast<u128>(max_delay.picoseconds()) << shift) /
-              static_cast<u128>(packet_time.picoseconds());
+        top = (static_cast<u128>(max_delay.picoseconds()) << shift) / static_cast<u128>(packet_time.picoseconds());
         if (top <= CctEntry::max_multiplier || shift == 0) break;
     }
     top = std::min<u128>(top, CctEntry::max_multiplier);  // unreachable delay: the largest there is
     std::vector<CctEntry> table(static_cast<std::size_t>(limit) + 1);
     for (int i = 1; i <= limit; ++i)
-        table[static_cast<std::size_t>(i)] = CctEntry{shift, static_cast<int>(static_cast<u128>(i) * top /
-                                                                                static_cast<u128>(limit))};
+        table[static_cast<std::size_t>(i)] =
+            CctEntry{shift, static_cast<int>(static_cast<u128>(i) * top / static_cast<u128>(limit))};
     return table;
 }
 

@@ -48,15 +48,15 @@ struct CctEntry {
 };
 
 struct IbCcParams {
-    static constexpr int max_table_entries = 255 * 64;  // ControlTableCap: 8 bits of 64-entry blocks
+    static constexpr int max_table_entries = 255 * 64;       // ControlTableCap: 8 bits of 64-entry blocks
     static constexpr Time timer_unit = Time::ps(1'024'000);  // CCTI_Timer counts 1.024 us
     static constexpr int max_timer_units = 0xffff;           // 16-bit field
 
-    int ccti_increase = 1;               // Mellanox (NVIDIA) CC manager default
-    int ccti_limit = 127;                // Intel OPA FM default (128 entries)
-    int ccti_min = 0;                    // Mellanox CC manager and OPA FM default
-    Time ccti_timer = timer_unit * 10;   // OPA FM default: 10 units = 10.24 us
-    std::vector<CctEntry> table;         // CCT[0..]; at least ccti_limit + 1 entries
+    int ccti_increase = 1;              // Mellanox (NVIDIA) CC manager default
+    int ccti_limit = 127;               // Intel OPA FM default (128 entries)
+    int ccti_min = 0;                   // Mellanox CC manager and OPA FM default
+    Time ccti_timer = timer_unit * 10;  // OPA FM default: 10 units = 10.24 us
+    std::vector<CctEntry> table;        // CCT[0..]; at least ccti_limit + 1 entries
 
     // The defaults above with the OPA FM's table: delays rising linearly from 0 at index 0 to
     // max_delay (8 us) at ccti_limit, for MTU packets (plus IB headers) at line_rate.

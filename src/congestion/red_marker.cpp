@@ -10,8 +10,8 @@ namespace {
 
 // base * line_rate / 25 Gb/s in 128 bits, rounded down to a whole byte.
 Bytes per_25g(Bytes base, Bandwidth line_rate) {
-    const auto product = static_cast<unsigned __int128>(base.count()) *
-                         static_cast<unsigned __int128>(line_rate.bits_per_second());
+    const auto product =
+        static_cast<unsigned __int128>(base.count()) * static_cast<unsigned __int128>(line_rate.bits_per_second());
     return Bytes{static_cast<std::int64_t>(product / 25'000'000'000ULL)};
 }
 

@@ -23,9 +23,9 @@ namespace fabricsim::congestion {
 
 // What a connection keeps of its congestion state from one message to the next.
 struct TcpWindowState {
-    std::int64_t cwnd = 0;       // bytes
-    std::int64_t ssthresh = 0;   // bytes
-    std::int64_t alpha = 0;      // DCTCP's alpha in 1/1024ths (others: unused)
+    std::int64_t cwnd = 0;      // bytes
+    std::int64_t ssthresh = 0;  // bytes
+    std::int64_t alpha = 0;     // DCTCP's alpha in 1/1024ths (others: unused)
 };
 
 class TcpCongestionControl {

@@ -28,8 +28,7 @@ std::string join(const std::vector<ConfigIssue>& issues) {
 }
 }  // namespace
 
-ConfigError::ConfigError(std::vector<ConfigIssue> issues)
-    : Error(join(issues)), issues_(std::move(issues)) {}
+ConfigError::ConfigError(std::vector<ConfigIssue> issues) : Error(join(issues)), issues_(std::move(issues)) {}
 
 ConfigError::ConfigError(ConfigIssue issue) : ConfigError(std::vector<ConfigIssue>{std::move(issue)}) {}
 

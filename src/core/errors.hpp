@@ -25,8 +25,8 @@ public:
 // One problem in the user's input: where, which key, what was found, what was expected.
 struct ConfigIssue {
     SourceLocation location;
-    std::string key_path;  // cluster.fabric.link_speed
-    std::string message;   // "\"400G\" has no unit; did you mean \"400Gbps\"?"
+    std::string key_path;     // cluster.fabric.link_speed
+    std::string message;      // "\"400G\" has no unit; did you mean \"400Gbps\"?"
     std::string str() const;  // "file:l:c: key.path: message"
 };
 

@@ -158,8 +158,7 @@ bool EventQueue::settle_slow() {
     for (;;) {
         const bool has_run = run_pos_ < run_.size();
         if (has_run || !late_.empty()) {
-            const bool from_run =
-                has_run && (late_.empty() || run_[run_pos_].time <= late_.front().entry.time);
+            const bool from_run = has_run && (late_.empty() || run_[run_pos_].time <= late_.front().entry.time);
             if (stale_ == 0 || !stale(from_run ? run_[run_pos_] : late_.front().entry)) return from_run;
             if (from_run) {
                 ++run_pos_;
@@ -355,8 +354,7 @@ void EventQueue::purge() {
     run_pos_ = 0;
     std::erase_if(run_, is_stale);
     std::erase_if(late_, [this](const LateEntry& e) { return stale(e.entry); });
-    std::make_heap(late_.begin(), late_.end(),
-                   [](const LateEntry& a, const LateEntry& b) { return before(b, a); });
+    std::make_heap(late_.begin(), late_.end(), [](const LateEntry& a, const LateEntry& b) { return before(b, a); });
     for (std::uint64_t i = fine_.current; i < fine_.count; ++i) std::erase_if(fine_.buckets[i], is_stale);
     // Rebuilding a list in place is safe: drain reads a chunk before returning it to the pool.
     const auto rebuild = [this](ChunkList& list) {

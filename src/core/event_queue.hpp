@@ -160,8 +160,8 @@ private:
         std::uint64_t current = 0;
         unsigned shift = 0;
     };
-    static constexpr std::size_t kTargetPerBucket = 8;     // fine buckets: the sort's size
-    static constexpr std::size_t kCoarseTarget = 2048;     // coarse buckets
+    static constexpr std::size_t kTargetPerBucket = 8;  // fine buckets: the sort's size
+    static constexpr std::size_t kCoarseTarget = 2048;  // coarse buckets
     static constexpr std::size_t kMaxCoarse = 4096;
 
     // Strict (time, seq) order; seq is unique, so two entries are never equivalent.
@@ -191,19 +191,17 @@ private:
     // Makes the next event live and present (precondition: live_ > 0); true if it is the run's
     // head, false if it is the late heap's top.
     bool settle() {
-        if (__builtin_expect(late_.empty() && run_pos_ < run_.size() &&
-                                 (stale_ == 0 || !stale(run_[run_pos_])),
-                             1))
+        if (__builtin_expect(late_.empty() && run_pos_ < run_.size() && (stale_ == 0 || !stale(run_[run_pos_])), 1))
             return true;
         return settle_slow();
     }
     bool settle_slow();
     void start_run(std::vector<Entry>& bucket);  // moves bucket's entries into run_, sorted
     void prefetch_generations(const std::vector<Entry>& bucket) const;
-    bool load_fine();           // false when the fine buckets are spent
-    bool load_coarse();         // false when the coarse buckets are spent
+    bool load_fine();    // false when the fine buckets are spent
+    bool load_coarse();  // false when the coarse buckets are spent
     void respread_overflow();
-    void purge();               // drops every stale entry; amortised against the cancels
+    void purge();                           // drops every stale entry; amortised against the cancels
     void swap(EventQueue& other) noexcept;  // every member: keep it in step with the list below
     std::uint32_t new_slot();
     void release(std::uint32_t slot) {
@@ -221,24 +219,24 @@ private:
     // times the run goes first.
     std::vector<Entry> run_;
     std::size_t run_pos_ = 0;
-    std::vector<LateEntry> late_;              // binary min-heap on (time, seq)
-    std::uint64_t late_seq_ = 0;               // push order of late_'s entries
-    std::vector<SortKey> sort_keys_;           // for sorting large buckets, kept for capacity
+    std::vector<LateEntry> late_;     // binary min-heap on (time, seq)
+    std::uint64_t late_seq_ = 0;      // push order of late_'s entries
+    std::vector<SortKey> sort_keys_;  // for sorting large buckets, kept for capacity
     std::vector<Entry> sort_scratch_;
-    Level<std::vector<Entry>> fine_;           // small and reused: stays in L1/L2
+    Level<std::vector<Entry>> fine_;  // small and reused: stays in L1/L2
     Level<ChunkList> coarse_;
-    ChunkList overflow_;                       // coarse index >= coarse_.count
+    ChunkList overflow_;  // coarse index >= coarse_.count
     ChunkPool pool_;
-    std::vector<std::int64_t> sample_;         // re-spread's width estimate, kept for capacity
-    Time base_ = Time::ps(INT64_MIN);          // offset 0 of the coarse level
-    std::uint64_t fine_start_ = 0;             // offset of the fine level's bucket 0
+    std::vector<std::int64_t> sample_;  // re-spread's width estimate, kept for capacity
+    Time base_ = Time::ps(INT64_MIN);   // offset 0 of the coarse level
+    std::uint64_t fine_start_ = 0;      // offset of the fine level's bucket 0
 
     // A slot's generation is odd while its event is pending; 4 bytes a slot keep the table
     // cache-resident, since it is the one random access of a pop.
     std::vector<std::uint32_t> generations_;
-    std::vector<std::uint32_t> free_slots_;    // LIFO: a pop's slot is the next push's
+    std::vector<std::uint32_t> free_slots_;  // LIFO: a pop's slot is the next push's
     std::size_t live_ = 0;
-    std::size_t stale_ = 0;                    // cancelled entries still stored somewhere
+    std::size_t stale_ = 0;  // cancelled entries still stored somewhere
 };
 
 // The hot path is inline: a hold (pop + push) touches the run's head, one generation and one
@@ -327,9 +325,7 @@ inline EventHandle EventQueue::push(Time time, EventTarget* target, std::uint64_
     return EventHandle{index, generation};
 }
 
-inline Time EventQueue::next_time() {
-    return settle() ? run_[run_pos_].time : late_.front().entry.time;
-}
+inline Time EventQueue::next_time() { return settle() ? run_[run_pos_].time : late_.front().entry.time; }
 
 inline Event EventQueue::pop() {
     const bool from_run = settle();

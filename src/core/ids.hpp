@@ -32,7 +32,5 @@ using OpId = Id<struct OpTag>;
 
 template <class Tag, class Rep>
 struct std::hash<fabricsim::Id<Tag, Rep>> {
-    std::size_t operator()(fabricsim::Id<Tag, Rep> id) const noexcept {
-        return std::hash<Rep>{}(id.value());
-    }
+    std::size_t operator()(fabricsim::Id<Tag, Rep> id) const noexcept { return std::hash<Rep>{}(id.value()); }
 };

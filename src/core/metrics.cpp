@@ -67,8 +67,7 @@ std::int64_t Histogram::percentile(double q) const {
 }
 
 void TimeSeries::record(Time t, double value) {
-    if (!points_.empty() && interval_ > Time::zero() &&
-        t / interval_ == points_.back().time / interval_) {
+    if (!points_.empty() && interval_ > Time::zero() && t / interval_ == points_.back().time / interval_) {
         points_.back() = {t, value};
         return;
     }

@@ -16,8 +16,8 @@ std::string_view to_string(Offload offload) {
 }
 
 void Network::start_group(Simulator& /*sim*/, const GroupOperation& op, DeliveryListener& /*listener*/) {
-    throw ModelError(fmt::format("the {} network model does not offer {} over these {} ranks",
-                                 model_name(), to_string(op.offload), op.ranks.size()));
+    throw ModelError(fmt::format("the {} network model does not offer {} over these {} ranks", model_name(),
+                                 to_string(op.offload), op.ranks.size()));
 }
 
 }  // namespace fabricsim

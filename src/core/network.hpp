@@ -11,8 +11,8 @@
 #include "core/units.hpp"
 
 #include <cstdint>
-#include <span>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,9 +43,9 @@ struct Message {
 // ld_reduce of each rank's slice, then a multicast store), says how many bytes each rank's
 // port sends into and receives from the network; the network model adds its own costs.
 enum class Offload {
-    nvswitch_multicast,   // NVLS: one write reaches every GPU of the group through NVSwitch
-    nvswitch_reduce,      // NVLS: NVSwitch reduces the group's buffers (all-reduce)
-    switch_aggregation,   // SHARP: switches reduce on the way up an aggregation tree
+    nvswitch_multicast,  // NVLS: one write reaches every GPU of the group through NVSwitch
+    nvswitch_reduce,     // NVLS: NVSwitch reduces the group's buffers (all-reduce)
+    switch_aggregation,  // SHARP: switches reduce on the way up an aggregation tree
 };
 std::string_view to_string(Offload offload);
 
@@ -54,9 +54,9 @@ struct GroupOperation {
     Offload offload;
     std::span<const RankId> ranks;  // valid for the duration of the call only
     Bytes size;
-    Bytes egress;                   // per rank: bytes its port sends into the network
-    Bytes ingress;                  // per rank: bytes its port receives
-    std::int16_t rail = -1;         // switch_aggregation: the NIC each server uses; -1: own
+    Bytes egress;            // per rank: bytes its port sends into the network
+    Bytes ingress;           // per rank: bytes its port receives
+    std::int16_t rail = -1;  // switch_aggregation: the NIC each server uses; -1: own
 };
 
 class DeliveryListener {
@@ -78,7 +78,7 @@ struct FabricCounters {
     std::int64_t cnps = 0;
     Time credit_stall_time = Time::zero();
     std::int64_t fecn_marks = 0;
-    std::int64_t becns = 0;                  // InfiniBand: BECNs the destinations returned
+    std::int64_t becns = 0;  // InfiniBand: BECNs the destinations returned
     Bytes max_queue = Bytes::zero();
     std::int64_t packet_hops = 0;
     std::int64_t pfc_watchdog_triggers = 0;  // ports the PFC watchdog took out of PFC
@@ -95,15 +95,15 @@ struct FabricCounters {
 
 // One egress port of a network model (a direction of a link) over a run, for ports.csv.
 struct PortReport {
-    std::string from, to;           // node names
-    int priority = 0;               // the traffic class these figures are for
-    Bytes bytes;                    // payload put on the wire
-    Time busy;                      // time spent sending
-    Bytes max_queue;                // deepest its queue got (wire bytes: payload and headers)
+    std::string from, to;              // node names
+    int priority = 0;                  // the traffic class these figures are for
+    Bytes bytes;                       // payload put on the wire
+    Time busy;                         // time spent sending
+    Bytes max_queue;                   // deepest its queue got (wire bytes: payload and headers)
     std::int64_t pauses_received = 0;  // PFC pause frames that reached it (refreshes included)
-    Time paused;                    // time it spent paused
-    std::int64_t ecn_marks = 0;     // packets it marked
-    double queue_area = 0;          // its queue's wire bytes integrated over time, in byte-seconds
+    Time paused;                       // time it spent paused
+    std::int64_t ecn_marks = 0;        // packets it marked
+    double queue_area = 0;             // its queue's wire bytes integrated over time, in byte-seconds
 };
 
 // One queue pair's congestion-control state over a run: a sample at each change, at most one
@@ -122,12 +122,12 @@ struct QpRateSeries {
 // network carries packets, and one when it falls idle.
 struct QueueSample {
     Time at;
-    Bytes queued;                   // wire bytes in its queues, all traffic classes
-    bool paused = false;            // a class of it is paused by PFC
-    bool credit_stalled = false;    // a class of it waits for link-level credits
+    Bytes queued;                 // wire bytes in its queues, all traffic classes
+    bool paused = false;          // a class of it is paused by PFC
+    bool credit_stalled = false;  // a class of it waits for link-level credits
 };
 struct QueueSeries {
-    std::string port;               // "leaf0->s0.nic0" (a second parallel link: "...#1")
+    std::string port;  // "leaf0->s0.nic0" (a second parallel link: "...#1")
     std::vector<QueueSample> samples;
 };
 

@@ -64,8 +64,7 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
 
 Rng& Simulator::rng(std::string_view name) {
     auto it = streams_.find(name);
-    if (it == streams_.end())
-        it = streams_.emplace(std::string(name), std::make_unique<Rng>(seed_, name)).first;
+    if (it == streams_.end()) it = streams_.emplace(std::string(name), std::make_unique<Rng>(seed_, name)).first;
     return *it->second;
 }
 

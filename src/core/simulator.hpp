@@ -52,9 +52,7 @@ public:
 
     // Schedules target.on_event(sim, arg) at `time` >= now() (InternalError otherwise).
     EventHandle at(Time time, EventTarget& target, std::uint64_t arg = 0);
-    EventHandle after(Time delay, EventTarget& target, std::uint64_t arg = 0) {
-        return at(now_ + delay, target, arg);
-    }
+    EventHandle after(Time delay, EventTarget& target, std::uint64_t arg = 0) { return at(now_ + delay, target, arg); }
     bool cancel(EventHandle handle) { return queue_.cancel(handle); }
     std::size_t pending() const { return queue_.size(); }
 

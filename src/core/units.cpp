@@ -16,10 +16,8 @@ constexpr std::int64_t kInt64Max_ps = std::numeric_limits<std::int64_t>::max();
 
 Time transmit_time_wide(Bytes size, Bandwidth rate) {
     if (rate.bits_per_second() <= 0)
-        throw InternalError(fmt::format("transmit_time: rate must be positive, got {} bit/s",
-                                        rate.bits_per_second()));
-    if (size.count() < 0)
-        throw InternalError(fmt::format("transmit_time: negative size {} B", size.count()));
+        throw InternalError(fmt::format("transmit_time: rate must be positive, got {} bit/s", rate.bits_per_second()));
+    if (size.count() < 0) throw InternalError(fmt::format("transmit_time: negative size {} B", size.count()));
     const i128 num = static_cast<i128>(size.count()) * 8 * kPsPerSecond;
     const i128 den = rate.bits_per_second();
     const i128 ps = (num + den - 1) / den;

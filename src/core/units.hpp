@@ -31,8 +31,14 @@ public:
     constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
 
     constexpr auto operator<=>(const Time&) const = default;
-    constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-    constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+    constexpr Time& operator+=(Time o) {
+        ps_ += o.ps_;
+        return *this;
+    }
+    constexpr Time& operator-=(Time o) {
+        ps_ -= o.ps_;
+        return *this;
+    }
     friend constexpr Time operator+(Time a, Time b) { return Time{a.ps_ + b.ps_}; }
     friend constexpr Time operator-(Time a, Time b) { return Time{a.ps_ - b.ps_}; }
     friend constexpr Time operator*(Time a, std::int64_t k) { return Time{a.ps_ * k}; }
@@ -55,8 +61,14 @@ public:
     constexpr std::int64_t bits() const { return b_ * 8; }
 
     constexpr auto operator<=>(const Bytes&) const = default;
-    constexpr Bytes& operator+=(Bytes o) { b_ += o.b_; return *this; }
-    constexpr Bytes& operator-=(Bytes o) { b_ -= o.b_; return *this; }
+    constexpr Bytes& operator+=(Bytes o) {
+        b_ += o.b_;
+        return *this;
+    }
+    constexpr Bytes& operator-=(Bytes o) {
+        b_ -= o.b_;
+        return *this;
+    }
     friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes{a.b_ + b.b_}; }
     friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes{a.b_ - b.b_}; }
     friend constexpr Bytes operator*(Bytes a, std::int64_t k) { return Bytes{a.b_ * k}; }
@@ -120,7 +132,8 @@ inline Time transmit_time(Bytes size, Bandwidth rate) {
     // bits, and one 64-bit division gives the same ceiling as the 128-bit one (once per
     // packet per hop).
     const std::int64_t b = size.count(), bps = rate.bits_per_second();
-    if (b >= 0 && b < (std::int64_t{1} << 20) && bps > 0 && bps < (std::int64_t{1} << 50)) return Time::ps((b * 8'000'000'000'000 + bps - 1) / bps);
+    if (b >= 0 && b < (std::int64_t{1} << 20) && bps > 0 && bps < (std::int64_t{1} << 50))
+        return Time::ps((b * 8'000'000'000'000 + bps - 1) / bps);
     return transmit_time_wide(size, rate);
 }
 
@@ -146,7 +159,9 @@ constexpr Bytes operator""_GiB(unsigned long long v) { return Bytes{static_cast<
 constexpr Bandwidth operator""_bps(unsigned long long v) { return Bandwidth::bps(static_cast<std::int64_t>(v)); }
 constexpr Bandwidth operator""_Mbps(unsigned long long v) { return Bandwidth::Mbps(static_cast<std::int64_t>(v)); }
 constexpr Bandwidth operator""_Gbps(unsigned long long v) { return Bandwidth::Gbps(static_cast<std::int64_t>(v)); }
-constexpr Bandwidth operator""_Tbps(unsigned long long v) { return Bandwidth::Gbps(static_cast<std::int64_t>(v) * 1'000); }
+constexpr Bandwidth operator""_Tbps(unsigned long long v) {
+    return Bandwidth::Gbps(static_cast<std::int64_t>(v) * 1'000);
+}
 constexpr Bandwidth operator""_GBps(unsigned long long v) { return Bandwidth::GBps(static_cast<std::int64_t>(v)); }
 constexpr Length operator""_m(unsigned long long v) { return Length::m(static_cast<std::int64_t>(v)); }
 }  // namespace literals

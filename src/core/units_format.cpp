@@ -45,20 +45,14 @@ std::string with_decimal_unit(std::int64_t v, const std::array<Unit, N>& units) 
 }  // namespace
 
 std::string to_string(Time t) {
-    static constexpr std::array<Unit, 5> units{{{1'000'000'000'000, "s"},
-                                                {1'000'000'000, "ms"},
-                                                {1'000'000, "us"},
-                                                {1'000, "ns"},
-                                                {1, "ps"}}};
+    static constexpr std::array<Unit, 5> units{
+        {{1'000'000'000'000, "s"}, {1'000'000'000, "ms"}, {1'000'000, "us"}, {1'000, "ns"}, {1, "ps"}}};
     return with_decimal_unit(t.picoseconds(), units);
 }
 
 std::string to_string(Bandwidth bw) {
-    static constexpr std::array<Unit, 5> units{{{1'000'000'000'000, "Tbps"},
-                                                {1'000'000'000, "Gbps"},
-                                                {1'000'000, "Mbps"},
-                                                {1'000, "Kbps"},
-                                                {1, "bps"}}};
+    static constexpr std::array<Unit, 5> units{
+        {{1'000'000'000'000, "Tbps"}, {1'000'000'000, "Gbps"}, {1'000'000, "Mbps"}, {1'000, "Kbps"}, {1, "bps"}}};
     return with_decimal_unit(bw.bits_per_second(), units);
 }
 

@@ -1,9 +1,9 @@
 // The channel dependency graph of the routing tables (channel_dependencies.hpp).
 #include "fabric/channel_dependencies.hpp"
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -22,7 +22,8 @@ std::vector<std::string> channel_dependency_cycle(const Topology& t, const Routi
     std::vector<NodeId> switches, nics;
     for (std::uint32_t i = 0; i < t.nodes().size(); ++i) {
         const Node& n = t.nodes()[i];
-        if (is_fabric_switch(n.kind)) switches.push_back(NodeId{i});
+        if (is_fabric_switch(n.kind))
+            switches.push_back(NodeId{i});
         else
             for (const Port& p : n.ports)
                 if (is_fabric(t.link(p.link).type) && is_fabric_switch(t.node(p.peer).kind)) {
@@ -51,7 +52,8 @@ std::vector<std::string> channel_dependency_cycle(const Topology& t, const Routi
     for (int c : component) ++size[static_cast<std::size_t>(c)];
     int smallest = -1;
     for (int c = 0; c < count; ++c)
-        if (size[static_cast<std::size_t>(c)] > 1 && (smallest < 0 || size[static_cast<std::size_t>(c)] < size[static_cast<std::size_t>(smallest)]))
+        if (size[static_cast<std::size_t>(c)] > 1 &&
+            (smallest < 0 || size[static_cast<std::size_t>(c)] < size[static_cast<std::size_t>(smallest)]))
             smallest = c;
     std::vector<std::string> cycle;
     if (smallest < 0) return cycle;

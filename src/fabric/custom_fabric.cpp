@@ -12,10 +12,10 @@
 
 #include "core/errors.hpp"
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -95,8 +95,10 @@ std::vector<int> switch_tiers(const scenario::CustomFabricSpec& custom, const En
     std::vector<bool> leaf(S, false);
     for (const auto& l : custom.links) {
         const std::size_t a = e.vertex.at(l.from), b = e.vertex.at(l.to);
-        if (a < S && b < S) boost::add_edge(a, b, g);
-        else leaf[std::min(a, b)] = true;
+        if (a < S && b < S)
+            boost::add_edge(a, b, g);
+        else
+            leaf[std::min(a, b)] = true;
     }
     for (std::size_t s = 0; s < S; ++s)
         if (leaf[s]) boost::add_edge(S, s, g);
@@ -120,8 +122,7 @@ void build_custom_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const Ends e = ends_of(cluster);
 
     Graph g(e.names.size());
-    for (const auto& l : custom.links)
-        boost::add_edge(vertex_of(e, custom, l.from), vertex_of(e, custom, l.to), g);
+    for (const auto& l : custom.links) boost::add_edge(vertex_of(e, custom, l.from), vertex_of(e, custom, l.to), g);
     check_connected(g, e, custom);
     const std::vector<int> tier = switch_tiers(custom, e);
 
@@ -162,8 +163,10 @@ void build_custom_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
         // The NIC first, as the other builders cable it (routing reads either order).
         const NodeId na = node_of(a), nb = node_of(b);
         for (int k = 0; k < l.count; ++k) {
-            if (b >= e.switches) t.add_link(nb, na, link);
-            else t.add_link(na, nb, link);
+            if (b >= e.switches)
+                t.add_link(nb, na, link);
+            else
+                t.add_link(na, nb, link);
         }
     }
 }

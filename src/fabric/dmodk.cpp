@@ -56,13 +56,15 @@ DmodkPlan plan_dmodk(const Topology& topology, std::span<const NodeId> endpoints
         w[c][tier] = seen[c][tier] ? std::max(w[c][tier], up) : up;
         seen[c][tier] = true;
     };
-    for (std::size_t e = 0; e < endpoints.size(); ++e) note(endpoint_component[e], 0, up_fan_out(topology, endpoints[e]));
+    for (std::size_t e = 0; e < endpoints.size(); ++e)
+        note(endpoint_component[e], 0, up_fan_out(topology, endpoints[e]));
     for (std::size_t s = 0; s < switches.size(); ++s)
         note(switch_component[s], fabric_tier(topology.node(switches[s]).kind), up_fan_out(topology, switches[s]));
 
     auto divisor = [&](std::uint32_t c, int below) {  // w_0 ... w_{below-1}
         std::uint64_t d = 1;
-        for (int t = 0; t < below; ++t) d = std::min<std::uint64_t>(d * w[c][t], std::numeric_limits<std::uint32_t>::max());
+        for (int t = 0; t < below; ++t)
+            d = std::min<std::uint64_t>(d * w[c][t], std::numeric_limits<std::uint32_t>::max());
         return saturate(d);
     };
 

@@ -48,8 +48,6 @@ constexpr std::uint64_t packet_hash(std::uint64_t flow_hash_value, std::uint64_t
 }
 
 // One of n candidates (n > 0). The bias of h mod n is below n / 2^64.
-constexpr std::uint32_t pick(std::uint64_t hash, std::size_t n) {
-    return static_cast<std::uint32_t>(hash % n);
-}
+constexpr std::uint32_t pick(std::uint64_t hash, std::size_t n) { return static_cast<std::uint32_t>(hash % n); }
 
 }  // namespace fabricsim::fabric::ecmp

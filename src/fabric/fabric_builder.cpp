@@ -38,10 +38,10 @@ Link cable(const LinkClass& c, scenario::Technology technology, Length length, s
 struct FabricBuild {
     const FabricPlan& plan;
     const scenario::FabricSpec& spec;
-    LinkClass uplink;                 // switch-switch links
-    std::string prefix;               // "", "pl1.", "st."
+    LinkClass uplink;    // switch-switch links
+    std::string prefix;  // "", "pl1.", "st."
     std::uint32_t plane = 0;
-    std::uint32_t planes = 1;         // rail of leaf l: plane + (l / leaves_per_rail) · planes
+    std::uint32_t planes = 1;  // rail of leaf l: plane + (l / leaves_per_rail) · planes
     bool storage = false;
     std::vector<NodeId> leaves, spines, cores;
 };
@@ -79,7 +79,8 @@ void add_upper_tiers(Topology& t, FabricBuild& f) {
     const Link up2 = cable(f.uplink, tech, f.spec.uplink_cable_length, 2);
     const Link up3 = cable(f.uplink, tech, f.spec.uplink_cable_length, 3);
     if (p.kind == TopologyKind::leaf_spine || p.kind == TopologyKind::rail_optimized) {
-        for (int s = 0; s < p.spines; ++s) f.spines.push_back(add_switch(t, f, NodeKind::spine, fmt::format("spine{}", s), s));
+        for (int s = 0; s < p.spines; ++s)
+            f.spines.push_back(add_switch(t, f, NodeKind::spine, fmt::format("spine{}", s), s));
         for (NodeId leaf : f.leaves)
             for (NodeId spine : f.spines)
                 for (int k = 0; k < p.leaf_spine_parallel; ++k) t.add_link(leaf, spine, up2);
@@ -96,7 +97,8 @@ void add_upper_tiers(Topology& t, FabricBuild& f) {
     for (int l = 0; l < p.leaves; ++l) {
         const int pod = l / p.leaves_per_pod;
         for (int j = 0; j < p.spines_per_pod; ++j)
-            t.add_link(f.leaves[static_cast<std::size_t>(l)], f.spines[static_cast<std::size_t>(pod * p.spines_per_pod + j)], up2);
+            t.add_link(f.leaves[static_cast<std::size_t>(l)],
+                       f.spines[static_cast<std::size_t>(pod * p.spines_per_pod + j)], up2);
     }
     // Aggregation switch j of every pod joins core group j.
     for (int pod = 0; pod < p.pods; ++pod)
@@ -135,7 +137,8 @@ std::vector<FabricPlan> plan_compute_fabric(const scenario::ClusterSpec& cluster
     const int planes = cluster.fabric.planes;
     if (planes < 1 || planes > nics)
         bad("cluster.fabric.planes",
-            fmt::format("{} planes for servers with {} NICs; every plane needs at least one NIC of every server", planes, nics));
+            fmt::format("{} planes for servers with {} NICs; every plane needs at least one NIC of every server",
+                        planes, nics));
     const scenario::StorageSpec& st = cluster.storage;
     if (st.nodes > 0 && cluster.storage_fabric.enabled)
         bad("cluster.storage", "cluster.storage and cluster.storage_fabric are both given; storage nodes go on the "
@@ -175,8 +178,8 @@ std::optional<FabricPlan> plan_storage_fabric(const scenario::ClusterSpec& clust
     const TopologyKind kind =
         st.fabric.topology == TopologyKind::rail_optimized ? TopologyKind::leaf_spine : st.fabric.topology;
     const int radix = ports_at_link_rate(st.fabric.switch_spec, storage_link_rate(cluster), "cluster.storage_fabric");
-    const LeafSplit split = kind == TopologyKind::single_switch ? LeafSplit{radix, 0, 0}
-                                                                : leaf_split(radix, st.fabric.oversubscription);
+    const LeafSplit split =
+        kind == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, st.fabric.oversubscription);
     const Capacity cap = capacity(kind, radix, split, 1);
     if (endpoints > cap.endpoints)
         bad("cluster.storage_fabric",
@@ -206,8 +209,8 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const Bandwidth rate = fabric_link_rate(cluster);
     const std::int64_t headers = header_bytes(cluster, spec.technology);
     const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu, LinkType::fabric, headers);
-    const LinkClass nic_link =
-        fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu, LinkType::fabric, headers);
+    const LinkClass nic_link = fabric_class(spec.technology, std::min(rate, cluster.server.nic.line_rate), spec.mtu,
+                                            LinkType::fabric, headers);
     const Link down = cable(nic_link, spec.technology, spec.cable_length, 1);
     // Endpoint hosts on the compute fabric, NIC k of each on plane k mod planes: storage nodes
     // (cluster.storage), then client hosts (cluster.clients); their cables run at the slower of
@@ -236,8 +239,16 @@ void build_compute_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const std::vector<NodeId> clients = add_hosts(NodeKind::client, "client", cl.nodes, t.clients());
     for (int p = 0; p < planes; ++p) {
         const FabricPlan& plan = plans[static_cast<std::size_t>(p)];
-        FabricBuild f{plan, spec, uplink, planes > 1 ? fmt::format("pl{}.", p) : std::string(),
-                      static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(planes), false, {}, {}, {}};
+        FabricBuild f{plan,
+                      spec,
+                      uplink,
+                      planes > 1 ? fmt::format("pl{}.", p) : std::string(),
+                      static_cast<std::uint32_t>(p),
+                      static_cast<std::uint32_t>(planes),
+                      false,
+                      {},
+                      {},
+                      {}};
         add_leaves(t, f);
         const int per_server = (cluster.server.nics - p + planes - 1) / planes;
         for (int s = 0; s < cluster.servers; ++s) {
@@ -282,7 +293,8 @@ void build_storage_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     add_leaves(t, f);
     int e = 0;
     for (const ServerInfo& server : t.servers())
-        for (NodeId nic : server.storage_nics) t.add_link(nic, f.leaves[static_cast<std::size_t>(plan->leaf_of(e++, 0, 1))], server_down);
+        for (NodeId nic : server.storage_nics)
+            t.add_link(nic, f.leaves[static_cast<std::size_t>(plan->leaf_of(e++, 0, 1))], server_down);
     for (int i = 0; i < st.storage_nodes; ++i) {
         Node n;
         n.kind = NodeKind::storage_node;

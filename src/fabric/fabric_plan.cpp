@@ -33,9 +33,7 @@ int largest_divisor_at_most(int n, int limit) {
     return 1;
 }
 
-std::string plural(int n, std::string_view word) {
-    return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
+std::string plural(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // What would hold `demand` when `requested` of `radix`-port switches cannot, for the error
 // message: a larger topology of the same switches, more planes (each then carries fewer of
@@ -74,8 +72,7 @@ std::string remedies(TopologyKind requested, int radix, scenario::Ratio ratio, c
         }
     if (ways.empty()) return {};
     std::string out = "; it would fit with ";
-    for (std::size_t i = 0; i < ways.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == ways.size() ? " or " : ", ") + ways[i];
+    for (std::size_t i = 0; i < ways.size(); ++i) out += (i == 0 ? "" : i + 1 == ways.size() ? " or " : ", ") + ways[i];
     return out;
 }
 
@@ -94,7 +91,8 @@ std::string_view topology_name(TopologyKind kind) {
 
 LeafSplit leaf_split(int radix, scenario::Ratio ratio) {
     if (ratio.down <= 0 || ratio.up <= 0)
-        bad("cluster.fabric.oversubscription", fmt::format("{}:{} is not a ratio of positive integers", ratio.down, ratio.up));
+        bad("cluster.fabric.oversubscription",
+            fmt::format("{}:{} is not a ratio of positive integers", ratio.down, ratio.up));
     const int g = std::gcd(ratio.down, ratio.up);
     const int d = ratio.down / g, u = ratio.up / g;
     const int n = radix / (d + u);
@@ -189,23 +187,24 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
         bad("cluster.clients", "client hosts cannot join a rail-optimized compute fabric (they have no rail); use "
                                "leaf-spine or fat-tree");
     plan.rails = requested == TopologyKind::rail_optimized ? demand.per_server : 1;
-    const LeafSplit split = requested == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, ratio);
+    const LeafSplit split =
+        requested == TopologyKind::single_switch ? LeafSplit{radix, 0, 0} : leaf_split(radix, ratio);
 
     const Capacity cap = capacity(requested, radix, split, demand.per_server);
     plan.max_endpoints = cap.endpoints;
     // With storage or client ports on the plane, the servers get what those leave.
     const int others = demand.storage_ports + demand.client_ports;
-    plan.max_servers = others > 0 ? std::min(cap.servers, std::max(cap.endpoints - others, 0) /
-                                                              std::max(demand.per_server, 1))
-                                  : cap.servers;
+    plan.max_servers = others > 0
+                           ? std::min(cap.servers, std::max(cap.endpoints - others, 0) / std::max(demand.per_server, 1))
+                           : cap.servers;
 
     const int e = plan.endpoints;
     if (e > cap.endpoints || demand.servers > cap.servers) {
         const bool planes = demand.planes > 1;
-        const std::string shape =
-            requested == TopologyKind::single_switch
-                ? fmt::format("a single switch of {} ports", radix)
-                : fmt::format("a {} fabric of {}-port switches at {}:{}", topology_name(requested), radix, ratio.down, ratio.up);
+        const std::string shape = requested == TopologyKind::single_switch
+                                      ? fmt::format("a single switch of {} ports", radix)
+                                      : fmt::format("a {} fabric of {}-port switches at {}:{}",
+                                                    topology_name(requested), radix, ratio.down, ratio.up);
         // " and 12 storage node NICs", ", 12 storage node NICs and 4 client NICs"; and whom the
         // servers share the fabric with.
         std::vector<std::string> extra, beside;
@@ -226,7 +225,7 @@ FabricPlan plan_fabric(TopologyKind requested, int radix, scenario::Ratio ratio,
                         planes ? fmt::format(" in each of {} planes", demand.planes) : "", extras,
                         demand.servers == 1 && extra.empty() ? "s" : "", e, planes ? " per plane" : "", shape,
                         cap.endpoints, planes ? " per plane" : "", plural(plan.max_servers, "server"),
-                        beside.empty()        ? ""
+                        beside.empty()       ? ""
                         : beside.size() == 1 ? " beside the " + beside[0]
                                              : fmt::format(" beside the {} and {}", beside[0], beside[1]),
                         remedies(requested, radix, ratio, demand)));

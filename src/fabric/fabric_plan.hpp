@@ -81,26 +81,26 @@ struct PlaneDemand {
 
 struct FabricPlan {
     scenario::TopologyKind kind = scenario::TopologyKind::single_switch;  // as built
-    int radix = 0;                  // ports per switch at the link rate
+    int radix = 0;                                                        // ports per switch at the link rate
     LeafSplit leaf;
     int endpoints = 0;
     int leaves = 0;
-    int leaf_uplinks = 0;           // uplinks cabled per leaf: leaf.up, or fewer on rails (above)
-    int spines = 0;                 // leaf-spine spines; fat-tree aggregation switches (all pods)
+    int leaf_uplinks = 0;  // uplinks cabled per leaf: leaf.up, or fewer on rails (above)
+    int spines = 0;        // leaf-spine spines; fat-tree aggregation switches (all pods)
     int cores = 0;
-    int leaf_spine_parallel = 0;    // links from a leaf to each spine (or agg switch) it reaches
-    int spine_core_parallel = 0;    // links from an aggregation switch to each core of its group
+    int leaf_spine_parallel = 0;  // links from a leaf to each spine (or agg switch) it reaches
+    int spine_core_parallel = 0;  // links from an aggregation switch to each core of its group
     int pods = 1;
-    int leaves_per_pod = 0;         // fat-tree: R/2 (the last pod may hold fewer)
+    int leaves_per_pod = 0;  // fat-tree: R/2 (the last pod may hold fewer)
     int spines_per_pod = 0;
-    int core_groups = 0;            // fat-tree: one per aggregation switch index in a pod
+    int core_groups = 0;  // fat-tree: one per aggregation switch index in a pod
     int cores_per_group = 0;
-    int rails = 1;                  // rail-optimized: NICs per server in the plane
+    int rails = 1;  // rail-optimized: NICs per server in the plane
     int leaves_per_rail = 0;
-    int max_endpoints = 0;          // the largest this kind, radix and split can connect
+    int max_endpoints = 0;  // the largest this kind, radix and split can connect
     int max_servers = 0;
-    int storage_ports = 0;          // storage node ports, after the servers' (PlaneDemand)
-    int client_ports = 0;           // client host ports, after the storage nodes'
+    int storage_ports = 0;  // storage node ports, after the servers' (PlaneDemand)
+    int client_ports = 0;   // client host ports, after the storage nodes'
 
     // The leaf that endpoint `e` (server-major: server · per_server + rail) attaches to.
     int leaf_of(int server, int rail, int per_server) const;

@@ -64,16 +64,15 @@ double pcie_efficiency(int generation, Bytes max_payload) {
 
 LinkClass pcie_class(int generation, int lanes, Bytes max_payload) {
     if (generation < 3 || generation > 6)
-        bad("cluster.server.pcie.generation", fmt::format("PCIe generation {} is not modelled; expected 3, 4, 5 or 6", generation));
+        bad("cluster.server.pcie.generation",
+            fmt::format("PCIe generation {} is not modelled; expected 3, 4, 5 or 6", generation));
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
         bad("cluster.server.pcie.lanes", fmt::format("{} PCIe lanes; expected 1, 2, 4, 8, 16 or 32", lanes));
-    return LinkClass{fmt::format("pcie-gen{}-x{}", generation, lanes), LinkType::pcie, pcie_line_rate(generation, lanes),
-                     pcie_efficiency(generation, max_payload)};
+    return LinkClass{fmt::format("pcie-gen{}-x{}", generation, lanes), LinkType::pcie,
+                     pcie_line_rate(generation, lanes), pcie_efficiency(generation, max_payload)};
 }
 
-double roce_efficiency(Bytes mtu, std::int64_t header_bytes) {
-    return ratio(mtu.count(), mtu.count() + header_bytes);
-}
+double roce_efficiency(Bytes mtu, std::int64_t header_bytes) { return ratio(mtu.count(), mtu.count() + header_bytes); }
 double infiniband_efficiency(Bytes mtu, std::int64_t header_bytes) {
     return ratio(mtu.count(), mtu.count() + header_bytes);
 }
@@ -114,10 +113,10 @@ Length passive_copper_reach(scenario::Technology technology, Bandwidth rate) {
     const std::int64_t gbps = rate.bits_per_second() / 1'000'000'000;
     const std::int64_t lanes = (technology == scenario::Technology::infiniband || gbps <= 400) ? 4 : 8;
     const std::int64_t lane = gbps / lanes;
-    if (lane <= 25) return Length::m(5);    // 25G NRZ: 100GBASE-CR4, EDR
-    if (lane <= 50) return Length::m(3);    // 50G PAM4: 200GBASE-CR4, HDR
-    if (lane <= 100) return Length::m(3);   // 100G PAM4: NVIDIA LinkX NDR / 400GbE DAC
-    return Length::m(1);                    // 200G PAM4: estimate (no passive DAC offered)
+    if (lane <= 25) return Length::m(5);   // 25G NRZ: 100GBASE-CR4, EDR
+    if (lane <= 50) return Length::m(3);   // 50G PAM4: 200GBASE-CR4, HDR
+    if (lane <= 100) return Length::m(3);  // 100G PAM4: NVIDIA LinkX NDR / 400GbE DAC
+    return Length::m(1);                   // 200G PAM4: estimate (no passive DAC offered)
 }
 
 Medium cable_medium(scenario::Technology technology, Bandwidth rate, Length length) {

@@ -39,23 +39,23 @@
 namespace fabricsim::fabric {
 
 struct LinkClass {
-    std::string name;            // "nvlink4", "pcie-gen5-x16", "roce-400G", "ib-ndr"
+    std::string name;  // "nvlink4", "pcie-gen5-x16", "roce-400G", "ib-ndr"
     LinkType type = LinkType::fabric;
-    Bandwidth bandwidth;         // line rate per direction, after line encoding
-    double efficiency = 1.0;     // payload / link-layer bytes
+    Bandwidth bandwidth;      // line rate per direction, after line encoding
+    double efficiency = 1.0;  // payload / link-layer bytes
 };
 
 // Per-packet overheads in bytes, as named in the header comment.
 inline constexpr std::int64_t kNvlinkPayload = 128;
 inline constexpr std::int64_t kNvlinkHeader = 16;
 inline constexpr std::int64_t kNvlinkResponse = 16;
-inline constexpr std::int64_t kPcieTlpOverhead = 24;         // Gen3..5: STP 4 + 4DW header 16 + LCRC 4
-inline constexpr std::int64_t kPcieFlitHeader = 16;          // Gen6 flit mode: 4DW header, no LCRC/STP
+inline constexpr std::int64_t kPcieTlpOverhead = 24;  // Gen3..5: STP 4 + 4DW header 16 + LCRC 4
+inline constexpr std::int64_t kPcieFlitHeader = 16;   // Gen6 flit mode: 4DW header, no LCRC/STP
 inline constexpr std::int64_t kPcieFlitBytes = 256;
 inline constexpr std::int64_t kPcieFlitTlpBytes = 236;
-inline constexpr std::int64_t kRoceOverhead = scenario::kRoceHeaderBytes;              // the defaults
+inline constexpr std::int64_t kRoceOverhead = scenario::kRoceHeaderBytes;  // the defaults
 inline constexpr std::int64_t kInfinibandOverhead = scenario::kInfinibandHeaderBytes;
-inline constexpr Bytes kPcieMaxPayload = Bytes{256};         // typical max payload size (MPS)
+inline constexpr Bytes kPcieMaxPayload = Bytes{256};  // typical max payload size (MPS)
 
 // NVLink generation by name ("nvlink3" | "nvlink4" | "nvlink5"). `per_link` zero means the
 // generation's rate: 25 GB/s (NVLink3, NVLink4) or 50 GB/s (NVLink5) per link per direction.
@@ -70,8 +70,8 @@ Bandwidth pcie_line_rate(int generation, int lanes);
 
 // The compute or storage fabric's link class at `rate` and `mtu`, each packet carrying
 // `header_bytes` beside its payload (negative: the technology's default).
-LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mtu,
-                       LinkType type = LinkType::fabric, std::int64_t header_bytes = -1);
+LinkClass fabric_class(scenario::Technology technology, Bandwidth rate, Bytes mtu, LinkType type = LinkType::fabric,
+                       std::int64_t header_bytes = -1);
 // The per-packet header bytes of `technology` as the cluster sets them (cluster.roce or
 // cluster.infiniband .header_bytes).
 std::int64_t header_bytes(const scenario::ClusterSpec& cluster, scenario::Technology technology);

@@ -23,8 +23,8 @@ namespace {
 // The egress ports at one node for one flow, and what kind of hop it is.
 struct Hop {
     std::span<const std::uint32_t> ports;
-    bool in_server = false;   // NVLink / PCIe: striped
-    NodeId ingress;           // fabric hops: the endpoint the flow enters the destination by
+    bool in_server = false;  // NVLink / PCIe: striped
+    NodeId ingress;          // fabric hops: the endpoint the flow enters the destination by
 };
 
 // Where a flow leaves its source server and enters its destination server.
@@ -89,7 +89,8 @@ Gateways resolve(const RoutingTables& t, const FlowKey& f) {
     }
     NodeId ingress = rank_nic(t, f.dst);
     if (!ingress.valid()) ingress = pick_gateway(t, d.server, none, f);
-    if (!egress.valid() || !ingress.valid() || same_fabric(component(t, ingress), component(t, egress))) return {egress, ingress};
+    if (!egress.valid() || !ingress.valid() || same_fabric(component(t, ingress), component(t, egress)))
+        return {egress, ingress};
 
     // The NICs sit on different fabrics (planes, rails without spines, a storage fabric):
     // enter the destination server on the egress NIC's fabric, by the same rail if possible.
@@ -97,7 +98,8 @@ Gateways resolve(const RoutingTables& t, const FlowKey& f) {
     const Node& e = t.topology->node(egress);
     for (NodeId g : gateways(t, d.server)) {
         const Node& n = t.topology->node(g);
-        if (same_fabric(component(t, g), comp) && n.kind == e.kind && n.local_index == e.local_index) return {egress, g};
+        if (same_fabric(component(t, g), comp) && n.kind == e.kind && n.local_index == e.local_index)
+            return {egress, g};
     }
     if (NodeId g = pick_gateway(t, d.server, comp, f); g.valid()) return {egress, g};
     if (!src_is_endpoint) {
@@ -248,10 +250,11 @@ Routing::Routing(const Topology& topology, RoutingKind policy, scenario::Technol
     t.technology = technology;
     t.seed = seed;
     t.node_seed.resize(topology.nodes().size());
-    for (std::size_t i = 0; i < t.node_seed.size(); ++i) t.node_seed[i] = ecmp::node_seed(seed, static_cast<std::uint32_t>(i));
-    t.policy = policy != RoutingKind::automatic ? policy
+    for (std::size_t i = 0; i < t.node_seed.size(); ++i)
+        t.node_seed[i] = ecmp::node_seed(seed, static_cast<std::uint32_t>(i));
+    t.policy = policy != RoutingKind::automatic                 ? policy
                : technology == scenario::Technology::infiniband ? RoutingKind::static_
-                                                                 : RoutingKind::ecmp;
+                                                                : RoutingKind::ecmp;
     routing_detail::build_server_tables(t);
     routing_detail::build_fabric_tables(t);
     t.lists.finish();
@@ -335,8 +338,10 @@ std::vector<LinkShare> Routing::spread(const FlowKey& flow) const {
         std::sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         level.clear();
         for (const auto& [node, share] : next) {
-            if (!level.empty() && level.back().first == node) level.back().second += share;
-            else level.emplace_back(node, share);
+            if (!level.empty() && level.back().first == node)
+                level.back().second += share;
+            else
+                level.emplace_back(node, share);
         }
     }
     return out;
@@ -347,8 +352,8 @@ std::size_t Routing::table_bytes() const {
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     const auto& st = t.server;
     const auto& ft = t.fabric;
-    return sizeof(RoutingTables) + t.lists.bytes() + bytes(t.nodes) + bytes(t.node_seed) + bytes(st.node_offset) + bytes(st.nodes) +
-           bytes(st.gateway_offset) + bytes(st.gateways) + bytes(st.layout) + bytes(st.layout_size) +
+    return sizeof(RoutingTables) + t.lists.bytes() + bytes(t.nodes) + bytes(t.node_seed) + bytes(st.node_offset) +
+           bytes(st.nodes) + bytes(st.gateway_offset) + bytes(st.gateways) + bytes(st.layout) + bytes(st.layout_size) +
            bytes(st.layout_offset) + bytes(st.table) + bytes(ft.switches) + bytes(ft.table) + bytes(ft.endpoints) +
            bytes(ft.component) + bytes(ft.group) + bytes(ft.own_ports) + bytes(ft.attach_offset) +
            bytes(ft.attach_switch) + bytes(ft.attach_ports) + bytes(ft.multi) + bytes(ft.multi_table) +

@@ -140,10 +140,9 @@ void build_server_tables(RoutingTables& t) {
             });
             if (attached) st.gateways.push_back(st.nodes[i]);
         }
-        std::stable_sort(st.gateways.begin() + static_cast<std::ptrdiff_t>(first), st.gateways.end(),
-                         [&](NodeId a, NodeId b) {
-                             return gateway_order(topo.node(a).kind) < gateway_order(topo.node(b).kind);
-                         });
+        std::stable_sort(
+            st.gateways.begin() + static_cast<std::ptrdiff_t>(first), st.gateways.end(),
+            [&](NodeId a, NodeId b) { return gateway_order(topo.node(a).kind) < gateway_order(topo.node(b).kind); });
         st.gateway_offset.push_back(static_cast<std::uint32_t>(st.gateways.size()));
     }
 
@@ -151,9 +150,10 @@ void build_server_tables(RoutingTables& t) {
     std::map<std::vector<std::uint64_t>, std::uint32_t> layouts;
     st.layout.resize(servers);
     for (std::uint32_t s = 0; s < servers; ++s) {
-        const std::span<const NodeId> local(st.nodes.data() + st.node_offset[s], st.node_offset[s + 1] - st.node_offset[s]);
-        auto [it, inserted] = layouts.try_emplace(signature(topo, t.nodes, local, s),
-                                                  static_cast<std::uint32_t>(st.layout_size.size()));
+        const std::span<const NodeId> local(st.nodes.data() + st.node_offset[s],
+                                            st.node_offset[s + 1] - st.node_offset[s]);
+        auto [it, inserted] =
+            layouts.try_emplace(signature(topo, t.nodes, local, s), static_cast<std::uint32_t>(st.layout_size.size()));
         if (inserted) build_layout(t, local, s);
         st.layout[s] = it->second;
     }

@@ -46,11 +46,11 @@ private:
 
 // What routing needs to know of one node, packed.
 struct NodeRoute {
-    std::uint32_t server = none;     // ServerId value
-    std::uint32_t local = none;      // position among its server's nodes
-    std::uint32_t endpoint = none;   // index among fabric endpoints
-    std::uint32_t sw = none;         // index among fabric switches
-    std::uint32_t rank_nic = none;   // for a rank's GPU (or host): the NIC that serves it
+    std::uint32_t server = none;    // ServerId value
+    std::uint32_t local = none;     // position among its server's nodes
+    std::uint32_t endpoint = none;  // index among fabric endpoints
+    std::uint32_t sw = none;        // index among fabric switches
+    std::uint32_t rank_nic = none;  // for a rank's GPU (or host): the NIC that serves it
     NodeKind kind = NodeKind::host;
 };
 
@@ -59,25 +59,25 @@ struct ServerTables {
     std::vector<NodeId> nodes;                  // by node id within a server
     std::vector<std::uint32_t> gateway_offset;  // server s: its fabric endpoints (NICs first)
     std::vector<NodeId> gateways;
-    std::vector<std::uint32_t> layout;          // per server
-    std::vector<std::uint32_t> layout_size;     // per layout: local node count L
-    std::vector<std::uint32_t> layout_offset;   // per layout: start of its L x L table
-    std::vector<std::uint32_t> table;           // [at_local * L + dst_local] -> list id
+    std::vector<std::uint32_t> layout;         // per server
+    std::vector<std::uint32_t> layout_size;    // per layout: local node count L
+    std::vector<std::uint32_t> layout_offset;  // per layout: start of its L x L table
+    std::vector<std::uint32_t> table;          // [at_local * L + dst_local] -> list id
 };
 
 struct FabricTables {
-    std::vector<NodeId> switches;               // switch index -> node
+    std::vector<NodeId> switches;  // switch index -> node
     std::uint32_t groups = 0;
-    std::vector<std::uint32_t> table;           // [switch * groups + group] -> list id
-    std::vector<NodeId> endpoints;              // endpoint index -> node
-    std::vector<std::uint32_t> component;       // per endpoint: connected fabric
-    std::vector<std::uint32_t> group;           // per endpoint
-    std::vector<std::uint32_t> own_ports;       // per endpoint: list of its fabric ports
-    std::vector<std::uint32_t> attach_offset;   // per endpoint: attach[attach_offset[e] ..)
-    std::vector<NodeId> attach_switch;          // a switch the endpoint hangs off
-    std::vector<std::uint32_t> attach_ports;    // that switch's ports to the endpoint (list id)
-    std::vector<std::uint32_t> multi;           // per endpoint: row in multi_table, or none
-    std::vector<std::uint32_t> multi_table;     // [row * groups + group] -> list id
+    std::vector<std::uint32_t> table;          // [switch * groups + group] -> list id
+    std::vector<NodeId> endpoints;             // endpoint index -> node
+    std::vector<std::uint32_t> component;      // per endpoint: connected fabric
+    std::vector<std::uint32_t> group;          // per endpoint
+    std::vector<std::uint32_t> own_ports;      // per endpoint: list of its fabric ports
+    std::vector<std::uint32_t> attach_offset;  // per endpoint: attach[attach_offset[e] ..)
+    std::vector<NodeId> attach_switch;         // a switch the endpoint hangs off
+    std::vector<std::uint32_t> attach_ports;   // that switch's ports to the endpoint (list id)
+    std::vector<std::uint32_t> multi;          // per endpoint: row in multi_table, or none
+    std::vector<std::uint32_t> multi_table;    // [row * groups + group] -> list id
     DmodkPlan dmodk;
 };
 

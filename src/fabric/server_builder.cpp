@@ -41,7 +41,8 @@ std::vector<int> nvlink_split(const scenario::NvlinkSpec& nv) {
         const int sum = std::accumulate(nv.split.begin(), nv.split.end(), 0);
         if (sum != nv.links_per_gpu || std::any_of(nv.split.begin(), nv.split.end(), [](int n) { return n < 0; }))
             bad("cluster.server.nvlink.split",
-                fmt::format("the split adds up to {} links, but each GPU has {} (links_per_gpu)", sum, nv.links_per_gpu));
+                fmt::format("the split adds up to {} links, but each GPU has {} (links_per_gpu)", sum,
+                            nv.links_per_gpu));
         return nv.split;
     }
     std::vector<int> split(static_cast<std::size_t>(nv.switches), nv.links_per_gpu / nv.switches);
@@ -69,7 +70,8 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
     const scenario::NvlinkSpec& nv = spec.nvlink;
     const bool nvlink = gpus > 0 && nv.links_per_gpu > 0;
 
-    if (cluster.servers < 1) bad("cluster.servers", fmt::format("expected at least 1 server, found {}", cluster.servers));
+    if (cluster.servers < 1)
+        bad("cluster.servers", fmt::format("expected at least 1 server, found {}", cluster.servers));
     if (gpus < 0) bad("cluster.server.gpus", fmt::format("expected 0 or more GPUs, found {}", gpus));
     if (nics < 0) bad("cluster.server.nics", fmt::format("expected 0 or more NICs, found {}", nics));
     if (nics == 0 && cluster.servers > 1)
@@ -129,8 +131,8 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
         } else if (nvlink) {
             for (int g = 0; g + 1 < gpus; g += 2)
                 for (int k = 0; k < nv.links_per_gpu; ++k)
-                    topology.add_link(info.gpus[static_cast<std::size_t>(g)], info.gpus[static_cast<std::size_t>(g + 1)],
-                                      board_link(nvl));
+                    topology.add_link(info.gpus[static_cast<std::size_t>(g)],
+                                      info.gpus[static_cast<std::size_t>(g + 1)], board_link(nvl));
         }
 
         for (int i = 0; i < nics; ++i) {

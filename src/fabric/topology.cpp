@@ -59,7 +59,8 @@ NodeId Topology::add_node(Node node) {
 
 LinkId Topology::add_link(NodeId a, NodeId b, Link properties) {
     if (a.value() >= nodes_.size() || b.value() >= nodes_.size() || a == b)
-        throw InternalError(fmt::format("Topology::add_link({}, {}) with {} nodes", a.value(), b.value(), nodes_.size()));
+        throw InternalError(
+            fmt::format("Topology::add_link({}, {}) with {} nodes", a.value(), b.value(), nodes_.size()));
     const LinkId id{static_cast<LinkId::rep>(links_.size())};
     properties.a = a;
     properties.b = b;
@@ -93,8 +94,8 @@ NodeId Topology::endpoint_node(RankId e) const {
     if (i < storage_nodes_.size()) return storage_nodes_[i];
     i -= storage_nodes_.size();
     if (i < clients_.size()) return clients_[i];
-    throw ModelError(fmt::format("endpoint {} is past the topology's {} ranks, {} storage nodes and {} clients", e.value(),
-                                 ranks_.size(), storage_nodes_.size(), clients_.size()));
+    throw ModelError(fmt::format("endpoint {} is past the topology's {} ranks, {} storage nodes and {} clients",
+                                 e.value(), ranks_.size(), storage_nodes_.size(), clients_.size()));
 }
 
 std::size_t Topology::count(NodeKind kind) const {

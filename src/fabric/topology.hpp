@@ -32,14 +32,14 @@ enum class NodeKind : std::uint8_t {
     gpu,
     nvswitch,
     pcie_switch,
-    host,          // the server's CPU / PCIe root complex
-    nic,           // a compute-fabric NIC
-    storage_nic,   // a front-end / storage NIC
-    leaf,          // fabric tier 1
-    spine,         // fabric tier 2 (aggregation in a 3-tier fat tree)
-    core,          // fabric tier 3
+    host,         // the server's CPU / PCIe root complex
+    nic,          // a compute-fabric NIC
+    storage_nic,  // a front-end / storage NIC
+    leaf,         // fabric tier 1
+    spine,        // fabric tier 2 (aggregation in a 3-tier fat tree)
+    core,         // fabric tier 3
     storage_node,
-    client,        // a CPU-only client host on the compute fabric (cluster.clients)
+    client,  // a CPU-only client host on the compute fabric (cluster.clients)
 };
 std::string_view to_string(NodeKind kind);
 bool is_fabric_switch(NodeKind kind);  // leaf, spine, core
@@ -59,16 +59,16 @@ struct Port {
 
 struct Node {
     NodeKind kind = NodeKind::host;
-    std::string name;                 // unique: "s3.gpu5", "s3.nic5", "leaf12", "p1.spine4"
-    ServerId server;                  // invalid for fabric switches, storage nodes and clients
-    std::uint32_t local_index = 0;    // index among its kind in its server / tier
-    std::uint32_t plane = 0;          // fabric plane (switches and NICs)
-    std::uint32_t pod = 0;            // fat-tree pod (leaf and spine tiers)
-    std::uint32_t rail = 0;           // rail of a rail-optimized leaf / of a NIC
-    Time forwarding_latency;          // port-to-port for switches; zero for endpoints
-    Bytes buffer;                     // shared buffer of a switch; a NIC's receive buffer
-    std::uint32_t radix = 0;          // a switch's ports (its preset's radix, used or not)
-    bool storage_fabric = false;      // a switch of cluster.storage_fabric (not the compute fabric)
+    std::string name;               // unique: "s3.gpu5", "s3.nic5", "leaf12", "p1.spine4"
+    ServerId server;                // invalid for fabric switches, storage nodes and clients
+    std::uint32_t local_index = 0;  // index among its kind in its server / tier
+    std::uint32_t plane = 0;        // fabric plane (switches and NICs)
+    std::uint32_t pod = 0;          // fat-tree pod (leaf and spine tiers)
+    std::uint32_t rail = 0;         // rail of a rail-optimized leaf / of a NIC
+    Time forwarding_latency;        // port-to-port for switches; zero for endpoints
+    Bytes buffer;                   // shared buffer of a switch; a NIC's receive buffer
+    std::uint32_t radix = 0;        // a switch's ports (its preset's radix, used or not)
+    bool storage_fabric = false;    // a switch of cluster.storage_fabric (not the compute fabric)
     std::vector<Port> ports;
 };
 
@@ -76,20 +76,20 @@ struct Link {
     NodeId a, b;
     std::uint32_t a_port = 0, b_port = 0;
     LinkType type = LinkType::fabric;
-    std::string link_class;           // "nvlink4", "pcie-gen5-x16", "roce-400G", "ib-ndr"
-    Bandwidth bandwidth;              // line rate per direction
-    double efficiency = 1.0;          // payload / wire bytes for this link class and MTU
-    Time propagation;                 // cable or trace delay
+    std::string link_class;   // "nvlink4", "pcie-gen5-x16", "roce-400G", "ib-ndr"
+    Bandwidth bandwidth;      // line rate per direction
+    double efficiency = 1.0;  // payload / wire bytes for this link class and MTU
+    Time propagation;         // cable or trace delay
     Length length;
     Medium medium = Medium::board;
-    std::uint8_t tier = 0;            // fabric links: 1 NIC-leaf, 2 leaf-spine, 3 spine-core
+    std::uint8_t tier = 0;                // fabric links: 1 NIC-leaf, 2 leaf-spine, 3 spine-core
     Bandwidth payload_bandwidth() const;  // bandwidth x efficiency, rounded down
 };
 
 // A direction on a link: a -> b is forward.
 struct DirectedLink {
     LinkId link;
-    bool reverse = false;                       // true: b -> a
+    bool reverse = false;  // true: b -> a
     std::uint32_t index() const { return link.value() * 2 + (reverse ? 1 : 0); }
     static DirectedLink from_index(std::uint32_t i) { return {LinkId{i / 2}, (i % 2) == 1}; }
     bool operator==(const DirectedLink&) const = default;
@@ -98,10 +98,10 @@ struct DirectedLink {
 struct RankInfo {
     RankId rank;
     ServerId server;
-    std::uint32_t local_index = 0;    // GPU index inside the server
-    NodeId gpu;                       // the GPU node (the host node for a GPU-less server)
-    NodeId nic;                       // the compute NIC that serves it (its rail)
-    std::uint32_t rail = 0;           // index of that NIC in its server
+    std::uint32_t local_index = 0;  // GPU index inside the server
+    NodeId gpu;                     // the GPU node (the host node for a GPU-less server)
+    NodeId nic;                     // the compute NIC that serves it (its rail)
+    std::uint32_t rail = 0;         // index of that NIC in its server
 };
 
 struct ServerInfo {

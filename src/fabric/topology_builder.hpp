@@ -17,8 +17,8 @@
 // fabric: one node each, cabled straight to the leaves after the servers' NICs (NIC k on plane
 // k mod planes; clients may leave a plane without NICs when they have fewer NICs than planes).
 // topology: custom takes its switches and cables from cluster.fabric.switches and links
-// instead of a plan (custom_fabric.cpp). The storage fabric likewise, with the servers' storage NICs and the storage nodes as its
-// endpoints.
+// instead of a plan (custom_fabric.cpp). The storage fabric likewise, with the servers' storage NICs and the storage
+// nodes as its endpoints.
 #pragma once
 
 #include "fabric/fabric_plan.hpp"

@@ -6,9 +6,9 @@
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>

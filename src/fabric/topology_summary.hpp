@@ -33,41 +33,41 @@ struct SwitchCounts {
 
 struct CableCounts {
     int copper = 0, optical = 0;
-    int transceivers = 0;             // one per end of an optical cable
+    int transceivers = 0;                // one per end of an optical cable
     std::map<std::string, int> by_tier;  // "nic-leaf", "leaf-spine", "spine-core"
     int total() const { return copper + optical; }
 };
 
 // Downlink : uplink bandwidth of the busiest switch of a tier (leaves; spines of a fat tree).
 struct TierOversubscription {
-    std::string tier;                 // "leaf", "spine"
-    double ratio = 0.0;               // down / up
+    std::string tier;    // "leaf", "spine"
+    double ratio = 0.0;  // down / up
 };
 
 struct TopologySummary {
-    std::string topology;             // as built: "single-switch", "leaf-spine", ...
-    std::string requested_topology;   // as asked
-    std::string technology;           // "roce", "infiniband"
+    std::string topology;            // as built: "single-switch", "leaf-spine", ...
+    std::string requested_topology;  // as asked
+    std::string technology;          // "roce", "infiniband"
     int planes = 1;
     int servers = 0, ranks = 0;
     int gpus = 0, nics = 0, storage_nics = 0, storage_nodes = 0;
-    int clients = 0, client_nics = 0; // client hosts on the compute fabric and their fabric links
+    int clients = 0, client_nics = 0;  // client hosts on the compute fabric and their fabric links
     int nvswitches = 0, pcie_switches = 0;
-    SwitchCounts switches;            // compute fabric, all planes
+    SwitchCounts switches;  // compute fabric, all planes
     SwitchCounts storage_switches;
-    std::map<std::string, int> links;         // by LinkType name
-    std::map<std::string, int> link_classes;  // by link class name
-    CableCounts cables;               // compute and storage fabrics
-    Bandwidth link_speed;             // compute fabric switch-switch rate
-    int radix = 0;                    // switch ports at link_speed
+    std::map<std::string, int> links;                // by LinkType name
+    std::map<std::string, int> link_classes;         // by link class name
+    CableCounts cables;                              // compute and storage fabrics
+    Bandwidth link_speed;                            // compute fabric switch-switch rate
+    int radix = 0;                                   // switch ports at link_speed
     int leaf_down = 0, leaf_up = 0, leaf_spare = 0;  // design split of a leaf
-    int spare_ports = 0;              // unused compute-fabric switch ports, all switches
-    int max_servers = 0;              // the largest cluster these switches and kind can build
+    int spare_ports = 0;                             // unused compute-fabric switch ports, all switches
+    int max_servers = 0;                             // the largest cluster these switches and kind can build
     std::vector<TierOversubscription> oversubscription;
-    Bandwidth bisection;              // compute fabric, one direction
+    Bandwidth bisection;  // compute fabric, one direction
     int diameter_hops = 0;
     Time max_nic_to_nic_latency;
-    Bandwidth nvlink_per_gpu;         // NVLink line rate per direction of one GPU
+    Bandwidth nvlink_per_gpu;  // NVLink line rate per direction of one GPU
 };
 
 // `cluster` must be the spec `topology` was built from.

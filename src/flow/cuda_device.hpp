@@ -10,8 +10,8 @@ namespace fabricsim::flow {
 
 struct CudaAvailability {
     bool usable = false;
-    std::string device;   // e.g. "NVIDIA H200 (sm_90)" when usable
-    std::string reason;   // why not, when !usable: a sentence a user can act on
+    std::string device;  // e.g. "NVIDIA H200 (sm_90)" when usable
+    std::string reason;  // why not, when !usable: a sentence a user can act on
 };
 
 CudaAvailability cuda_availability();

@@ -24,7 +24,7 @@ FluidParams fluid_params(const congestion::DcqcnParams& d, Bytes mtu, Bandwidth 
     // (one per marked packet at zero: then the period is a packet time).
     const double packet_time = p.mtu / bytes_per_s(line_rate);
     p.tau = d.reaction == congestion::DcqcnReaction::periodic ? seconds(d.rate_decrease_interval)
-                                                               : std::max(seconds(d.cnp_interval), packet_time);
+                                                              : std::max(seconds(d.cnp_interval), packet_time);
     p.tau_alpha = seconds(d.alpha_update_interval);
     p.timer = seconds(d.rate_increase_timer);
     p.byte_counter = static_cast<double>(d.byte_counter.count());
@@ -71,14 +71,15 @@ void DcqcnFluid::begin_flow(Bandwidth line, double bytes, Time feedback_delay, B
     finished_.push_back(0);
     const std::int64_t d = (feedback_delay.picoseconds() + step_.picoseconds() / 2) / step_.picoseconds();
     if (d >= depth_)
-        throw InternalError(fmt::format("DCQCN fluid model: a feedback delay of {} steps beyond the {} allowed", d,
-                                        depth_ - 1));
+        throw InternalError(
+            fmt::format("DCQCN fluid model: a feedback delay of {} steps beyond the {} allowed", d, depth_ - 1));
     delay_.push_back(static_cast<std::uint32_t>(d));
 }
 
 void DcqcnFluid::add_use(std::uint32_t link, double share) {
     if (link >= links() || !(share > 0) || share > 1)
-        throw InternalError(fmt::format("DCQCN fluid model: a use of link {} of {} with share {}", link, links(), share));
+        throw InternalError(
+            fmt::format("DCQCN fluid model: a use of link {} of {} with share {}", link, links(), share));
     link_of_.push_back(link);
     share_.push_back(share);
 }

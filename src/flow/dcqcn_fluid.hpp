@@ -34,8 +34,8 @@ inline constexpr double kEndless = std::numeric_limits<double>::infinity();  // 
 FluidParams fluid_params(const congestion::DcqcnParams& dcqcn, Bytes mtu, Bandwidth line_rate);
 
 struct FluidLink {
-    Bandwidth capacity;                 // payload rate
-    congestion::RedParams red;          // marking thresholds (pmax 0: never marks)
+    Bandwidth capacity;                                                   // payload rate
+    congestion::RedParams red;                                            // marking thresholds (pmax 0: never marks)
     Bytes queue_limit = Bytes{std::numeric_limits<std::int64_t>::max()};  // back-pressure at this queue
 };
 
@@ -67,14 +67,14 @@ public:
     Time now() const { return step_ * static_cast<std::int64_t>(steps_); }
     const FluidParams& params() const { return params_; }
 
-    double queue(std::uint32_t l) const { return queue_[l]; }           // bytes
-    double mark(std::uint32_t l) const { return mark_[l]; }             // p_l
-    double arrival(std::uint32_t l) const { return arrival_[l]; }       // bytes/s, last step
-    double throttle(std::uint32_t l) const { return throttle_[l]; }     // θ_l
-    double current_rate(std::uint32_t f) const { return rc_[f]; }       // R_C, bytes/s
-    double target_rate(std::uint32_t f) const { return rt_[f]; }        // R_T, bytes/s
+    double queue(std::uint32_t l) const { return queue_[l]; }        // bytes
+    double mark(std::uint32_t l) const { return mark_[l]; }          // p_l
+    double arrival(std::uint32_t l) const { return arrival_[l]; }    // bytes/s, last step
+    double throttle(std::uint32_t l) const { return throttle_[l]; }  // θ_l
+    double current_rate(std::uint32_t f) const { return rc_[f]; }    // R_C, bytes/s
+    double target_rate(std::uint32_t f) const { return rt_[f]; }     // R_T, bytes/s
     double alpha(std::uint32_t f) const { return alpha_[f]; }
-    double sending(std::uint32_t f) const { return send_[f]; }          // R_C·θ, bytes/s
+    double sending(std::uint32_t f) const { return send_[f]; }  // R_C·θ, bytes/s
     double bytes_left(std::uint32_t f) const { return left_[f]; }
     // The time a flow sent its last byte (the end of that step), or Time::max() while it sends.
     Time finished(std::uint32_t f) const {

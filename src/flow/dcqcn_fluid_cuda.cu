@@ -20,7 +20,8 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess)
-        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " +
+                         cudaGetErrorString(e));
 }
 
 constexpr int kThreads = 256;

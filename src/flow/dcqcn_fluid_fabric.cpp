@@ -28,18 +28,22 @@ Bytes queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec&
         std::int64_t total = 0;
         for (DirectedLink in : feeders) {
             const fabric::Link& link = topology.link(in.link);
-            Bytes b = c.infiniband.vl_buffer ? *c.infiniband.vl_buffer
-                                             : fabric::IbCredits::auto_buffer(link, sw.forwarding_latency, c.fabric.mtu);
-            if (!c.infiniband.vl_buffer) b = std::max(b, fabric::IbCredits::switch_share(sw, c.infiniband.virtual_lanes));
+            Bytes b = c.infiniband.vl_buffer
+                          ? *c.infiniband.vl_buffer
+                          : fabric::IbCredits::auto_buffer(link, sw.forwarding_latency, c.fabric.mtu);
+            if (!c.infiniband.vl_buffer)
+                b = std::max(b, fabric::IbCredits::switch_share(sw, c.infiniband.virtual_lanes));
             total += b.count();
         }
         return Bytes{std::max<std::int64_t>(total, 1)};
     }
     if (!c.roce.lossless || !c.roce.pfc.enabled) return Bytes{kUnbounded};
     if (c.roce.pfc.xoff) return Bytes{n * c.roce.pfc.xoff->count()};
-    const double alpha = scenario::mmu_alpha(c.roce.mmu, topology.link(feeders.empty() ? out.link : feeders[0].link).bandwidth);
+    const double alpha =
+        scenario::mmu_alpha(c.roce.mmu, topology.link(feeders.empty() ? out.link : feeders[0].link).bandwidth);
     const double buffer = static_cast<double>(sw.buffer.count());
-    return Bytes{static_cast<std::int64_t>(static_cast<double>(n) * alpha * buffer / (1.0 + static_cast<double>(n) * alpha))};
+    return Bytes{
+        static_cast<std::int64_t>(static_cast<double>(n) * alpha * buffer / (1.0 + static_cast<double>(n) * alpha))};
 }
 
 }  // namespace
@@ -53,8 +57,9 @@ FluidParams fluid_params_of(const scenario::ClusterSpec& c) {
     }
     // The NIC preset scales R_AI and R_HAI with the line rate; a fabric's NICs share one.
     const Bandwidth line = c.server.nic.line_rate;
-    congestion::DcqcnParams d = c.roce.dcqcn.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper()
-                                                                                   : congestion::DcqcnParams::nic(line);
+    congestion::DcqcnParams d = c.roce.dcqcn.preset == scenario::DcqcnPreset::paper
+                                    ? congestion::DcqcnParams::paper()
+                                    : congestion::DcqcnParams::nic(line);
     const scenario::DcqcnSpec& o = c.roce.dcqcn;
     if (o.g) d.g = *o.g;
     if (o.rate_ai) d.rate_ai = *o.rate_ai;
@@ -107,7 +112,8 @@ FluidFabric fluid_fabric(const fabric::Topology& topology, const fabric::Routing
         const fabric::Link& link = topology.link(l.link);
         FluidLink fl;
         fl.capacity = link.payload_bandwidth();
-        const bool marks = roce && c.roce.ecn.enabled && fabric::is_fabric_switch(topology.node(topology.source(l)).kind);
+        const bool marks =
+            roce && c.roce.ecn.enabled && fabric::is_fabric_switch(topology.node(topology.source(l)).kind);
         if (marks) {
             const scenario::EcnThresholds t = scenario::ecn_thresholds(c.roce.ecn, link.bandwidth);
             fl.red = congestion::RedParams{t.kmin, t.kmax, c.roce.ecn.pmax};

@@ -32,9 +32,9 @@ namespace fabricsim::flow {
 FluidParams fluid_params_of(const scenario::ClusterSpec& cluster);
 
 struct FluidDemand {
-    RankId src, dst;           // endpoints (Topology::endpoint_node)
+    RankId src, dst;  // endpoints (Topology::endpoint_node)
     double bytes = kEndless;
-    std::uint32_t qp = 0;      // the flow key's QP: which ECMP path
+    std::uint32_t qp = 0;  // the flow key's QP: which ECMP path
 };
 
 // `step`: the Euler step. The model's flow i is demands[i]; its links are the directed links
@@ -45,7 +45,6 @@ struct FluidFabric {
     std::vector<fabric::DirectedLink> link_of;  // model link -> directed link
 };
 FluidFabric fluid_fabric(const fabric::Topology& topology, const fabric::Routing& routing,
-                         const scenario::ClusterSpec& cluster, Time step,
-                         std::span<const FluidDemand> demands);
+                         const scenario::ClusterSpec& cluster, Time step, std::span<const FluidDemand> demands);
 
 }  // namespace fabricsim::flow

@@ -51,17 +51,17 @@ namespace fabricsim::flow {
 // Every parameter in plain SI doubles (bytes, bytes/s, seconds), converted once from the
 // typed DcqcnParams by fluid_params() (dcqcn_fluid.hpp).
 struct FluidParams {
-    double g = 1.0 / 256;        // alpha gain
-    double tau = 4e-6;           // τ: rate-decrease period (s)
-    double tau_alpha = 1e-6;     // τ': alpha period (s)
-    double timer = 300e-6;       // T: rate-increase timer (s)
-    double byte_counter = 0;     // B (bytes); 0: no byte counter
-    double fast_recovery = 1;    // F
-    double rate_ai = 0;          // R_AI (bytes/s)
-    double rate_hai = 0;         // R_HAI (bytes/s)
-    double min_rate = 0;         // R_min (bytes/s)
-    double mtu = 4096;           // bytes per packet: packet counts in (1)-(5)
-    bool react = true;           // false: no rate control (R_C stays at line): back-pressure only
+    double g = 1.0 / 256;      // alpha gain
+    double tau = 4e-6;         // τ: rate-decrease period (s)
+    double tau_alpha = 1e-6;   // τ': alpha period (s)
+    double timer = 300e-6;     // T: rate-increase timer (s)
+    double byte_counter = 0;   // B (bytes); 0: no byte counter
+    double fast_recovery = 1;  // F
+    double rate_ai = 0;        // R_AI (bytes/s)
+    double rate_hai = 0;       // R_HAI (bytes/s)
+    double min_rate = 0;       // R_min (bytes/s)
+    double mtu = 4096;         // bytes per packet: packet counts in (1)-(5)
+    bool react = true;         // false: no rate control (R_C stays at line): back-pressure only
 };
 
 // Raw views of the model's arrays, the same on host and device. Links: capacity, RED
@@ -77,9 +77,9 @@ struct FluidArrays {
     const double* share = nullptr;
     const double* line = nullptr;
     const std::uint32_t* delay = nullptr;
-    double *queue = nullptr, *mark = nullptr, *throttle = nullptr, *arrival = nullptr;  // per link
+    double *queue = nullptr, *mark = nullptr, *throttle = nullptr, *arrival = nullptr;        // per link
     double *rc = nullptr, *rt = nullptr, *alpha = nullptr, *send = nullptr, *left = nullptr;  // per flow
-    std::uint64_t* finished = nullptr;  // per flow: the step it sent its last byte in; 0: not yet
+    std::uint64_t* finished = nullptr;             // per flow: the step it sent its last byte in; 0: not yet
     double *hist_p = nullptr, *hist_rc = nullptr;  // flows × depth
 };
 
@@ -113,7 +113,7 @@ FABRICSIM_HD inline FluidRates dcqcn_derivatives(const FluidParams& P, double rc
                                                  double rc_d) {
     const double x = rc_d / P.mtu;  // packets/s one feedback delay ago
     const double lq = p_d >= 1.0 ? -INFINITY : log1p(-p_d);
-    const double cut = 1.0 - unmarked(lq, P.tau * x);             // a cut in this τ
+    const double cut = 1.0 - unmarked(lq, P.tau * x);               // a cut in this τ
     const double alpha_mark = 1.0 - unmarked(lq, P.tau_alpha * x);  // a CNP in this τ'
     const double n_timer = P.timer * x;
     const double n_bytes = P.byte_counter > 0 ? P.byte_counter / P.mtu : 0.0;

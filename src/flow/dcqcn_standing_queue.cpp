@@ -75,7 +75,8 @@ Time StandingQueues::delay(std::uint32_t l, std::size_t flows, std::uint32_t uni
     const std::uint64_t key = (static_cast<std::uint64_t>(l) << 32) | std::min<std::size_t>(flows, UINT32_MAX);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-        const double q = dcqcn_standing_queue(params_, red_[l], capacity, static_cast<int>(std::min<std::size_t>(flows, 1 << 30)));
+        const double q =
+            dcqcn_standing_queue(params_, red_[l], capacity, static_cast<int>(std::min<std::size_t>(flows, 1 << 30)));
         it = cache_.emplace(key, time_of(q, capacity)).first;
     }
     return std::max(half_packet, it->second);

@@ -42,7 +42,7 @@ private:
     const fabric::Topology& topology_;
     FluidParams params_;
     bool on_ = false;
-    std::vector<congestion::RedParams> red_;  // per directed link; pmax 0: does not mark
+    std::vector<congestion::RedParams> red_;                 // per directed link; pmax 0: does not mark
     mutable std::unordered_map<std::uint64_t, Time> cache_;  // (link, flows) -> delay
 };
 

@@ -43,9 +43,8 @@ std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
             const std::uint32_t d = topology.egress(at, p).index();
             bool joined = false;
             for (const auto& [peer, r] : seen)
-                if (peer == port.peer.value() &&
-                    topology.link(DirectedLink::from_index(r).link).payload_bandwidth() ==
-                        topology.link(port.link).payload_bandwidth()) {
+                if (peer == port.peer.value() && topology.link(DirectedLink::from_index(r).link).payload_bandwidth() ==
+                                                     topology.link(port.link).payload_bandwidth()) {
                     rep[d] = std::min(rep[d], r);
                     joined = true;
                     break;
@@ -61,7 +60,8 @@ std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
 // Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
 Time fluid_time(double bytes, double bytes_per_s) {
     const double ps = std::ceil(bytes / bytes_per_s * 1e12);
-    if (!(ps < 9.2e18)) throw ModelError(fmt::format("flow model: {} B at {} B/s takes beyond the end of time", bytes, bytes_per_s));
+    if (!(ps < 9.2e18))
+        throw ModelError(fmt::format("flow model: {} B at {} B/s takes beyond the end of time", bytes, bytes_per_s));
     return Time::ps(static_cast<std::int64_t>(ps));
 }
 }  // namespace
@@ -139,7 +139,8 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
     return t;
 }
 
-double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const {
+double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit,
+                               std::span<const LinkUse> uses) const {
     double bottleneck = kUncapped;
     for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
     return stripe_cap(routing_.candidates(key.src, key).size(), bottleneck, bytes, unit);
@@ -195,7 +196,8 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
     const std::vector<LinkUse> uses = uses_of(key);
     double bottleneck = 1e300;
     for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
-    bottleneck = std::min(bottleneck, stripe_cap(key, static_cast<double>(message.size.count()), static_cast<std::uint32_t>(unit), uses));
+    bottleneck = std::min(
+        bottleneck, stripe_cap(key, static_cast<double>(message.size.count()), static_cast<std::uint32_t>(unit), uses));
     const bool fabric = !(a.valid() && a == b);
     const int qps = fabric ? std::max(1, spec_.qps_per_connection) : 1;
     // Several QPs: the slowest part (ECMP may pile them on one link; alone, they share
@@ -205,7 +207,8 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
     return path_latency(hops, static_cast<std::uint32_t>(unit)) + fluid_time(part, per_part_rate);
 }
 
-std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts, Time latency) {
+std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts,
+                                       Time latency) {
     std::uint32_t slot;
     if (!free_messages_.empty()) {
         slot = free_messages_.back();
@@ -295,7 +298,8 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         throw InternalError(fmt::format("flow model: message {} between endpoints {} and {} of {}", message.id.value(),
                                         message.src.value(), message.dst.value(), endpoints));
     const NodeId src = endpoint(message.src), dst = endpoint(message.dst);
-    if (src == dst) throw InternalError(fmt::format("flow model: message {} from a node to itself", message.id.value()));
+    if (src == dst)
+        throw InternalError(fmt::format("flow model: message {} from a node to itself", message.id.value()));
     const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
     const bool inside = a.valid() && a == b;
     const std::uint32_t qps = inside ? 1u : static_cast<std::uint32_t>(std::max(1, spec_.qps_per_connection));
@@ -331,9 +335,14 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         }
         // Fewer segments than ports inside a server: oldest first (the header).
         const std::uint32_t node = src.value();
-        const Waiting w{key_of(j), slot, unit,
+        const Waiting w{key_of(j),
+                        slot,
+                        unit,
                         static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / static_cast<double>(unit)))),
-                        static_cast<std::uint32_t>(r.candidates), kNoGate, bytes, cap};
+                        static_cast<std::uint32_t>(r.candidates),
+                        kNoGate,
+                        bytes,
+                        cap};
         if (wait_head_[node] == kNoGate && ports_taken_[node] < r.candidates) {
             start_waiting(sim, w, node);
             continue;
@@ -378,8 +387,7 @@ void FlowNetwork::resolve(Simulator& sim) {
         f.rate = solver_.rate(id);
         for (const LinkUse& u : solver_.uses(id)) change_load(u.link, u.share * (f.rate - old), now);
         ++f.version;
-        if (!(f.rate > 0))
-            throw InternalError(fmt::format("flow model: a flow of {} B got rate {}", f.bytes, f.rate));
+        if (!(f.rate > 0)) throw InternalError(fmt::format("flow model: a flow of {} B got rate {}", f.bytes, f.rate));
         due_.push_back({now + fluid_time(f.left, f.rate), id, f.version});
         std::push_heap(due_.begin(), due_.end(), std::greater<>{});
     }
@@ -464,13 +472,13 @@ std::vector<PortReport> FlowNetwork::port_reports() const {
 void FlowNetwork::check_invariants(Time now) const {
     for (std::uint32_t l = 0; l < solver_.links(); ++l) {
         const double c = solver_.capacity(l);
-        if (rate_[l] > c * (1 + 1e-6) ||
-            busy_ps_[l] > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
+        if (rate_[l] > c * (1 + 1e-6) || busy_ps_[l] > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
             const DirectedLink d = DirectedLink::from_index(l);
-            throw ModelError(fmt::format("invariant broken: link {} -> {} carries {:.6g} B/s of its {:.6g} B/s (busy {} ps "
-                                         "in {} ps)",
-                                         topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
-                                         rate_[l], c, busy_ps_[l], now.picoseconds()));
+            throw ModelError(
+                fmt::format("invariant broken: link {} -> {} carries {:.6g} B/s of its {:.6g} B/s (busy {} ps "
+                            "in {} ps)",
+                            topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
+                            rate_[l], c, busy_ps_[l], now.picoseconds()));
         }
     }
     if (sent_ != delivered_ + in_flight_ || in_flight_ < Bytes::zero())

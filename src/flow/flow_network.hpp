@@ -74,8 +74,8 @@ struct FlowModelSpec {
     Bytes mtu = Bytes{4096};           // the fabric's packet payload (pipeline fill, queueing)
     Bytes segment = Bytes{64 * 1024};  // the unit inside one server (as the packet model's)
     scenario::Technology technology = scenario::Technology::roce;
-    int qps_per_connection = 1;        // a message across the fabric: this many flows
-    bool sharp = false;                // InfiniBand switches aggregate (SHARP)
+    int qps_per_connection = 1;                    // a message across the fabric: this many flows
+    bool sharp = false;                            // InfiniBand switches aggregate (SHARP)
     std::optional<scenario::ClusterSpec> cluster;  // for tuning_model()
     // Rates are re-solved at most this often (zero: at every instant something changed).
     // In between, a new flow starts at what its path has free and a finished flow's share
@@ -120,19 +120,19 @@ private:
         DeliveryListener* listener = nullptr;
         Bytes size;
         std::uint32_t parts_left = 0;
-        Time latency;                   // added after its last flow finishes
+        Time latency;  // added after its last flow finishes
         bool in_use = false;
     };
     struct FlowState {
         std::uint32_t message = 0;
-        double left = 0;                // bytes not yet sent, as of `updated`
-        double bytes = 0;               // its size
-        double rate = 0;                // bytes/s
+        double left = 0;   // bytes not yet sent, as of `updated`
+        double bytes = 0;  // its size
+        double rate = 0;   // bytes/s
         Time updated;
         std::uint32_t version = 0;
         std::uint32_t unit = 0;
-        std::uint32_t gate = kNoGate;   // the source node whose ports it holds (admission)
-        std::uint32_t ports = 0;        // how many: its segments, fewer than the ports
+        std::uint32_t gate = kNoGate;  // the source node whose ports it holds (admission)
+        std::uint32_t ports = 0;       // how many: its segments, fewer than the ports
     };
     static constexpr std::uint32_t kNoGate = UINT32_MAX;
     // A stripe-capped message inside a server waiting for its source's ports (admit()).
@@ -154,7 +154,8 @@ private:
     // A message of fewer packets than the k ports it may stripe over uses only as many of
     // them (one packet each): its rate is capped at that fraction of the striped rate, the
     // packet model's "k parallel trains" (kUncapped when it fills every port).
-    double stripe_cap(const fabric::FlowKey& key, double bytes, std::uint32_t unit, std::span<const LinkUse> uses) const;
+    double stripe_cap(const fabric::FlowKey& key, double bytes, std::uint32_t unit,
+                      std::span<const LinkUse> uses) const;
     void request_solve(Simulator& sim);
     void resolve(Simulator& sim);
     void finish_due(Simulator& sim);
@@ -205,7 +206,7 @@ private:
     std::unique_ptr<RateBackend> backend_;
     // Per directed link: its bundle's representative; per representative: its members.
     std::vector<std::uint32_t> bundle_, bundle_size_;
-    std::vector<LinkUse> bundled_;      // scratch of start_flow
+    std::vector<LinkUse> bundled_;  // scratch of start_flow
     std::vector<Route> routes_;
     // Admission inside a server (the header's "oldest first"): per node, the ports its
     // running stripe-capped messages hold and its queue of waiting ones (a list through
@@ -216,8 +217,8 @@ private:
     IncrementalMaxMin solver_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
-    std::vector<FlowState> flows_;      // indexed by solver flow id
-    std::vector<Due> due_;              // min-heap by time (std::greater)
+    std::vector<FlowState> flows_;  // indexed by solver flow id
+    std::vector<Due> due_;          // min-heap by time (std::greater)
     bool solve_pending_ = false;
     Time last_solve_ = Time::zero() - Time::s(1);  // long before the first solve
     EventHandle wake_;

@@ -53,7 +53,8 @@ void FlowSystem::check() const {
             throw InternalError(fmt::format("flow system: use {} names link {} of {} with share {}", k, link_of[k],
                                             capacity.size(), share[k]));
     for (std::size_t l = 0; l < capacity.size(); ++l)
-        if (!(capacity[l] >= 0)) throw InternalError(fmt::format("flow system: link {} has capacity {}", l, capacity[l]));
+        if (!(capacity[l] >= 0))
+            throw InternalError(fmt::format("flow system: link {} has capacity {}", l, capacity[l]));
 }
 
 LinkUses link_uses(const FlowSystem& s) {

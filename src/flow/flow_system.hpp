@@ -21,11 +21,11 @@ namespace fabricsim::flow {
 inline constexpr double kUncapped = std::numeric_limits<double>::infinity();
 
 struct FlowSystem {
-    std::vector<double> capacity;       // per link
-    std::vector<double> weight, cap;    // per flow
+    std::vector<double> capacity;         // per link
+    std::vector<double> weight, cap;      // per flow
     std::vector<std::uint32_t> first{0};  // per flow + 1
-    std::vector<std::uint32_t> link_of; // per use
-    std::vector<double> share;          // per use
+    std::vector<std::uint32_t> link_of;   // per use
+    std::vector<double> share;            // per use
 
     std::size_t links() const { return capacity.size(); }
     std::size_t flows() const { return weight.size(); }

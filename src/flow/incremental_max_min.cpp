@@ -20,9 +20,14 @@ constexpr int kMaxRefills = 8;
 }  // namespace
 
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
-    : capacity_(std::move(capacity)), link_rate_(capacity_.size(), 0.0), backend_(backend),
-      on_link_(capacity_.size()), link_seen_(capacity_.size(), 0), state_seen_(capacity_.size(), 0),
-      state_(capacity_.size()), local_(capacity_.size(), 0) {}
+    : capacity_(std::move(capacity)),
+      link_rate_(capacity_.size(), 0.0),
+      backend_(backend),
+      on_link_(capacity_.size()),
+      link_seen_(capacity_.size(), 0),
+      state_seen_(capacity_.size(), 0),
+      state_(capacity_.size()),
+      local_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
     if (link_seen_[link] == epoch_ + 1) return;  // already queued for the next solve
@@ -53,8 +58,8 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     for (std::size_t i = 0; i < uses.size(); ++i) {
         const std::uint32_t l = uses[i].link;
         if (l >= capacity_.size() || !(uses[i].share > 0))
-            throw InternalError(fmt::format("flow solver: a use of link {} of {} with share {}", l, capacity_.size(),
-                                            uses[i].share));
+            throw InternalError(
+                fmt::format("flow solver: a use of link {} of {} with share {}", l, capacity_.size(), uses[i].share));
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
         on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
         mark_link(l);

@@ -78,8 +78,8 @@ private:
     struct Flow {
         double weight = 1, cap = kUncapped, rate = 0;
         std::vector<LinkUse> uses;
-        std::vector<std::uint32_t> slot;  // its position in on_link_[uses[i].link]
-        std::uint32_t bottleneck = kNone;   // a link, kAtCap, or kNone (not known)
+        std::vector<std::uint32_t> slot;   // its position in on_link_[uses[i].link]
+        std::uint32_t bottleneck = kNone;  // a link, kAtCap, or kNone (not known)
         bool active = false;
     };
     struct LinkState {
@@ -115,7 +115,7 @@ private:
     std::vector<std::uint64_t> link_seen_, flow_seen_;  // epoch of the last visit
     std::vector<std::uint64_t> state_seen_;             // round of state_[link]
     std::vector<LinkState> state_;
-    std::vector<std::uint32_t> local_;                  // link -> its index in system_
+    std::vector<std::uint32_t> local_;  // link -> its index in system_
     std::uint64_t epoch_ = 0, round_ = 0;
     FlowSystem system_;
     std::vector<double> rates_;

@@ -20,9 +20,9 @@
 #include "flow/flow_rules.hpp"
 #include "flow/rate_backend.hpp"
 
+#include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <string>
@@ -33,7 +33,8 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess)
-        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " +
+                         cudaGetErrorString(e));
 }
 
 constexpr int kThreads = 256;
@@ -63,8 +64,9 @@ struct DeviceArray {
 
 // contrib[j] for the j-th use in link order: share·weight of an unfrozen flow (mode 0), or
 // share·rate of a flow frozen this round (mode 1), else 0.
-__global__ void use_terms(std::size_t uses, const std::uint32_t* use_of, const std::uint32_t* flow_of, const double* share,
-                          const double* weight, const double* rate, const unsigned char* frozen, int mode, double* contrib) {
+__global__ void use_terms(std::size_t uses, const std::uint32_t* use_of, const std::uint32_t* flow_of,
+                          const double* share, const double* weight, const double* rate, const unsigned char* frozen,
+                          int mode, double* contrib) {
     for (std::size_t j = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; j < uses;
          j += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         const std::uint32_t f = flow_of[j];
@@ -79,8 +81,9 @@ __global__ void link_levels(std::size_t links, const double* remaining, const do
         level[l] = link_level(remaining[l], load[l]);
 }
 
-__global__ void flow_levels(std::size_t flows, const std::uint32_t* first, const std::uint32_t* link_of, const double* weight,
-                            const double* cap, const double* level, const unsigned char* frozen, double* flow_level) {
+__global__ void flow_levels(std::size_t flows, const std::uint32_t* first, const std::uint32_t* link_of,
+                            const double* weight, const double* cap, const double* level, const unsigned char* frozen,
+                            double* flow_level) {
     for (std::size_t f = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; f < flows;
          f += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         if (frozen[f] != 0) {
@@ -166,25 +169,26 @@ public:
             if (round > flows + kRoundsPerCheck)
                 throw InternalError("CUDA max-min solver: more rounds than flows (a round froze nothing)");
             for (int r = 0; r < kRoundsPerCheck; ++r) {
-                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p, frozen_.p, 0,
-                                                       contrib_.p);
+                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p,
+                                                      frozen_.p, 0, contrib_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, load_.p, static_cast<int>(links),
-                                                      link_first_.p, link_first_.p + 1),
+                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, load_.p,
+                                                      static_cast<int>(links), link_first_.p, link_first_.p + 1),
                       "cub segmented sum");
                 link_levels<<<blocks(links), kThreads>>>(links, remaining_.p, load_.p, level_.p);
-                flow_levels<<<blocks(flows), kThreads>>>(flows, first_.p, link_of_.p, weight_.p, cap_.p, level_.p, frozen_.p,
-                                                         flow_level_.p);
+                flow_levels<<<blocks(flows), kThreads>>>(flows, first_.p, link_of_.p, weight_.p, cap_.p, level_.p,
+                                                         frozen_.p, flow_level_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceReduce::Min(scratch_.p, scratch_bytes, flow_level_.p, scalars_.p, static_cast<int>(flows)),
+                check(cub::DeviceReduce::Min(scratch_.p, scratch_bytes, flow_level_.p, scalars_.p,
+                                             static_cast<int>(flows)),
                       "cub min");
                 freeze_at<<<blocks(flows), kThreads>>>(flows, flow_level_.p, scalars_.p, weight_.p, cap_.p, rate_.p,
                                                        frozen_.p);
-                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p, frozen_.p, 1,
-                                                       contrib_.p);
+                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p,
+                                                      frozen_.p, 1, contrib_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, used_.p, static_cast<int>(links),
-                                                      link_first_.p, link_first_.p + 1),
+                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, used_.p,
+                                                      static_cast<int>(links), link_first_.p, link_first_.p + 1),
                       "cub segmented sum");
                 subtract<<<blocks(links), kThreads>>>(links, used_.p, remaining_.p);
                 if (r + 1 < kRoundsPerCheck) {
@@ -201,8 +205,8 @@ public:
     }
 
 private:
-    DeviceArray<double> capacity_, remaining_, weight_, cap_, share_, load_, level_, used_, contrib_, rate_, flow_level_,
-        scalars_;
+    DeviceArray<double> capacity_, remaining_, weight_, cap_, share_, load_, level_, used_, contrib_, rate_,
+        flow_level_, scalars_;
     DeviceArray<std::uint32_t> first_, link_of_, link_first_, use_of_, flow_of_;
     DeviceArray<unsigned char> frozen_, scratch_;
     DeviceArray<unsigned long long> counter_;

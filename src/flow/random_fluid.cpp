@@ -9,8 +9,8 @@ namespace fabricsim::flow {
 DcqcnFluid random_fluid_model(std::uint64_t seed, std::size_t flows, Time step) {
     const FlowSystem s = random_flow_system(seed, flows);
     std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
-    DcqcnFluid m(fluid_params(congestion::DcqcnParams::nic(Bandwidth::Gbps(100)), Bytes{4096}, Bandwidth::Gbps(100)), step,
-                 Time::us(8));
+    DcqcnFluid m(fluid_params(congestion::DcqcnParams::nic(Bandwidth::Gbps(100)), Bytes{4096}, Bandwidth::Gbps(100)),
+                 step, Time::us(8));
     for (double c : s.capacity) {
         const Bandwidth rate = Bandwidth::bps(static_cast<std::int64_t>(c * 8));
         FluidLink l{rate, congestion::RedParams::nic(rate)};

@@ -16,7 +16,8 @@ FlowSystem random_flow_system(std::uint64_t seed, std::size_t flows) {
     std::uint32_t path[6];
     for (std::size_t f = 0; f < flows; ++f) {
         const int hops = 2 + static_cast<int>(rng() % 5);
-        s.begin_flow(1.0 + static_cast<double>(rng() % 4), rng() % 10 == 0 ? 1e8 + static_cast<double>(rng() % 1000) * 1e7 : kUncapped);
+        s.begin_flow(1.0 + static_cast<double>(rng() % 4),
+                     rng() % 10 == 0 ? 1e8 + static_cast<double>(rng() % 1000) * 1e7 : kUncapped);
         for (int h = 0; h < hops; ++h) {
             std::uint32_t l;
             do l = static_cast<std::uint32_t>(rng() % links);

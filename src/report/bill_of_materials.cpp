@@ -65,8 +65,8 @@ BillOfMaterials bill_of_materials(const fabric::Topology& t, const scenario::Clu
 
     // Ports per switch at the link rate each fabric runs (a 800G port split into two 400G
     // ports counts two), as the fabric plan sized them.
-    const int compute_ports = fabric::ports_at_link_rate(cluster.fabric.switch_spec, fabric::fabric_link_rate(cluster),
-                                                         "cluster.fabric");
+    const int compute_ports =
+        fabric::ports_at_link_rate(cluster.fabric.switch_spec, fabric::fabric_link_rate(cluster), "cluster.fabric");
     const int storage_ports =
         cluster.storage_fabric.enabled
             ? fabric::ports_at_link_rate(cluster.storage_fabric.fabric.switch_spec, fabric::storage_link_rate(cluster),
@@ -81,7 +81,8 @@ BillOfMaterials bill_of_materials(const fabric::Topology& t, const scenario::Clu
         g.fabric = n.storage_fabric ? "storage" : "compute";
         g.tier = std::string(fabric::to_string(n.kind));
         g.plane = static_cast<int>(n.plane);
-        g.preset = n.storage_fabric ? cluster.storage_fabric.fabric.switch_spec.preset : cluster.fabric.switch_spec.preset;
+        g.preset =
+            n.storage_fabric ? cluster.storage_fabric.fabric.switch_spec.preset : cluster.fabric.switch_spec.preset;
         ++g.switches;
         g.ports += n.storage_fabric ? storage_ports : compute_ports;
         g.ports_used += static_cast<int>(n.ports.size());

@@ -25,28 +25,28 @@
 namespace fabricsim::report {
 
 struct SwitchGroup {
-    std::string fabric;    // "compute", "storage"
-    std::string tier;      // "leaf", "spine", "core"
+    std::string fabric;  // "compute", "storage"
+    std::string tier;    // "leaf", "spine", "core"
     int plane = 0;
-    std::string preset;    // the switch preset ("" inline)
+    std::string preset;  // the switch preset ("" inline)
     int switches = 0;
-    int ports = 0;         // ports of all switches of the group at the link rate
+    int ports = 0;  // ports of all switches of the group at the link rate
     int ports_used = 0;
     int ports_spare() const { return ports - ports_used; }
 };
 
 struct CableGroup {
-    std::string tier;      // "nic-leaf", "leaf-spine", "spine-core", "storage-nic-leaf", ...
-    std::string medium;    // "copper", "optical"
+    std::string tier;          // "nic-leaf", "leaf-spine", "spine-core", "storage-nic-leaf", ...
+    std::string medium;        // "copper", "optical"
     std::string length_class;  // copper "3m"; optical "SR" | "DR" | "FR" | "LR"
     Bandwidth speed;
-    Length longest;        // the longest cable of the group
+    Length longest;  // the longest cable of the group
     int count = 0;
 };
 
 struct TransceiverGroup {
     std::string tier;
-    std::string reach;     // "SR", "DR", "FR", "LR"
+    std::string reach;  // "SR", "DR", "FR", "LR"
     Bandwidth speed;
     int count = 0;
 };
@@ -54,7 +54,7 @@ struct TransceiverGroup {
 struct BillOfMaterials {
     int servers = 0, gpus = 0;
     std::string server_preset, gpu_model;
-    int nics = 0, storage_nics = 0;      // in the servers
+    int nics = 0, storage_nics = 0;  // in the servers
     std::string nic_preset, storage_nic_preset;
     int storage_nodes = 0, clients = 0;  // hosts on the fabrics besides the servers (not priced)
     int nvswitches = 0;                  // inside the servers (part of the server)

@@ -14,9 +14,7 @@ namespace {
 // last column, the algorithm run at that size (auto may change it), is fabricsim's own.
 constexpr std::int64_t kFloatBytes = 4;
 
-const char* redop_of(const std::string& op) {
-    return op == "all_reduce" || op == "reduce_scatter" ? "sum" : "none";
-}
+const char* redop_of(const std::string& op) { return op == "all_reduce" || op == "reduce_scatter" ? "sum" : "none"; }
 int root_of(const std::string& op) { return op == "broadcast" ? 0 : -1; }
 
 std::string table(const VariantResult& v, const std::vector<const CollectiveResult*>& rows) {

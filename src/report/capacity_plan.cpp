@@ -23,8 +23,12 @@ std::size_t width(const std::string& s) {
         std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-std::string pad_left(const std::string& s, std::size_t w) { return std::string(w > width(s) ? w - width(s) : 0, ' ') + s; }
-std::string pad_right(const std::string& s, std::size_t w) { return s + std::string(w > width(s) ? w - width(s) : 0, ' '); }
+std::string pad_left(const std::string& s, std::size_t w) {
+    return std::string(w > width(s) ? w - width(s) : 0, ' ') + s;
+}
+std::string pad_right(const std::string& s, std::size_t w) {
+    return s + std::string(w > width(s) ? w - width(s) : 0, ' ');
+}
 
 // Numbers (and their "—") align right, words left.
 bool numeric(const std::string& s) {
@@ -59,7 +63,8 @@ std::string performance_line(const PlanPerformance& p) {
     if (!p.ran) return p.note;
     std::string s;
     if (!p.training.empty())
-        s += fmt::format("{} iteration {} ({} TFLOP/s per GPU)", p.training, human(p.iteration), sig3(p.tflops_per_gpu));
+        s +=
+            fmt::format("{} iteration {} ({} TFLOP/s per GPU)", p.training, human(p.iteration), sig3(p.tflops_per_gpu));
     if (!p.collective.empty())
         s += fmt::format("{}{} {} (busbw {} GB/s)", s.empty() ? "" : "; ", p.collective, human(p.collective_time),
                          sig3(p.busbw_GBps));
@@ -78,7 +83,8 @@ std::string design_text(const PlanDesign& d) {
     std::vector<std::vector<std::string>> rows{{"item", "count", "detail"}};
     rows.push_back({"servers", std::to_string(b.servers),
                     fmt::format("{}{} GPUs", b.server_preset.empty() ? "" : b.server_preset + ", ", b.gpus)});
-    rows.push_back({"NICs", std::to_string(b.nics), b.nic_preset.empty() ? std::string("compute") : fmt::format("compute, {}", b.nic_preset)});
+    rows.push_back({"NICs", std::to_string(b.nics),
+                    b.nic_preset.empty() ? std::string("compute") : fmt::format("compute, {}", b.nic_preset)});
     if (b.storage_nics > 0) rows.push_back({"storage NICs", std::to_string(b.storage_nics), b.storage_nic_preset});
     if (b.storage_nodes > 0) rows.push_back({"storage nodes", std::to_string(b.storage_nodes), "not priced"});
     if (b.clients > 0) rows.push_back({"client hosts", std::to_string(b.clients), "not priced"});
@@ -97,7 +103,8 @@ std::string design_text(const PlanDesign& d) {
         out += "\n  switch buffers (the tightest switch of each tier)\n";
         std::vector<std::vector<std::string>> buf;
         if (d.checks.pfc) {
-            buf.push_back({"tier", "ports", "buffer", "per port", "PFC headroom", "reserved", "free", "XOFF", "ECN Kmax"});
+            buf.push_back(
+                {"tier", "ports", "buffer", "per port", "PFC headroom", "reserved", "free", "XOFF", "ECN Kmax"});
             for (const TierBuffer& t : d.checks.tiers)
                 buf.push_back({t.tier, std::to_string(t.ports), human(t.buffer), human(t.per_port),
                                fmt::format("{} ({} per port)", human(t.headroom), human(t.headroom_per_port)),
@@ -126,7 +133,8 @@ std::string design_text(const PlanDesign& d) {
         cost.push_back({l.what, std::to_string(l.count), price_text(l.unit_price, c.currency),
                         l.unit_price ? money(l.price(), c.currency) : "—", l.unit_power_w ? power(l.power_w()) : "—",
                         l.unit_price || l.unit_power_w
-                            ? fmt::format("{}{}", l.estimate ? "estimate" : "quote", l.date.empty() ? std::string() : fmt::format(", {}", l.date))
+                            ? fmt::format("{}{}", l.estimate ? "estimate" : "quote",
+                                          l.date.empty() ? std::string() : fmt::format(", {}", l.date))
                             : "not in the price table"});
     cost.push_back({"total", "", "", money(c.total_price, c.currency), power(c.total_power_w), ""});
     cost.push_back({"  of which network", "", "", money(c.network_price, c.currency), power(c.network_power_w), ""});
@@ -161,13 +169,21 @@ Json json_of(const PlanDesign& d) {
     bom["clients"] = d.bom.clients;
     bom["switches"] = Json::array();
     for (const SwitchGroup& g : d.bom.switches)
-        bom["switches"].push_back({{"fabric", g.fabric}, {"tier", g.tier}, {"plane", g.plane}, {"preset", g.preset},
-                                   {"count", g.switches}, {"ports", g.ports}, {"ports_used", g.ports_used},
+        bom["switches"].push_back({{"fabric", g.fabric},
+                                   {"tier", g.tier},
+                                   {"plane", g.plane},
+                                   {"preset", g.preset},
+                                   {"count", g.switches},
+                                   {"ports", g.ports},
+                                   {"ports_used", g.ports_used},
                                    {"ports_spare", g.ports_spare()}});
     bom["cables"] = Json::array();
     for (const CableGroup& c : d.bom.cables)
-        bom["cables"].push_back({{"tier", c.tier}, {"medium", c.medium}, {"length_class", c.length_class},
-                                 {"speed_bps", c.speed.bits_per_second()}, {"longest_m", c.longest.millimetres() / 1000.0},
+        bom["cables"].push_back({{"tier", c.tier},
+                                 {"medium", c.medium},
+                                 {"length_class", c.length_class},
+                                 {"speed_bps", c.speed.bits_per_second()},
+                                 {"longest_m", c.longest.millimetres() / 1000.0},
                                  {"count", c.count}});
     bom["transceivers"] = Json::array();
     for (const TransceiverGroup& x : d.bom.transceivers)
@@ -180,7 +196,10 @@ Json json_of(const PlanDesign& d) {
 
     Json buffers = Json::array();
     for (const TierBuffer& t : d.checks.tiers) {
-        Json b{{"tier", t.tier}, {"switch", t.sw}, {"ports", t.ports}, {"buffer_bytes", t.buffer.count()},
+        Json b{{"tier", t.tier},
+               {"switch", t.sw},
+               {"ports", t.ports},
+               {"buffer_bytes", t.buffer.count()},
                {"per_port_bytes", t.per_port.count()}};
         if (d.checks.pfc) {
             b["lossless_priorities"] = t.lossless;
@@ -266,7 +285,8 @@ PlanPerformance performance_of(const VariantResult& r) {
         const std::string& first = r.collectives.front().name;
         const CollectiveResult* largest = nullptr;
         for (const CollectiveResult& c : r.collectives)
-            if (c.name == first && c.time != Time::max() && (largest == nullptr || c.bytes > largest->bytes)) largest = &c;
+            if (c.name == first && c.time != Time::max() && (largest == nullptr || c.bytes > largest->bytes))
+                largest = &c;
         if (largest != nullptr) {
             p.collective = fmt::format("{} {}", largest->name, to_string(largest->bytes));
             p.collective_time = largest->time;
@@ -278,19 +298,21 @@ PlanPerformance performance_of(const VariantResult& r) {
 
 std::optional<double> PlanDesign::price_per_pflops() const {
     const PlanPerformance& p = performance;
-    if (!p.ran || !p.complete || p.training.empty() || p.tflops_per_gpu <= 0 || cost.total_price <= 0) return std::nullopt;
+    if (!p.ran || !p.complete || p.training.empty() || p.tflops_per_gpu <= 0 || cost.total_price <= 0)
+        return std::nullopt;
     return cost.total_price / (p.tflops_per_gpu * gpus / 1000.0);
 }
 
 std::optional<double> PlanDesign::price_per_busbw() const {
     const PlanPerformance& p = performance;
-    if (!p.ran || !p.complete || p.collective.empty() || p.busbw_GBps <= 0 || cost.total_price <= 0) return std::nullopt;
+    if (!p.ran || !p.complete || p.collective.empty() || p.busbw_GBps <= 0 || cost.total_price <= 0)
+        return std::nullopt;
     return cost.total_price / p.busbw_GBps;
 }
 
 std::string plan_text(const CapacityPlan& plan) {
-    std::string out = fmt::format("{} — capacity plan of {} design{} (prices: {})\n", plan.scenario, plan.designs.size(),
-                                  plan.designs.size() == 1 ? "" : "s", plan.prices_file);
+    std::string out = fmt::format("{} — capacity plan of {} design{} (prices: {})\n", plan.scenario,
+                                  plan.designs.size(), plan.designs.size() == 1 ? "" : "s", plan.prices_file);
     for (const PlanDesign& d : plan.designs) out += fmt::format("\n{}", design_text(d));
     if (plan.designs.empty()) return out;
 
@@ -307,7 +329,8 @@ std::string plan_text(const CapacityPlan& plan) {
                         money(d.cost.total_price, currency), power(d.cost.total_power_w),
                         p.ran && !p.training.empty() ? human(p.iteration) : "—",
                         p.ran && !p.collective.empty() ? sig3(p.busbw_GBps) : "—",
-                        per_pflops ? money(*per_pflops, currency) : "—", per_busbw ? money(*per_busbw, currency) : "—"});
+                        per_pflops ? money(*per_pflops, currency) : "—",
+                        per_busbw ? money(*per_busbw, currency) : "—"});
     }
     out += fmt::format("\nside by side\n{}", table(rows, "  "));
     bool estimates = false;

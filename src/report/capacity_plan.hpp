@@ -25,8 +25,8 @@ namespace fabricsim::report {
 
 struct PlanPerformance {
     bool ran = false;
-    std::string note;             // why it did not run, or what is wrong with the run
-    std::string model;            // "ideal", "packet"
+    std::string note;   // why it did not run, or what is wrong with the run
+    std::string model;  // "ideal", "packet"
     bool complete = false;
     Time makespan;
     // The first training entry.
@@ -34,7 +34,7 @@ struct PlanPerformance {
     Time iteration;
     double tflops_per_gpu = 0;
     // The largest message of the first collective entry.
-    std::string collective;       // "allreduce 1GiB"
+    std::string collective;  // "allreduce 1GiB"
     Time collective_time;
     double busbw_GBps = 0;
 };
@@ -49,8 +49,8 @@ struct PlanDesign {
     FabricChecks checks;
     PlanCost cost;
     PlanPerformance performance;
-    std::optional<double> price_per_pflops() const;   // training
-    std::optional<double> price_per_busbw() const;    // collectives, per GB/s
+    std::optional<double> price_per_pflops() const;  // training
+    std::optional<double> price_per_busbw() const;   // collectives, per GB/s
 };
 
 struct CapacityPlan {

@@ -25,8 +25,8 @@ std::string tier_of(const PortReport& p) {
         return std::string("other");
     };
     std::string a = kind(p.from), b = kind(p.to);
-    static const std::map<std::string, int> order{{"server", 0}, {"nic", 1}, {"leaf", 2}, {"spine", 3}, {"core", 4},
-                                                  {"other", 5}};
+    static const std::map<std::string, int> order{{"server", 0}, {"nic", 1},  {"leaf", 2},
+                                                  {"spine", 3},  {"core", 4}, {"other", 5}};
     if (order.at(a) > order.at(b)) std::swap(a, b);
     return fmt::format("{}-{}", a, b);
 }
@@ -163,7 +163,8 @@ Comparison compare(const std::vector<const VariantResult*>& variants, const std:
             b.set("flows", "FCT p99", Unit::time, Better::lower, i, f.fct_p99.seconds());
             b.set("flows", "slowdown p99", Unit::ratio, Better::lower, i, f.slowdown_p99);
         }
-        for (const TrafficResult& t : v.traffic) b.set("flows", t.name + " FCT p99", Unit::time, Better::lower, i, t.fct_p99.seconds());
+        for (const TrafficResult& t : v.traffic)
+            b.set("flows", t.name + " FCT p99", Unit::time, Better::lower, i, t.fct_p99.seconds());
         if (v.model != "packet") continue;  // the ideal model has no queues and no flow control
 
         const bool ib = text_at(v.scenario, "cluster.fabric.technology") == "infiniband";
@@ -189,7 +190,8 @@ Comparison compare(const std::vector<const VariantResult*>& variants, const std:
             b.set("queues", "port max queue p50", Unit::bytes, Better::lower, i, percentile(depths, 0.5));
             b.set("queues", "port max queue p99", Unit::bytes, Better::lower, i, percentile(depths, 0.99));
         }
-        b.set("queues", "deepest queue", Unit::bytes, Better::lower, i, static_cast<double>(v.fabric.max_queue.count()));
+        b.set("queues", "deepest queue", Unit::bytes, Better::lower, i,
+              static_cast<double>(v.fabric.max_queue.count()));
         if (v.makespan > Time::zero() && !v.ports.empty()) {
             // ports.csv's mean_queue_bytes (the queue integrated over the run / the run), the
             // mean over each tier's ports that carried traffic.
@@ -204,10 +206,12 @@ Comparison compare(const std::vector<const VariantResult*>& variants, const std:
         }
         // Lossless flow control, RoCE beside InfiniBand.
         if (!ib) {
-            b.set("flow control", "PFC pauses sent", Unit::count, Better::lower, i, static_cast<double>(v.fabric.pfc_pauses_sent));
+            b.set("flow control", "PFC pauses sent", Unit::count, Better::lower, i,
+                  static_cast<double>(v.fabric.pfc_pauses_sent));
             b.set("flow control", "paused time", Unit::time, Better::lower, i, v.fabric.paused_time.seconds());
         } else {
-            b.set("flow control", "credit stall time", Unit::time, Better::lower, i, v.fabric.credit_stall_time.seconds());
+            b.set("flow control", "credit stall time", Unit::time, Better::lower, i,
+                  v.fabric.credit_stall_time.seconds());
         }
         // Congestion notification, RoCE beside InfiniBand.
         if (!ib) {

@@ -29,8 +29,8 @@ enum class Better { lower, higher, none };
 enum class Unit { time, bytes, count, ratio, gbps, fraction, text };
 
 struct ComparisonRow {
-    std::string group;    // "collectives", "training", "flows", "queues", "flow control", "utilisation"
-    std::string label;    // "ar 1MiB time"
+    std::string group;  // "collectives", "training", "flows", "queues", "flow control", "utilisation"
+    std::string label;  // "ar 1MiB time"
     Unit unit = Unit::count;
     Better better = Better::none;
     std::vector<std::optional<double>> values;  // per variant, SI (s, B, GB/s, 0..1)

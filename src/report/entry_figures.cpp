@@ -25,8 +25,8 @@ std::vector<TransferResult> transfer_results(const scenario::ScenarioSpec& spec,
         m.src = op.src;
         m.dst = op.dst;
         m.size = op.size;
-        out.push_back({executor.graph().entries()[op.entry].name, op.src.value(), op.dst.value(), op.size,
-                       t.start, t.finish, network.unloaded_time(m)});
+        out.push_back({executor.graph().entries()[op.entry].name, op.src.value(), op.dst.value(), op.size, t.start,
+                       t.finish, network.unloaded_time(m)});
     }
     return out;
 }
@@ -38,8 +38,8 @@ std::vector<CollectiveResult> collective_results(const std::vector<workloads::Pl
         const workloads::CollectivePlan& plan = c.program->plan();
         for (const auto& m : workloads::measure(plan, c.program->spans()))
             out.push_back({executor.graph().entries()[c.entry].name, std::string(workloads::to_string(plan.op)),
-                           std::string(workloads::to_string(m.algorithm)), m.choice, plan.ranks, m.channels,
-                           m.size, m.time, m.algbw_GBps, m.busbw_GBps});
+                           std::string(workloads::to_string(m.algorithm)), m.choice, plan.ranks, m.channels, m.size,
+                           m.time, m.algbw_GBps, m.busbw_GBps});
     }
     return out;
 }

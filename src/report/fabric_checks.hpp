@@ -35,24 +35,24 @@
 namespace fabricsim::report {
 
 struct TierBuffer {
-    std::string tier;          // "leaf", "spine", "core"
-    std::string sw;            // the switch the figures are for (the tier's worst)
-    int ports = 0;             // ports in use
-    Bytes buffer;              // the switch's shared buffer
-    Bytes per_port;            // buffer / ports
+    std::string tier;  // "leaf", "spine", "core"
+    std::string sw;    // the switch the figures are for (the tier's worst)
+    int ports = 0;     // ports in use
+    Bytes buffer;      // the switch's shared buffer
+    Bytes per_port;    // buffer / ports
     // RoCE with PFC only:
-    int lossless = 0;          // lossless priorities
-    Bytes headroom_per_port;   // the largest of its ports, per lossless priority
-    Bytes headroom;            // all ports, all lossless priorities
+    int lossless = 0;         // lossless priorities
+    Bytes headroom_per_port;  // the largest of its ports, per lossless priority
+    Bytes headroom;           // all ports, all lossless priorities
     Bytes reserved;
-    Bytes free;                // buffer - headroom - reserved, 0 when it does not fit
+    Bytes free;  // buffer - headroom - reserved, 0 when it does not fit
     Bytes xoff;
-    Bytes kmax;                // 0: ECN off
+    Bytes kmax;  // 0: ECN off
     bool fits = true;
 };
 
 struct FabricChecks {
-    bool pfc = false;          // RoCE, lossless, PFC on
+    bool pfc = false;  // RoCE, lossless, PFC on
     bool ecn = false;
     std::vector<TierBuffer> tiers;
     // rail-optimized only: cross-rail bandwidth, and the same for the cluster as a leaf-spine

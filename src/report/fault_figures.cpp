@@ -36,7 +36,8 @@ std::vector<FaultResult> fault_results(const scenario::ScenarioSpec& spec, const
             r.reconverged = d.reconverged;
             r.times_down = d.times_down;
             r.packets_lost = d.packets_lost;
-            if (f.kind == scenario::FaultKind::stuck_receiver) r.ports_paused = static_cast<std::int64_t>(paused.size());
+            if (f.kind == scenario::FaultKind::stuck_receiver)
+                r.ports_paused = static_cast<std::int64_t>(paused.size());
         }
         out.push_back(std::move(r));
     }

@@ -17,7 +17,8 @@ Json faults_json(const std::vector<FaultResult>& faults) {
         j["at_s"] = f.times_down > 0 || f.kind == "straggler" ? Json(f.at.seconds()) : Json(nullptr);
         j["end_s"] = seconds_or_null(f.end);
         j["reconverged_s"] = seconds_or_null(f.reconverged);
-        j["time_to_reconverge_s"] = f.reconverged == Time::max() ? Json(nullptr) : Json((f.reconverged - f.at).seconds());
+        j["time_to_reconverge_s"] =
+            f.reconverged == Time::max() ? Json(nullptr) : Json((f.reconverged - f.at).seconds());
         j["times_down"] = f.times_down;
         j["packets_lost"] = f.packets_lost;
         if (f.ports_paused >= 0) j["ports_paused"] = f.ports_paused;

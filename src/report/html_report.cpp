@@ -103,8 +103,9 @@ Json plot_data(const std::vector<const VariantResult*>& variants, const std::vec
             entries[c.name].push_back(Json::array({c.bytes.count(), c.busbw_GBps}));
         }
         for (const auto& name : order)
-            busbw.push_back({{"name", variants.size() > 1 || order.size() > 1 ? fmt::format("{}: {}", names[i], name) : name},
-                             {"points", entries[name]}});
+            busbw.push_back(
+                {{"name", variants.size() > 1 || order.size() > 1 ? fmt::format("{}: {}", names[i], name) : name},
+                 {"points", entries[name]}});
         std::vector<double> fcts;
         Json sd = Json::array();
         for (const TransferResult& t : v.transfers) {
@@ -126,7 +127,8 @@ Json plot_data(const std::vector<const VariantResult*>& variants, const std::vec
             parts["bubble"] = t.bubble.seconds() * 1e3;
             static constexpr const char* kDims[] = {"exposed tp", "exposed pp", "exposed dp", "exposed ep"};
             for (std::size_t d = 0; d < 4; ++d) parts[kDims[d]] = t.exposed[d].seconds() * 1e3;
-            bars.push_back({{"name", v.training.size() > 1 ? fmt::format("{}: {}", names[i], t.name) : names[i]}, {"values", parts}});
+            bars.push_back({{"name", v.training.size() > 1 ? fmt::format("{}: {}", names[i], t.name) : names[i]},
+                            {"values", parts}});
         }
     }
     // Utilisation per tier: the comparison's "<tier> mean" rows.
@@ -155,10 +157,12 @@ Json plot_data(const std::vector<const VariantResult*>& variants, const std::vec
         Json lines = Json::array();
         for (std::size_t i = 0; i < variants.size(); ++i)
             for (const QueueSeries& q : variants[i]->queues)
-                if (q.port == ports[k] && !q.samples.empty()) lines.push_back({{"name", names[i]}, {"port", q.port}, {"points", queue_points(q)}});
+                if (q.port == ports[k] && !q.samples.empty())
+                    lines.push_back({{"name", names[i]}, {"port", q.port}, {"points", queue_points(q)}});
         const std::string id = fmt::format("plot-queue-{}", k);
         out[id] = lines;
-        if (titles) (*titles)[id] = fmt::format("Queue depth over time, port {} (wire bytes, all traffic classes)", ports[k]);
+        if (titles)
+            (*titles)[id] = fmt::format("Queue depth over time, port {} (wire bytes, all traffic classes)", ports[k]);
     }
     Json paused = Json::array(), stalled = Json::array();
     for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -380,7 +384,8 @@ std::string html_report(const std::string& title, const Comparison& table,
         "<style>{}</style>\n</head>\n<body>\n"
         // A script error marks the page, so a headless browser's DOM dump shows it
         // (tools/check_html_report.sh; no console scraping).
-        "<script>window.onerror = function (m) {{ document.documentElement.setAttribute(\"data-js-error\", String(m)); }};"
+        "<script>window.onerror = function (m) {{ document.documentElement.setAttribute(\"data-js-error\", String(m)); "
+        "}};"
         "</script>\n<h1>{}</h1>\n",
         escape(title), kStyle, escape(title));
     out += "<p>Variants: ";
@@ -406,7 +411,8 @@ std::string html_report(const std::string& title, const Comparison& table,
                 continue;
             }
             std::string cell = escape(display(r.unit, *r.values[i]));
-            if (const auto d = r.delta(i); i > 0 && d) cell += fmt::format(" ({}{} %)", *d > 0 ? "+" : "", sig3(*d * 100));
+            if (const auto d = r.delta(i); i > 0 && d)
+                cell += fmt::format(" ({}{} %)", *d > 0 ? "+" : "", sig3(*d * 100));
             out += fmt::format("<td{}>{}</td>", best && *best == i ? " class=\"best\"" : "", cell);
         }
         if (names.size() > 1) out += fmt::format("<td>{}</td>", best ? escape(names[*best]) : std::string());
@@ -418,7 +424,8 @@ std::string html_report(const std::string& title, const Comparison& table,
     for (auto it = data.begin(); it != data.end(); ++it)
         out += fmt::format("<figure id=\"{}\"><figcaption>{}</figcaption></figure>\n", it.key(),
                            escape(titles.at(it.key())));
-    const bool sampled = std::any_of(variants.begin(), variants.end(), [](const VariantResult* v) { return !v->queues.empty(); });
+    const bool sampled =
+        std::any_of(variants.begin(), variants.end(), [](const VariantResult* v) { return !v->queues.empty(); });
     if (!sampled)
         out += "<p class=\"note\" id=\"no-queue-series\">No queue-depth, pause or credit-stall plots: no variant "
                "sampled its queues over time (the scenario has no <code>outputs.queues</code>, or the model has no "

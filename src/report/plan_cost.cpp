@@ -11,7 +11,8 @@ namespace {
 // "400G", "800G", "1.6T", "100M": the speed as optics and cables are named.
 std::string speed_name(Bandwidth b) {
     const std::int64_t bps = b.bits_per_second();
-    if (bps >= 1'000'000'000'000 && bps % 100'000'000'000 == 0) return fmt::format("{:g}T", static_cast<double>(bps) / 1e12);
+    if (bps >= 1'000'000'000'000 && bps % 100'000'000'000 == 0)
+        return fmt::format("{:g}T", static_cast<double>(bps) / 1e12);
     if (bps % 1'000'000'000 == 0) return fmt::format("{}G", bps / 1'000'000'000);
     return fmt::format("{:g}G", static_cast<double>(bps) / 1e9);
 }
@@ -42,7 +43,8 @@ PlanCost plan_cost(const BillOfMaterials& bom, const PriceTable& prices) {
         const std::string key = fmt::format("{}/{}", category, item.empty() ? "(inline, no preset)" : item);
         const auto missing = [&](const char* figure) {
             const std::string name = fmt::format("{} ({})", key, figure);
-            if (std::find(out.unpriced.begin(), out.unpriced.end(), name) == out.unpriced.end()) out.unpriced.push_back(name);
+            if (std::find(out.unpriced.begin(), out.unpriced.end(), name) == out.unpriced.end())
+                out.unpriced.push_back(name);
         };
         if (!line.unit_price) missing("price");
         if (!line.unit_power_w) missing("power");
@@ -57,7 +59,8 @@ PlanCost plan_cost(const BillOfMaterials& bom, const PriceTable& prices) {
     };
     const std::string gpus =
         bom.gpus == 0 ? std::string()
-                      : fmt::format("{} GPUs{}, ", bom.gpus, bom.gpu_model.empty() ? std::string() : fmt::format(" {}", bom.gpu_model));
+                      : fmt::format("{} GPUs{}, ", bom.gpus,
+                                    bom.gpu_model.empty() ? std::string() : fmt::format(" {}", bom.gpu_model));
     add("servers", bom.server_preset, fmt::format("servers ({}NICs included)", gpus), bom.servers, false);
     for (const SwitchGroup& g : bom.switches)
         add("switches", g.preset, fmt::format("{} {} switches, plane {}", g.fabric, g.tier, g.plane), g.switches, true);

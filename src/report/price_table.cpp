@@ -51,8 +51,10 @@ PriceEntry entry(const Node& node, const std::string& path, scenario::Issues& is
             e.power_w = number(value, at, issues);
         } else if (key == "estimate") {
             const std::string t = text(value, at, issues);
-            if (t == "true" || t == "false") e.estimate = t == "true";
-            else if (value.is_scalar()) issues.add(value.location, at, fmt::format("expected true or false, found \"{}\"", t));
+            if (t == "true" || t == "false")
+                e.estimate = t == "true";
+            else if (value.is_scalar())
+                issues.add(value.location, at, fmt::format("expected true or false, found \"{}\"", t));
         } else if (key == "date") {
             e.date = text(value, at, issues);
         } else if (key == "source") {
@@ -79,15 +81,16 @@ PriceTable parse_price_table(std::string_view yaml, const std::string& file) {
     PriceTable table;
     table.file = file;
     if (root && !root->is_mapping() && !root->is_null())
-        issues.add(root->location, "", fmt::format("expected a mapping of price categories, found {}",
-                                                   scenario::describe_found(*root)));
+        issues.add(root->location, "",
+                   fmt::format("expected a mapping of price categories, found {}", scenario::describe_found(*root)));
     if (root && root->is_mapping()) {
         for (const auto& [key, key_location, value] : root->entries) {
             if (key == "currency") {
                 table.currency = text(value, key, issues);
                 continue;
             }
-            if (std::find(std::begin(kPriceCategories), std::end(kPriceCategories), key) == std::end(kPriceCategories)) {
+            if (std::find(std::begin(kPriceCategories), std::end(kPriceCategories), key) ==
+                std::end(kPriceCategories)) {
                 issues.add(value.location, key,
                            "unknown key; expected currency, servers, nics, switches, transceivers or cables");
                 continue;
@@ -95,8 +98,9 @@ PriceTable parse_price_table(std::string_view yaml, const std::string& file) {
             auto& category = table.categories[key];
             if (value.is_null()) continue;
             if (!value.is_mapping()) {
-                issues.add(value.location, key, fmt::format("expected a mapping of names to entries, found {}",
-                                                            scenario::describe_found(value)));
+                issues.add(
+                    value.location, key,
+                    fmt::format("expected a mapping of names to entries, found {}", scenario::describe_found(value)));
                 continue;
             }
             for (const auto& [name, name_location, item] : value.entries)

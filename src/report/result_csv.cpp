@@ -42,9 +42,9 @@ std::string ports_csv(const RunResult& result) {
         const double run_s = v.makespan.seconds();
         for (const auto& p : v.ports)
             out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", field(v.name), field(p.from), field(p.to),
-                               p.priority, p.bytes.count(), p.busy.seconds(), run_s > 0 ? p.busy.seconds() / run_s : 0.0,
-                               p.max_queue.count(), p.pauses_received, p.paused.seconds(), p.ecn_marks,
-                               run_s > 0 ? p.queue_area / run_s : 0.0);
+                               p.priority, p.bytes.count(), p.busy.seconds(),
+                               run_s > 0 ? p.busy.seconds() / run_s : 0.0, p.max_queue.count(), p.pauses_received,
+                               p.paused.seconds(), p.ecn_marks, run_s > 0 ? p.queue_area / run_s : 0.0);
     }
     return out;
 }
@@ -54,8 +54,8 @@ std::string queues_csv(const RunResult& result) {
     for (const auto& v : result.variants)
         for (const auto& q : v.queues)
             for (const QueueSample& s : q.samples)
-                out += fmt::format("{},{},{},{},{},{}\n", field(v.name), field(q.port), s.at.seconds(), s.queued.count(),
-                                   s.paused ? 1 : 0, s.credit_stalled ? 1 : 0);
+                out += fmt::format("{},{},{},{},{},{}\n", field(v.name), field(q.port), s.at.seconds(),
+                                   s.queued.count(), s.paused ? 1 : 0, s.credit_stalled ? 1 : 0);
     return out;
 }
 

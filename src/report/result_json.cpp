@@ -65,8 +65,9 @@ Json transfers_json(const std::vector<TransferResult>& transfers) {
 Json collectives_json(const std::vector<CollectiveResult>& collectives) {
     Json out = Json::array();
     for (const auto& c : collectives) {
-        Json j{{"name", c.name},       {"op", c.op},         {"algorithm", c.algorithm},
-               {"ranks", c.ranks},     {"channels", c.channels}, {"bytes", c.bytes.count()}};
+        Json j{{"name", c.name},           {"op", c.op},
+               {"algorithm", c.algorithm}, {"ranks", c.ranks},
+               {"channels", c.channels},   {"bytes", c.bytes.count()}};
         if (c.time == Time::max()) {
             j["time_s"] = nullptr;  // did not finish before simulation.stop_time
         } else {
@@ -103,13 +104,13 @@ Json cost_json(const VariantResult& v) {
     const RunCost& c = v.cost;
     const double hops_per_s = c.wall_s > 0 ? static_cast<double>(v.fabric.packet_hops) / c.wall_s : 0.0;
     Json j{{"model", v.model},
-                {"events", c.events},
-                {"wall_s", c.wall_s},
-                {"events_per_s", c.events_per_s},
-                {"packet_hops", v.fabric.packet_hops},
-                {"packet_hops_per_s", hops_per_s},
-                {"simulated_s", c.simulated.seconds()},
-                {"peak_rss_bytes", c.peak_rss_bytes}};
+           {"events", c.events},
+           {"wall_s", c.wall_s},
+           {"events_per_s", c.events_per_s},
+           {"packet_hops", v.fabric.packet_hops},
+           {"packet_hops_per_s", hops_per_s},
+           {"simulated_s", c.simulated.seconds()},
+           {"peak_rss_bytes", c.peak_rss_bytes}};
     if (!v.flow_backend.empty()) j["flow_backend"] = v.flow_backend;
     return j;
 }

@@ -25,36 +25,36 @@ struct TransferResult {
     std::uint32_t from = 0;
     std::uint32_t to = 0;
     Bytes bytes;
-    Time start;       // issued
-    Time finish;      // last byte delivered
-    Time unloaded;    // the same message alone on an idle network
+    Time start;     // issued
+    Time finish;    // last byte delivered
+    Time unloaded;  // the same message alone on an idle network
     bool finished() const { return finish != Time::max(); }
     bool issued() const { return start != Time::max(); }
     Time fct() const { return finish - start; }
     double slowdown() const {
-        return unloaded > Time::zero() ? static_cast<double>(fct().picoseconds()) /
-                                             static_cast<double>(unloaded.picoseconds())
-                                       : 1.0;
+        return unloaded > Time::zero()
+                   ? static_cast<double>(fct().picoseconds()) / static_cast<double>(unloaded.picoseconds())
+                   : 1.0;
     }
 };
 
 // One size of a collective entry (nccl-tests convention: GB = 1e9 B; busbw per rank).
 struct CollectiveResult {
     std::string name;
-    std::string op;           // "all_reduce"
-    std::string algorithm;    // as run ("ring"), after auto's choice
-    std::string choice;       // why auto chose it; "" when the scenario named it
+    std::string op;         // "all_reduce"
+    std::string algorithm;  // as run ("ring"), after auto's choice
+    std::string choice;     // why auto chose it; "" when the scenario named it
     int ranks = 0;
     int channels = 0;
     Bytes bytes;
-    Time time;                // Time::max() when cut off by stop_time
+    Time time;  // Time::max() when cut off by stop_time
     double algbw_GBps = 0;
     double busbw_GBps = 0;
 };
 
 // Flow-completion statistics: nearest-rank percentiles over the finished transfers.
 struct FlowSummary {
-    std::int64_t count = 0;       // finished
+    std::int64_t count = 0;  // finished
     std::int64_t unfinished = 0;
     Time fct_p50, fct_p99;
     double slowdown_p99 = 0;
@@ -63,9 +63,9 @@ FlowSummary summarise(const std::vector<TransferResult>& transfers);
 
 struct VariantResult {
     std::string name;
-    scenario::Value scenario;     // the fully resolved variant
-    std::string model;            // "ideal", "packet", "flow"
-    std::string flow_backend;     // the flow model's rate solver that ran: "cpu" | "cuda"; else empty
+    scenario::Value scenario;  // the fully resolved variant
+    std::string model;         // "ideal", "packet", "flow"
+    std::string flow_backend;  // the flow model's rate solver that ran: "cpu" | "cuda"; else empty
     std::vector<TransferResult> transfers;
     std::vector<CollectiveResult> collectives;
     std::vector<TrafficResult> traffic;
@@ -78,12 +78,12 @@ struct VariantResult {
     // console: work that never finished, packets dropped on a lossless class, a broken
     // invariant, a model error that stopped the run. Empty when the run is sound.
     std::vector<std::string> problems;
-    bool cut_short = false;       // simulation.stop_time stopped it with work left
-    std::string interrupted;      // "SIGINT"/"SIGTERM" when a signal stopped it, else ""
+    bool cut_short = false;   // simulation.stop_time stopped it with work left
+    std::string interrupted;  // "SIGINT"/"SIGTERM" when a signal stopped it, else ""
     bool complete() const { return problems.empty() && !cut_short && interrupted.empty(); }
     std::vector<std::string> warnings;  // the model's Network::warnings(): sound, but worth a look
     FabricCounters fabric;
-    std::vector<PortReport> ports;   // per egress port that carried traffic (packet model)
+    std::vector<PortReport> ports;       // per egress port that carried traffic (packet model)
     std::vector<QpRateSeries> qp_rates;  // outputs.qp_rates (packet model)
     std::vector<QueueSeries> queues;     // outputs.queues (packet model)
     std::vector<FaultResult> faults;     // the scenario's faults: section, in order
@@ -93,10 +93,10 @@ struct VariantResult {
 
 struct RunResult {
     std::string fabricsim_version;
-    std::string git_commit;       // the commit fabricsim was built from; "unknown" outside git
+    std::string git_commit;          // the commit fabricsim was built from; "unknown" outside git
     std::size_t variants_asked = 0;  // variants this run set out to run (those done are below)
     std::string scenario_file;
-    scenario::Value scenario;     // the first variant's resolved scenario
+    scenario::Value scenario;  // the first variant's resolved scenario
     std::vector<VariantResult> variants;
     // Every variant asked for ran, and each is complete.
     bool complete() const;

@@ -15,7 +15,7 @@ std::string warning_lines(const RunResult& result) {
     for (const VariantResult& v : result.variants)
         for (const std::string& w : v.warnings)
             out += result.variants.size() > 1 ? fmt::format("fabricsim: warning: variant \"{}\": {}\n", v.name, w)
-                                               : fmt::format("fabricsim: warning: {}\n", w);
+                                              : fmt::format("fabricsim: warning: {}\n", w);
     return out;
 }
 

@@ -13,9 +13,8 @@ namespace {
 // Columns on a terminal: UTF-8 code points (every text here is one column per code point),
 // as fmt counts them when it pads.
 std::size_t width(const std::string& s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 constexpr const char* kMissing = "—";  // a metric this variant does not have

@@ -44,15 +44,16 @@ SweepGrid parse_sweep(std::string_view text, const std::string& file) {
         for (const auto& [key, key_location, values] : sweep.entries) {
             const std::string path = fmt::format("sweep.{}", key);
             if (!values.is_sequence() || values.items.empty()) {
-                issues.add(values.location, path,
-                           fmt::format("expected a non-empty list of values, found {}", scenario::describe_found(values)));
+                issues.add(
+                    values.location, path,
+                    fmt::format("expected a non-empty list of values, found {}", scenario::describe_found(values)));
                 continue;
             }
             SweepAxis axis{key, {}, key_location};
             for (const scenario::Node& v : values.items) {
                 if (!v.is_scalar()) {
-                    issues.add(v.location, path, fmt::format("expected a value (a scalar), found {}",
-                                                             scenario::describe_found(v)));
+                    issues.add(v.location, path,
+                               fmt::format("expected a value (a scalar), found {}", scenario::describe_found(v)));
                     continue;
                 }
                 axis.values.push_back(v.text);
@@ -75,8 +76,10 @@ SweepGrid parse_sweep(std::string_view text, const std::string& file) {
         for (std::size_t at = 0; at < grid.scenario_text.size();) {
             const std::size_t nl = grid.scenario_text.find('\n', at);
             const std::size_t stop = nl == std::string::npos ? grid.scenario_text.size() : nl + 1;
-            if (line < first || (end > 0 && line >= end)) out += grid.scenario_text.substr(at, stop - at);
-            else out += nl == std::string::npos ? "" : "\n";
+            if (line < first || (end > 0 && line >= end))
+                out += grid.scenario_text.substr(at, stop - at);
+            else
+                out += nl == std::string::npos ? "" : "\n";
             at = stop;
             ++line;
         }

@@ -26,8 +26,8 @@ struct SweepAxis {
 };
 
 struct SweepGrid {
-    std::vector<SweepAxis> axes;      // empty: the file has no sweep section
-    std::string scenario_text;        // the file without its sweep section (lines blanked)
+    std::vector<SweepAxis> axes;  // empty: the file has no sweep section
+    std::string scenario_text;    // the file without its sweep section (lines blanked)
     std::size_t points() const;
     // The values of point `i` (0 .. points()-1), one per axis.
     std::vector<std::string> point(std::size_t i) const;

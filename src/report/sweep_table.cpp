@@ -33,10 +33,14 @@ std::vector<std::string> metric_names(const SweepTable& t) {
 std::string escape(const std::string& s) {
     std::string out;
     for (char c : s) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else out += c;
+        if (c == '<')
+            out += "&lt;";
+        else if (c == '>')
+            out += "&gt;";
+        else if (c == '&')
+            out += "&amp;";
+        else
+            out += c;
     }
     return out;
 }
@@ -81,7 +85,9 @@ constexpr const char* kSweepCharts = R"js(
 
 // The metric's unit for the axis label and the factor from SI.
 std::pair<std::string, double> axis_unit(const std::string& metric) {
-    const auto ends = [&](std::string_view s) { return metric.size() >= s.size() && metric.substr(metric.size() - s.size()) == s; };
+    const auto ends = [&](std::string_view s) {
+        return metric.size() >= s.size() && metric.substr(metric.size() - s.size()) == s;
+    };
     if (ends("_s")) return {"ms", 1e3};
     if (ends("_bytes")) return {"MiB", 1.0 / (1024.0 * 1024.0)};
     if (ends("_GBps")) return {"GB/s", 1.0};
@@ -126,7 +132,8 @@ std::string sweep_csv(const SweepTable& t) {
         for (const auto& v : r.values) out += fmt::format(",{}", csv_field(v));
         out += fmt::format(",{},{},{}", csv_field(r.variant), r.hash, r.done ? 1 : 0);
         for (const auto& m : metrics) {
-            const auto it = std::find_if(r.metrics.begin(), r.metrics.end(), [&](const auto& p) { return p.first == m; });
+            const auto it =
+                std::find_if(r.metrics.begin(), r.metrics.end(), [&](const auto& p) { return p.first == m; });
             out += it == r.metrics.end() ? std::string(",") : fmt::format(",{}", it->second);
         }
         out += "\n";
@@ -141,7 +148,8 @@ std::string sweep_json(const SweepTable& t) {
     j["axes"] = t.axes;
     j["rows"] = Json::array();
     for (const SweepRow& r : t.rows) {
-        Json row{{"point", r.point}, {"values", Json::object()}, {"variant", r.variant}, {"hash", r.hash}, {"done", r.done}};
+        Json row{
+            {"point", r.point}, {"values", Json::object()}, {"variant", r.variant}, {"hash", r.hash}, {"done", r.done}};
         for (std::size_t k = 0; k < t.axes.size() && k < r.values.size(); ++k) row["values"][t.axes[k]] = r.values[k];
         Json metrics = Json::object();
         for (const auto& [name, value] : r.metrics) metrics[name] = value;
@@ -156,7 +164,9 @@ std::vector<std::string> sweep_plot_metrics(const SweepTable& t) {
     // iteration, FCT p99, pauses and stalls, the deepest queue. At most 12.
     std::vector<std::string> out;
     for (const auto& m : metric_names(t)) {
-        const auto ends = [&](std::string_view s) { return m.size() >= s.size() && m.substr(m.size() - s.size()) == s; };
+        const auto ends = [&](std::string_view s) {
+            return m.size() >= s.size() && m.substr(m.size() - s.size()) == s;
+        };
         if (m == "makespan_s" || ends("_busbw_GBps") || ends("_iteration_time_s") || ends("fct_p99_s") ||
             m == "paused_time_s" || m == "credit_stall_time_s" || m == "max_queue_bytes")
             out.push_back(m);
@@ -182,17 +192,20 @@ std::string sweep_html(const SweepTable& t) {
         std::vector<std::string> order;
         for (const SweepRow& r : t.rows) {
             std::string name;
-            for (std::size_t k = 1; k < r.values.size(); ++k) name += fmt::format("{}{}={}", name.empty() ? "" : ", ", t.axes[k], r.values[k]);
+            for (std::size_t k = 1; k < r.values.size(); ++k)
+                name += fmt::format("{}{}={}", name.empty() ? "" : ", ", t.axes[k], r.values[k]);
             name += fmt::format("{}{}", name.empty() ? "" : ", ", r.variant);
             if (!series.count(name)) {
                 series[name] = std::vector<std::optional<double>>(xs.size());
                 order.push_back(name);
             }
-            const auto x = static_cast<std::size_t>(std::find(xs.begin(), xs.end(), r.values.empty() ? "" : r.values[0]) - xs.begin());
+            const auto x = static_cast<std::size_t>(
+                std::find(xs.begin(), xs.end(), r.values.empty() ? "" : r.values[0]) - xs.begin());
             for (const auto& [m, v] : r.metrics)
                 if (m == metric && x < xs.size()) series[name][x] = v * factor;
         }
-        Json plot{{"id", fmt::format("sweep-{}", n)}, {"ylabel", unit.empty() ? metric : fmt::format("{} ({})", metric, unit)}};
+        Json plot{{"id", fmt::format("sweep-{}", n)},
+                  {"ylabel", unit.empty() ? metric : fmt::format("{} ({})", metric, unit)}};
         plot["series"] = Json::array();
         for (const auto& name : order) {
             Json values = Json::array();
@@ -200,12 +213,13 @@ std::string sweep_html(const SweepTable& t) {
             plot["series"].push_back({{"name", name}, {"values", values}});
         }
         data["plots"].push_back(plot);
-        figures += fmt::format("<figure id=\"sweep-{}\"><figcaption>{} against {}</figcaption></figure>\n", n, escape(metric),
-                               escape(t.axes.empty() ? std::string() : t.axes[0]));
+        figures += fmt::format("<figure id=\"sweep-{}\"><figcaption>{} against {}</figcaption></figure>\n", n,
+                               escape(metric), escape(t.axes.empty() ? std::string() : t.axes[0]));
         ++n;
     }
     std::string json = data.dump();
-    for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 3)) json.replace(at, 2, "<\\/");
+    for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 3))
+        json.replace(at, 2, "<\\/");
     std::string table = "<table>\n<tr><th>point</th>";
     for (const auto& a : t.axes) table += fmt::format("<th>{}</th>", escape(a));
     table += "<th>variant</th><th>done</th></tr>\n";
@@ -218,11 +232,15 @@ std::string sweep_html(const SweepTable& t) {
     return fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{0} sweep — fabricsim</title>\n"
         "<style>body {{ font: 14px/1.4 system-ui, sans-serif; margin: 24px; }} td, th {{ padding: 2px 8px; }}"
-        " .axis path, .axis line {{ fill: none; stroke: #444; }} .axis text, .legend text, .label {{ font-size: 11px; }}"
-        " path.line {{ fill: none; stroke-width: 1.8px; }} figcaption {{ font-weight: 600; }}</style>\n</head>\n<body>\n"
-        "<script>window.onerror = function (m) {{ document.documentElement.setAttribute(\"data-js-error\", String(m)); }};"
+        " .axis path, .axis line {{ fill: none; stroke: #444; }} .axis text, .legend text, .label {{ font-size: 11px; "
+        "}}"
+        " path.line {{ fill: none; stroke-width: 1.8px; }} figcaption {{ font-weight: 600; "
+        "}}</style>\n</head>\n<body>\n"
+        "<script>window.onerror = function (m) {{ document.documentElement.setAttribute(\"data-js-error\", String(m)); "
+        "}};"
         "</script>\n<h1>{0} sweep</h1>\n{1}{2}<p><small>Plots drawn with D3 {3} (inlined; BSD-3-Clause).</small></p>\n"
-        "<script>\n{4}\n</script>\n<script>window.FABRICSIM_SWEEP = {5};</script>\n<script>{6}</script>\n</body>\n</html>\n",
+        "<script>\n{4}\n</script>\n<script>window.FABRICSIM_SWEEP = "
+        "{5};</script>\n<script>{6}</script>\n</body>\n</html>\n",
         escape(t.title), table, figures, d3_version(), d3_source(), json, kSweepCharts);
 }
 

@@ -16,8 +16,8 @@ struct SweepRow {
     std::size_t point = 0;
     std::vector<std::string> values;  // one per axis
     std::string variant;
-    std::string hash;                 // of the point's resolved scenario
-    bool done = false;                // results found
+    std::string hash;                                     // of the point's resolved scenario
+    bool done = false;                                    // results found
     std::vector<std::pair<std::string, double>> metrics;  // summary.csv order
 };
 

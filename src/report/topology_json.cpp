@@ -23,17 +23,23 @@ Json topology_json(const fabric::TopologySummary& s) {
     j["storage_nodes"] = s.storage_nodes;
     j["clients"] = s.clients;
     j["client_nics"] = s.client_nics;
-    j["switches"] = Json{{"leaf", s.switches.leaf}, {"spine", s.switches.spine}, {"core", s.switches.core},
-                         {"nvswitch", s.nvswitches}, {"pcie", s.pcie_switches}};
-    j["storage_switches"] = Json{{"leaf", s.storage_switches.leaf}, {"spine", s.storage_switches.spine},
-                                 {"core", s.storage_switches.core}};
+    j["switches"] = Json{{"leaf", s.switches.leaf},
+                         {"spine", s.switches.spine},
+                         {"core", s.switches.core},
+                         {"nvswitch", s.nvswitches},
+                         {"pcie", s.pcie_switches}};
+    j["storage_switches"] =
+        Json{{"leaf", s.storage_switches.leaf}, {"spine", s.storage_switches.spine}, {"core", s.storage_switches.core}};
     j["links"] = s.links;
     j["link_classes"] = s.link_classes;
-    j["cables"] = Json{{"total", s.cables.total()}, {"copper", s.cables.copper}, {"optical", s.cables.optical},
-                       {"transceivers", s.cables.transceivers}, {"by_tier", s.cables.by_tier}};
+    j["cables"] = Json{{"total", s.cables.total()},
+                       {"copper", s.cables.copper},
+                       {"optical", s.cables.optical},
+                       {"transceivers", s.cables.transceivers},
+                       {"by_tier", s.cables.by_tier}};
     j["link_speed_bps"] = s.link_speed.bits_per_second();
-    j["switch_ports"] = Json{{"radix", s.radix}, {"leaf_down", s.leaf_down}, {"leaf_up", s.leaf_up},
-                             {"leaf_spare", s.leaf_spare}};
+    j["switch_ports"] =
+        Json{{"radix", s.radix}, {"leaf_down", s.leaf_down}, {"leaf_up", s.leaf_up}, {"leaf_spare", s.leaf_spare}};
     j["spare_ports"] = s.spare_ports;
     j["max_servers"] = s.max_servers;
     Json over = Json::object();
@@ -55,10 +61,12 @@ Json custom_fabric_json(const fabric::Topology& t, const std::vector<std::string
                                 {"radix", n.radix},
                                 {"ports_used", n.ports.size()}});
     }
-    std::map<std::tuple<std::string, std::string, std::int64_t, std::int64_t>, std::pair<const fabric::Link*, int>> cables;
+    std::map<std::tuple<std::string, std::string, std::int64_t, std::int64_t>, std::pair<const fabric::Link*, int>>
+        cables;
     for (const fabric::Link& l : t.links()) {
         if (l.type != fabric::LinkType::fabric) continue;
-        auto& entry = cables[{t.node(l.a).name, t.node(l.b).name, l.bandwidth.bits_per_second(), l.length.millimetres()}];
+        auto& entry =
+            cables[{t.node(l.a).name, t.node(l.b).name, l.bandwidth.bits_per_second(), l.length.millimetres()}];
         entry.first = &l;
         ++entry.second;
     }

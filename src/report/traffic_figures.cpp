@@ -62,7 +62,8 @@ TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads
     if (plan.pattern == scenario::TrafficPattern::poisson) {
         r.has_load = true;
         r.offered_load = plan.offered_load;
-        const double capacity = static_cast<double>(plan.senders) * plan.sender_rate.bytes_per_second() * plan.window.seconds();
+        const double capacity =
+            static_cast<double>(plan.senders) * plan.sender_rate.bytes_per_second() * plan.window.seconds();
         r.achieved_load = capacity > 0 ? static_cast<double>(arrived.count()) / capacity : 0.0;
     }
     if (plan.pattern == scenario::TrafficPattern::gpu_pool) {

@@ -10,13 +10,13 @@ namespace fabricsim::report {
 
 struct TrafficResult {
     std::string name;
-    std::string pattern;             // "incast", "poisson", ...
-    std::int64_t flows = 0;          // messages delivered
-    std::int64_t unfinished = 0;     // cut off by simulation.stop_time
-    Bytes bytes;                     // delivered
-    Time start;                      // first message issued
-    Time finish;                     // last message delivered
-    Time fct_p50, fct_p99;           // nearest-rank percentiles over the entry's messages
+    std::string pattern;          // "incast", "poisson", ...
+    std::int64_t flows = 0;       // messages delivered
+    std::int64_t unfinished = 0;  // cut off by simulation.stop_time
+    Bytes bytes;                  // delivered
+    Time start;                   // first message issued
+    Time finish;                  // last message delivered
+    Time fct_p50, fct_p99;        // nearest-rank percentiles over the entry's messages
     double slowdown_p99 = 0;
 
     // poisson: bytes that arrived in the window / (senders · line rate · window)
@@ -29,8 +29,8 @@ struct TrafficResult {
     bool gpu_pool = false;
     std::int64_t calls = 0;
     Time added_latency_mean, added_latency_p99;
-    double calls_per_s = 0;          // calls / (last call's end - first call's start)
-    double bytes_per_s = 0;          // every byte of the calls over the same span
+    double calls_per_s = 0;  // calls / (last call's end - first call's start)
+    double bytes_per_s = 0;  // every byte of the calls over the same span
 };
 
 }  // namespace fabricsim::report

@@ -24,8 +24,8 @@ nlohmann::ordered_json job_json(const TrainingResult& r) {
         {"exposed_comm_s", r.exposed_total().seconds()},
         {"exposed_s", exposed},
         {"tflops_per_gpu", r.tflops_per_gpu()},
-        {"comm_bytes", {{"nvlink", r.comm_bytes[0].count()}, {"pcie", r.comm_bytes[1].count()},
-                        {"fabric", r.comm_bytes[2].count()}}},
+        {"comm_bytes",
+         {{"nvlink", r.comm_bytes[0].count()}, {"pcie", r.comm_bytes[1].count()}, {"fabric", r.comm_bytes[2].count()}}},
         {"critical_rank_bytes", rank_bytes},
     };
 }

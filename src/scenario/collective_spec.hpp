@@ -15,11 +15,11 @@ enum class CollectiveAlgorithm { automatic, ring, tree, halving_doubling, pairwi
 struct CollectiveSpec {
     CollectiveOp op = CollectiveOp::all_reduce;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
-    std::vector<Bytes> sizes;          // S per the nccl-tests convention; a sweep lists several
-    std::vector<RankId> ranks;         // empty: all ranks
+    std::vector<Bytes> sizes;   // S per the nccl-tests convention; a sweep lists several
+    std::vector<RankId> ranks;  // empty: all ranks
     int iterations = 1;
-    int channels = 0;                  // 0: as NCCL would choose (docs/models/collectives.md)
-    RankId root{0};                    // broadcast
+    int channels = 0;  // 0: as NCCL would choose (docs/models/collectives.md)
+    RankId root{0};    // broadcast
     bool operator==(const CollectiveSpec&) const = default;
 };
 

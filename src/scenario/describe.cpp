@@ -3,11 +3,11 @@
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
 #include "scenario/describe_iwarp.hpp"
+#include "scenario/field_readers.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
-#include "scenario/field_readers.hpp"
 
 #include <limits>
 
@@ -20,13 +20,11 @@ Value integer(std::int64_t v) { return Value{v}; }
 
 Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
 
-
 // A preset's name first when there is one: read back, the preset loads and every key given
 // here overrides it with the same value.
 void add_preset(Value::Map& m, const std::string& preset) {
     if (!preset.empty()) m.push_back({"preset", text(preset)});
 }
-
 
 Value server(const ServerSpec& s) {
     Value::List split;
@@ -169,8 +167,10 @@ Value transfer(const TransferSpec& t) {
 
 // The collective's parameters beside its kind key, as the user writes them.
 void collective(const CollectiveSpec& c, Value::Map& m) {
-    static constexpr const char* kOps[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"};
-    static constexpr const char* kAlgorithms[] = {"auto", "ring", "tree", "halving_doubling", "pairwise", "nvls", "hierarchical", "sharp"};
+    static constexpr const char* kOps[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                           "all_to_all", "broadcast",  "send_recv"};
+    static constexpr const char* kAlgorithms[] = {"auto",     "ring", "tree",         "halving_doubling",
+                                                  "pairwise", "nvls", "hierarchical", "sharp"};
     m.push_back({"collective", text(kOps[static_cast<int>(c.op)])});
     m.push_back({"algorithm", text(kAlgorithms[static_cast<int>(c.algorithm)])});
     if (c.sizes.size() == 1) {
@@ -274,7 +274,8 @@ Value describe(const ScenarioSpec& spec) {
     }};
     // Only a scenario with faults has the section, so that others describe as before.
     if (!spec.faults.empty())
-        std::get<Value::Map>(out.v).insert(std::get<Value::Map>(out.v).end() - 1, {"faults", describe_faults(spec.faults)});
+        std::get<Value::Map>(out.v).insert(std::get<Value::Map>(out.v).end() - 1,
+                                           {"faults", describe_faults(spec.faults)});
     return out;
 }
 

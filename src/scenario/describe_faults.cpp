@@ -17,8 +17,8 @@ Value describe_faults(const std::vector<FaultSpec>& faults) {
     Value::List list;
     for (const FaultSpec& f : faults) {
         Value::Map m{{"at", time(f.at)}};
-        const bool link = f.kind == FaultKind::link_down || f.kind == FaultKind::link_flap ||
-                          f.kind == FaultKind::link_degraded;
+        const bool link =
+            f.kind == FaultKind::link_down || f.kind == FaultKind::link_flap || f.kind == FaultKind::link_degraded;
         if (link) {
             m.push_back({"link", Value{Value::List{text(f.from), text(f.to)}}});
             m.push_back({"parallel", Value{std::int64_t{f.parallel}}});

@@ -20,7 +20,8 @@ Value rank_set(const std::vector<RankId>& ranks) {
 }  // namespace
 
 void describe_traffic(const TrafficSpec& t, Value::Map& m) {
-    static constexpr const char* kPatterns[] = {"permutation", "incast", "all_to_all", "poisson", "storage", "gpu_pool"};
+    static constexpr const char* kPatterns[] = {"permutation", "incast",  "all_to_all",
+                                                "poisson",     "storage", "gpu_pool"};
     m.push_back({"traffic", text(kPatterns[static_cast<int>(t.pattern)])});
     switch (t.pattern) {
         case TrafficPattern::permutation:

@@ -26,12 +26,9 @@ std::string flops_text(std::int64_t flops) {
 void describe_training(const TrainingSpec& t, Value::Map& entry) {
     static constexpr const char* kPlacements[] = {"packed", "random", "topology_aware"};
     Value::Map model{
-        {"parameters", integer(t.model.parameters)},
-        {"layers", integer(t.model.layers)},
-        {"hidden", integer(t.model.hidden)},
-        {"sequence", integer(t.model.sequence)},
-        {"experts", integer(t.model.experts)},
-        {"top_k", integer(t.model.top_k)},
+        {"parameters", integer(t.model.parameters)}, {"layers", integer(t.model.layers)},
+        {"hidden", integer(t.model.hidden)},         {"sequence", integer(t.model.sequence)},
+        {"experts", integer(t.model.experts)},       {"top_k", integer(t.model.top_k)},
     };
     Value::Map batch{{"global", integer(t.global_batch)}, {"micro", integer(t.micro_batch)}};
     Value::Map gpu{{"peak", text(flops_text(t.peak_flops))}, {"mfu", Value{t.mfu}}};

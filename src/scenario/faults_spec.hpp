@@ -29,9 +29,9 @@ enum class FaultKind { link_down, link_flap, link_degraded, switch_down, nic_dow
 
 struct FaultSpec {
     FaultKind kind = FaultKind::link_down;
-    std::string name;                  // "<kind><index>", e.g. "link_down0"
-    Time at = Time::zero();            // when it starts
-    Time duration = Time::max();       // `for:`; Time::max(): to the end of the run
+    std::string name;             // "<kind><index>", e.g. "link_down0"
+    Time at = Time::zero();       // when it starts
+    Time duration = Time::max();  // `for:`; Time::max(): to the end of the run
     // link_*: the link between these two nodes; `parallel` picks among parallel links (0 first).
     std::string from, to;
     int parallel = 0;
@@ -52,7 +52,7 @@ struct FaultSpec {
     // straggler: this rank's compute runs `slowdown` times slower during [at, at + for).
     RankId rank;
     double slowdown = 1.0;
-    SourceLocation location;           // of the entry, for errors found when the topology is built
+    SourceLocation location;  // of the entry, for errors found when the topology is built
 
     Time end() const { return duration == Time::max() ? Time::max() : at + duration; }
     bool operator==(const FaultSpec& o) const {

@@ -13,8 +13,7 @@
 
 namespace fabricsim::scenario {
 
-void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed,
-                Issues& issues) {
+void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed, Issues& issues) {
     for (const auto& e : mapping.entries) {
         if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
         issues.add(e.key_location, key_path(path, e.key), "unknown key" + did_you_mean(e.key, allowed));
@@ -47,8 +46,8 @@ std::string found(const Node& node) { return describe_found(node); }
 
 }  // namespace
 
-std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min,
-                                     std::int64_t max, Issues& issues) {
+std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min, std::int64_t max,
+                                     Issues& issues) {
     std::optional<std::int64_t> v;
     if (node.is_scalar()) v = parse_decimal<std::int64_t>(node.text);
     if (!v || *v < min) {
@@ -88,8 +87,8 @@ std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& i
 bool is_valid_name(std::string_view name) {
     if (name.empty()) return false;
     return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-               c == '_' || c == '-';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == '-';
     });
 }
 
@@ -103,8 +102,7 @@ std::optional<std::string> read_name(const Node& node, std::string_view path, Is
 
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues) {
-    if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end())
-        return node.text;
+    if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end()) return node.text;
     if (!node.is_scalar()) {
         issues.add(node.location, std::string(path),
                    fmt::format("expected {} ({}), found {}", what, join(choices), found(node)));
@@ -118,8 +116,8 @@ std::optional<std::string> read_choice(const Node& node, std::string_view path, 
 namespace {
 
 template <class T, class Parse, class Limit>
-std::optional<T> read_unit(const Node& node, std::string_view path, std::string_view expected,
-                           std::string_view noun, Parse parse, Limit limit, bool reject_zero, Issues& issues) {
+std::optional<T> read_unit(const Node& node, std::string_view path, std::string_view expected, std::string_view noun,
+                           Parse parse, Limit limit, bool reject_zero, Issues& issues) {
     if (!node.is_scalar()) {
         issues.add(node.location, std::string(path), fmt::format("expected {}, found {}", expected, found(node)));
         return std::nullopt;
@@ -135,14 +133,17 @@ std::optional<T> read_unit(const Node& node, std::string_view path, std::string_
         return std::nullopt;
     }
     if (const auto beyond = limit(parsed.value())) {
-        issues.add(node.location, std::string(path), fmt::format("expected {} {}, found {}", noun, *beyond, found(node)));
+        issues.add(node.location, std::string(path),
+                   fmt::format("expected {} {}, found {}", noun, *beyond, found(node)));
         return std::nullopt;
     }
     return parsed.value();
 }
 
 template <class T>
-std::optional<std::string> within_limit(T v) { return beyond_limit(v); }
+std::optional<std::string> within_limit(T v) {
+    return beyond_limit(v);
+}
 
 }  // namespace
 
@@ -152,8 +153,9 @@ std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero
 }
 
 std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Time>(node, path, "a time (e.g. 500ns, 2.5us)", "a delay", parse_time,
-                           [](Time t) { return beyond_limit(t, kMaxDelay); }, zero == Zero::rejected, issues);
+    return read_unit<Time>(
+        node, path, "a time (e.g. 500ns, 2.5us)", "a delay", parse_time,
+        [](Time t) { return beyond_limit(t, kMaxDelay); }, zero == Zero::rejected, issues);
 }
 
 std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues) {
@@ -228,16 +230,18 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         down = *n;
     }
     if (down < up) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node)));
+        issues.add(
+            node.location, std::string(path),
+            fmt::format("expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node)));
         return std::nullopt;
     }
     const std::int64_t g = std::gcd(down, up);
     down /= g;
     up /= g;
     if (down > kMaxRatioTerm) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected a ratio whose terms are at most {}, found {}", kMaxRatioTerm, describe_found(node)));
+        issues.add(
+            node.location, std::string(path),
+            fmt::format("expected a ratio whose terms are at most {}, found {}", kMaxRatioTerm, describe_found(node)));
         return std::nullopt;
     }
     return Ratio{static_cast<int>(down), static_cast<int>(up)};
@@ -273,8 +277,9 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
         return out;
     }
     if (!node.is_sequence() || node.items.empty()) {
-        issues.add(node.location, path,
-                   fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
+        issues.add(
+            node.location, path,
+            fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
         return std::nullopt;
     }
     std::vector<RankId> out;

@@ -17,14 +17,13 @@
 namespace fabricsim::scenario {
 
 // Reports every key of `mapping` not in `allowed`, with the nearest allowed key.
-void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed,
-                Issues& issues);
+void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed, Issues& issues);
 
 // A section: a mapping (an empty value counts as an empty mapping) or nullptr after an issue.
 const Node* read_section(const Node& node, std::string_view path, Issues& issues);
 
-std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min,
-                                     std::int64_t max, Issues& issues);
+std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min, std::int64_t max,
+                                     Issues& issues);
 std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues);
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues);
 // `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace fabricsim::scenario {
@@ -30,26 +30,10 @@ const FlowSizeCdf kWebsearch{{{0, 0},
 
 // The points of data/flow-size/fb_hadoop.cdf: Facebook Hadoop (Roy et al., SIGCOMM 2015) as
 // HPCC's traffic_gen/FbHdp_distribution.txt tabulates it.
-const FlowSizeCdf kFbHadoop{{{0, 0},
-                             {100, 1},
-                             {200, 2},
-                             {300, 5},
-                             {350, 15},
-                             {400, 20},
-                             {500, 30},
-                             {600, 40},
-                             {700, 50},
-                             {1000, 60},
-                             {2000, 67},
-                             {7000, 70},
-                             {30000, 72},
-                             {50000, 82},
-                             {80000, 87},
-                             {120000, 90},
-                             {300000, 95},
-                             {1000000, 97.5},
-                             {2000000, 99},
-                             {10000000, 100}}};
+const FlowSizeCdf kFbHadoop{{{0, 0},       {100, 1},     {200, 2},        {300, 5},      {350, 15},
+                             {400, 20},    {500, 30},    {600, 40},       {700, 50},     {1000, 60},
+                             {2000, 67},   {7000, 70},   {30000, 72},     {50000, 82},   {80000, 87},
+                             {120000, 90}, {300000, 95}, {1000000, 97.5}, {2000000, 99}, {10000000, 100}}};
 
 std::optional<double> number(std::string_view word) {
     double v = 0;
@@ -120,7 +104,8 @@ std::optional<FlowSizeCdf> parse_flow_size_cdf(std::string_view text, std::strin
         }
         if (!std::isfinite(*x) || !std::isfinite(*y) || *x > static_cast<double>(kMaxBytes.count())) {
             error = fmt::format("line {}: sizes must be finite numbers of at most {} B (1PiB) and percents finite, "
-                                "found \"{}\"", line_no, kMaxBytes.count(), line);
+                                "found \"{}\"",
+                                line_no, kMaxBytes.count(), line);
             return std::nullopt;
         }
         if (*x < 0 || *y < 0 || *y > 100) {

@@ -16,13 +16,13 @@ namespace fabricsim::scenario {
 namespace {
 
 const std::string kPath = "cluster.infiniband";
-constexpr std::size_t kArbitrationEntriesMax = 64;   // two 32-entry blocks per table (OpenSM)
-constexpr std::int64_t kCctEntriesMax = 255 * 64;    // ControlTableCap: 8 bits of 64-entry blocks
-constexpr int kShiftMax = 3;                         // CCT_Shift: 2 bits
-constexpr int kMultiplierMax = 0x3fff;               // CCT_Multiplier: 14 bits
-constexpr Bytes kPacketSizeMax{0x3fc0};              // Mellanox CC manager's packet_size range
+constexpr std::size_t kArbitrationEntriesMax = 64;            // two 32-entry blocks per table (OpenSM)
+constexpr std::int64_t kCctEntriesMax = 255 * 64;             // ControlTableCap: 8 bits of 64-entry blocks
+constexpr int kShiftMax = 3;                                  // CCT_Shift: 2 bits
+constexpr int kMultiplierMax = 0x3fff;                        // CCT_Multiplier: 14 bits
+constexpr Bytes kPacketSizeMax{0x3fc0};                       // Mellanox CC manager's packet_size range
 constexpr Time kCctiTimerMax = Time::ps(1'024'000) * 0xffff;  // 16 bits of 1.024 us
-constexpr std::int64_t kHeaderBytesMax = 4096;      // any real header stack is far below
+constexpr std::int64_t kHeaderBytesMax = 4096;                // any real header stack is far below
 
 using IbKey = Key<InfinibandSpec, Lanes>;
 
@@ -67,16 +67,18 @@ std::optional<int> read_weight(const Node& n, const std::string& path, Issues& i
 bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, Lanes& lanes, Issues& issues) {
     if (!n.is_sequence() || n.items.size() != static_cast<std::size_t>(kIbServiceLevels)) {
         issues.add(n.location, path,
-                   n.is_sequence() ? fmt::format("expected 16 VLs, one per SL 0 to 15, found {}", n.items.size())
-                                   : fmt::format("expected a list of 16 VLs, one per SL 0 to 15, found {}",
-                                                 describe_found(n)));
+                   n.is_sequence()
+                       ? fmt::format("expected 16 VLs, one per SL 0 to 15, found {}", n.items.size())
+                       : fmt::format("expected a list of 16 VLs, one per SL 0 to 15, found {}", describe_found(n)));
         return false;
     }
     std::vector<int> map(n.items.size());
     bool ok = true;
     for (std::size_t sl = 0; sl < n.items.size(); ++sl) {
-        if (auto vl = read_vl(n.items[sl], index_path(path, sl), lanes, issues)) map[sl] = *vl;
-        else ok = false;
+        if (auto vl = read_vl(n.items[sl], index_path(path, sl), lanes, issues))
+            map[sl] = *vl;
+        else
+            ok = false;
     }
     if (ok) out.sl_to_vl = std::move(map);
     return ok;
@@ -85,7 +87,8 @@ bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, 
 // A list of { vl, weight }. False after an issue.
 bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vector<VlWeight>& out, Issues& issues) {
     if (!n.is_sequence()) {
-        issues.add(n.location, path, fmt::format("expected a list of {{ vl, weight }} entries, found {}", describe_found(n)));
+        issues.add(n.location, path,
+                   fmt::format("expected a list of {{ vl, weight }} entries, found {}", describe_found(n)));
         return false;
     }
     if (n.items.size() > kArbitrationEntriesMax) {
@@ -115,9 +118,12 @@ bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vec
             const bool is_vl = std::string_view(key) == "vl";
             const auto v = is_vl ? read_vl(*value, key_path(p, key), lanes, issues)
                                  : read_weight(*value, key_path(p, key), issues);
-            if (!v) ok = false;
-            else if (is_vl) entry.vl = *v;
-            else entry.weight = *v;
+            if (!v)
+                ok = false;
+            else if (is_vl)
+                entry.vl = *v;
+            else
+                entry.weight = *v;
         }
         table.push_back(entry);
     }
@@ -154,7 +160,8 @@ const Table<VlArbitrationSpec, Lanes>& arbitration_table() {
             key<VlArbitrationSpec, int, Lanes>(
                 "high_limit", &VlArbitrationSpec::high_limit, integer(0, 255), kPacket,
                 "How much high-priority traffic (in 4 KiB units) may go before a low-priority packet gets a turn; "
-                "`0`: one high-priority packet per low-priority one; `255`: no limit (IBA §7.6.9; OpenSM's default 0)."),
+                "`0`: one high-priority packet per low-priority one; `255`: no limit (IBA §7.6.9; OpenSM's default "
+                "0)."),
         }};
     return t;
 }
@@ -179,39 +186,40 @@ std::optional<CctEntrySpec> parse_cct_entry(const Node& n) {
 using CctTable = std::optional<std::vector<CctEntrySpec>>;
 
 Field<CctTable> cct_table() {
-    return {TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}, {}, {}, {}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
-                if (is_keyword(n, "auto")) return CctTable{};
-                if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
-                    issues.add(n.location, path,
-                               fmt::format("expected auto or a list of 1 to {} entries shift:multiplier, found {}",
-                                           kCctEntriesMax,
-                                           n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n)));
-                    return std::nullopt;
+    return {
+        TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}, {}, {}, {}},
+        [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
+            if (is_keyword(n, "auto")) return CctTable{};
+            if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
+                issues.add(
+                    n.location, path,
+                    fmt::format("expected auto or a list of 1 to {} entries shift:multiplier, found {}", kCctEntriesMax,
+                                n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n)));
+                return std::nullopt;
+            }
+            std::vector<CctEntrySpec> table;
+            bool ok = true;
+            for (std::size_t i = 0; i < n.items.size(); ++i) {
+                if (auto e = parse_cct_entry(n.items[i])) {
+                    table.push_back(*e);
+                    continue;
                 }
-                std::vector<CctEntrySpec> table;
-                bool ok = true;
-                for (std::size_t i = 0; i < n.items.size(); ++i) {
-                    if (auto e = parse_cct_entry(n.items[i])) {
-                        table.push_back(*e);
-                        continue;
-                    }
-                    issues.add(n.items[i].location, index_path(path, i),
-                               fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
-                                           "3:776), found {}",
-                                           kShiftMax, kMultiplierMax, describe_found(n.items[i])));
-                    ok = false;
-                }
-                if (!ok) return std::nullopt;
-                return CctTable{std::move(table)};
-            },
-            // OpenSM's cc_cct notation, shift:multiplier.
-            [](const CctTable& table) {
-                if (!table) return text("auto");
-                Value::List list;
-                for (const CctEntrySpec& e : *table) list.push_back(text(fmt::format("{}:{}", e.shift, e.multiplier)));
-                return Value{std::move(list)};
-            }};
+                issues.add(n.items[i].location, index_path(path, i),
+                           fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
+                                       "3:776), found {}",
+                                       kShiftMax, kMultiplierMax, describe_found(n.items[i])));
+                ok = false;
+            }
+            if (!ok) return std::nullopt;
+            return CctTable{std::move(table)};
+        },
+        // OpenSM's cc_cct notation, shift:multiplier.
+        [](const CctTable& table) {
+            if (!table) return text("auto");
+            Value::List list;
+            for (const CctEntrySpec& e : *table) list.push_back(text(fmt::format("{}:{}", e.shift, e.multiplier)));
+            return Value{std::move(list)};
+        }};
 }
 
 using CcKey = Key<IbCongestionControlSpec, Lanes>;
@@ -238,7 +246,8 @@ const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
             cc_key("packet_size", &S::packet_size,
                    at_most(size(Zero::allowed), kPacketSizeMax, "size, 0B to 16320B",
                            [](const Node& n, const Bytes&) {
-                               return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(), n.text);
+                               return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(),
+                                                  n.text);
                            }),
                    "Switch: smaller packets are never marked."),
             cc_key("ccti_increase", &S::ccti_increase, integer(0, 255),
@@ -246,7 +255,8 @@ const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
             cc_key("ccti_limit", &S::ccti_limit, integer_or_auto(0, kCctEntriesMax - 1),
                    "The highest index. `auto`: 127 with `table: auto`, else the table's last index. At most the "
                    "table's last index."),
-            cc_key("ccti_min", &S::ccti_min, integer(0, 255), "The lowest index (a QP starts there). At most `ccti_limit`."),
+            cc_key("ccti_min", &S::ccti_min, integer(0, 255),
+                   "The lowest index (a QP starts there). At most `ccti_limit`."),
             cc_key("ccti_timer", &S::ccti_timer,
                    at_most(time(Zero::rejected), kCctiTimerMax, "time > 0, at most 65535 × 1.024us",
                            [](const Node& n, const Time&) {
@@ -275,12 +285,12 @@ void check_cct_indices(const IbCongestionControlSpec& cc, const SectionRead& r, 
         return;
     }
     if (!r.ok("congestion_control.ccti_min")) return;
-    const int limit = cc.ccti_limit ? *cc.ccti_limit
-                                    : (cc.table ? static_cast<int>(cc.table->size()) - 1 : kIbAutoCctiLimit);
+    const int limit =
+        cc.ccti_limit ? *cc.ccti_limit : (cc.table ? static_cast<int>(cc.table->size()) - 1 : kIbAutoCctiLimit);
     if (cc.ccti_min <= limit) return;
-    const std::string shown = cc.ccti_limit ? std::to_string(limit)
-                                            : fmt::format("auto ({}: {})", limit,
-                                                          cc.table ? "the table's last index" : "128 entries");
+    const std::string shown =
+        cc.ccti_limit ? std::to_string(limit)
+                      : fmt::format("auto ({}: {})", limit, cc.table ? "the table's last index" : "128 entries");
     const Node* min_node = r.given("congestion_control.ccti_min");
     issues.add((min_node != nullptr ? min_node : limit_node)->location, key_path(path, "ccti_min"),
                fmt::format("ccti_min {} is above ccti_limit {}; expected ccti_min <= ccti_limit", cc.ccti_min, shown));
@@ -305,8 +315,8 @@ void check_vl_weights(const InfinibandSpec& ib, SourceLocation where, Issues& is
 
 void check_infiniband(const InfinibandSpec& ib, const SectionRead& r, Lanes lanes, Bytes mtu, Issues& issues) {
     const Bytes headers{ib.header_bytes};  // LRH + BTH + ICRC + VCRC by default (docs/models/links.md)
-    if (const Node* buffer = r.given("vl_buffer"); buffer != nullptr && r.ok("vl_buffer") && ib.vl_buffer &&
-                                                   *ib.vl_buffer < mtu + headers)
+    if (const Node* buffer = r.given("vl_buffer");
+        buffer != nullptr && r.ok("vl_buffer") && ib.vl_buffer && *ib.vl_buffer < mtu + headers)
         issues.add(buffer->location, key_path(kPath, "vl_buffer"),
                    fmt::format("{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
                                "so credits would never cover it; expected at least {} or auto",
@@ -316,9 +326,10 @@ void check_infiniband(const InfinibandSpec& ib, const SectionRead& r, Lanes lane
     const Node* sl_node = r.given("sl_to_vl");
     if (lanes.known && r.ok("sl_to_vl") && r.ok("vl_arbitration") && r.ok("vl_arbitration.high") &&
         r.ok("vl_arbitration.low"))
-        check_vl_weights(ib, arbitration != nullptr ? arbitration->location
-                             : sl_node != nullptr   ? sl_node->location
-                                                    : r.map->location,
+        check_vl_weights(ib,
+                         arbitration != nullptr ? arbitration->location
+                         : sl_node != nullptr   ? sl_node->location
+                                                : r.map->location,
                          issues);
 }
 

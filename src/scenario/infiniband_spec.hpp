@@ -16,7 +16,7 @@
 
 namespace fabricsim::scenario {
 
-inline constexpr int kIbDataVlsMax = 15;   // VL0..VL14 carry data; VL15 is management (IBA §7.6)
+inline constexpr int kIbDataVlsMax = 15;  // VL0..VL14 carry data; VL15 is management (IBA §7.6)
 inline constexpr int kIbServiceLevels = 16;
 inline constexpr int kIbDefaultVlWeight = 4;  // OpenSM's default low-table weight (OSM_DEFAULT_QOS_VLARB_LOW)
 
@@ -46,16 +46,16 @@ inline std::vector<VlWeight> default_low_table(int vls) {
 // of 4 KiB of high-priority packets a low-priority packet gets its chance (0: after one packet;
 // 255: never).
 struct VlArbitrationSpec {
-    std::vector<VlWeight> high;                          // empty: no high-priority VL
-    std::vector<VlWeight> low = default_low_table(2);    // follows virtual_lanes when not given
-    int high_limit = 0;                                  // OpenSM OSM_DEFAULT_QOS_HIGH_LIMIT
+    std::vector<VlWeight> high;                        // empty: no high-priority VL
+    std::vector<VlWeight> low = default_low_table(2);  // follows virtual_lanes when not given
+    int high_limit = 0;                                // OpenSM OSM_DEFAULT_QOS_HIGH_LIMIT
     bool operator==(const VlArbitrationSpec&) const = default;
 };
 
 // One congestion control table entry: IPD = multiplier / 2^shift packet times.
 struct CctEntrySpec {
-    int shift = 0;        // 0..3
-    int multiplier = 0;   // 0..16383
+    int shift = 0;       // 0..3
+    int multiplier = 0;  // 0..16383
     bool operator==(const CctEntrySpec&) const = default;
 };
 
@@ -67,18 +67,18 @@ struct CctEntrySpec {
 // is the one declaration: `validate --print` shows these, docs/SCENARIO.md lists them, and a
 // test (tests/scenario/test_infiniband_spec.cpp) holds the two together.
 struct IbCongestionControlSpec {
-    bool enabled = true;                                // docs/SCENARIO.md: "IB CC on"
-    Bytes threshold = Bytes{8 * 1024};                  // queue per port/VL above which packets are marked
-    int marking_rate = 10;                              // Mellanox CC manager marking_rate 0xa
-    bool victim_mask = false;                           // IBA A10 Victim_Mask, every switch port's bit:
-                                                        // OpenSM's default all-zero mask
-    Bytes packet_size = Bytes{512};                     // Mellanox CC manager default 0x200
-    int ccti_increase = 1;                              // Mellanox CC manager ccti_increase 1
-    std::optional<int> ccti_limit;                      // auto: 127 (OPA FM) with an auto table,
-                                                        // else the table's last index
-    int ccti_min = 0;                                   // Mellanox CC manager and OPA FM default
-    Time ccti_timer = Time::ps(10'240'000);             // OPA FM default: 10 x 1.024 us
-    std::optional<std::vector<CctEntrySpec>> table;     // auto: linear delays up to 8 us (OPA FM)
+    bool enabled = true;                             // docs/SCENARIO.md: "IB CC on"
+    Bytes threshold = Bytes{8 * 1024};               // queue per port/VL above which packets are marked
+    int marking_rate = 10;                           // Mellanox CC manager marking_rate 0xa
+    bool victim_mask = false;                        // IBA A10 Victim_Mask, every switch port's bit:
+                                                     // OpenSM's default all-zero mask
+    Bytes packet_size = Bytes{512};                  // Mellanox CC manager default 0x200
+    int ccti_increase = 1;                           // Mellanox CC manager ccti_increase 1
+    std::optional<int> ccti_limit;                   // auto: 127 (OPA FM) with an auto table,
+                                                     // else the table's last index
+    int ccti_min = 0;                                // Mellanox CC manager and OPA FM default
+    Time ccti_timer = Time::ps(10'240'000);          // OPA FM default: 10 x 1.024 us
+    std::optional<std::vector<CctEntrySpec>> table;  // auto: linear delays up to 8 us (OPA FM)
     bool operator==(const IbCongestionControlSpec&) const = default;
 };
 
@@ -88,11 +88,11 @@ inline constexpr int kIbAutoCctiLimit = 127;
 inline constexpr std::int64_t kInfinibandHeaderBytes = 26;
 
 struct InfinibandSpec {
-    int virtual_lanes = 2;                              // data VLs, docs/SCENARIO.md
-    std::optional<Bytes> vl_buffer;                     // credit buffer per VL per port; auto
-    Time credit_update_period = Time::zero();           // flow-control packets at most this often
-                                                        // per VL; 0: one as each packet frees its blocks
-    std::vector<int> sl_to_vl = default_sl_to_vl(2);    // 16 entries, one per SL
+    int virtual_lanes = 2;                            // data VLs, docs/SCENARIO.md
+    std::optional<Bytes> vl_buffer;                   // credit buffer per VL per port; auto
+    Time credit_update_period = Time::zero();         // flow-control packets at most this often
+                                                      // per VL; 0: one as each packet frees its blocks
+    std::vector<int> sl_to_vl = default_sl_to_vl(2);  // 16 entries, one per SL
     VlArbitrationSpec vl_arbitration;
     IbCongestionControlSpec congestion_control;
     // Bytes each packet carries on the link beside its payload (docs/models/links.md): 26 =

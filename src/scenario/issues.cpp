@@ -11,18 +11,14 @@ void Issues::add(SourceLocation where, std::string key_path, std::string message
     list_.push_back(ConfigIssue{std::move(where), std::move(key_path), std::move(message)});
 }
 
-void Issues::append(const Issues& other) {
-    list_.insert(list_.end(), other.list_.begin(), other.list_.end());
-}
+void Issues::append(const Issues& other) { list_.insert(list_.end(), other.list_.begin(), other.list_.end()); }
 
 std::string key_path(std::string_view parent, std::string_view key) {
     if (parent.empty()) return std::string(key);
     return fmt::format("{}.{}", parent, key);
 }
 
-std::string index_path(std::string_view parent, std::size_t index) {
-    return fmt::format("{}[{}]", parent, index);
-}
+std::string index_path(std::string_view parent, std::size_t index) { return fmt::format("{}[{}]", parent, index); }
 
 void sort_in_file_order(std::vector<ConfigIssue>& issues, const std::vector<std::string>& files) {
     const auto rank = [&](const std::string& file) {

@@ -38,9 +38,9 @@ struct IwarpSpec {
     int ack_every = 2;
     // A lone in-order segment is acknowledged after this (Linux TCP_DELACK_MIN = 40 ms).
     Time delayed_ack = Time::ms(40);
-    int initial_window = 10;                 // segments (RFC 6928)
+    int initial_window = 10;                        // segments (RFC 6928)
     Bytes receive_window = Bytes{4 * 1024 * 1024};  // bytes in flight the receiver admits
-    int dupthresh = 3;                       // RFC 5681 §3.2, RFC 6675 DupThresh
+    int dupthresh = 3;                              // RFC 5681 §3.2, RFC 6675 DupThresh
     bool operator==(const IwarpSpec&) const = default;
 };
 

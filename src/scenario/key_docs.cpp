@@ -55,11 +55,12 @@ std::string default_cell(const KeyInfo& k) {
 
 // The section's table, then its nested sections' tables, each between its markers.
 void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string>>& blocks) {
-    std::string out = begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
+    std::string out =
+        begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
         if (k.section == nullptr)
-            out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text, default_cell(k), models(k.consumers),
-                               k.doc);
+            out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text, default_cell(k),
+                               models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
     blocks.emplace_back(t.path, std::move(out));
@@ -91,8 +92,10 @@ Value key_schema(const KeyInfo& k) {
     }
     Value::Map m;
     m.push_back({"description", text(k.doc)});
-    if (k.type.json_types.size() == 1) m.push_back({"type", text(k.type.json_types.front())});
-    else m.push_back({"type", string_list(k.type.json_types)});
+    if (k.type.json_types.size() == 1)
+        m.push_back({"type", text(k.type.json_types.front())});
+    else
+        m.push_back({"type", string_list(k.type.json_types)});
     if (!k.type.choices.empty()) m.push_back({"enum", string_list(k.type.choices)});
     if (k.type.minimum) m.push_back({"minimum", Value{*k.type.minimum}});
     if (k.type.maximum) m.push_back({"maximum", Value{*k.type.maximum}});
@@ -181,7 +184,8 @@ Value json_schema() {
         {"faults", open_section("array", "Things that go wrong during the run (docs/SCENARIO.md, Faults).")},
         {"outputs", open_section("object", "Result files (docs/SCENARIO.md).")},
         {"variants", open_section("object", "Named sets of overrides, each a mapping of key paths to values.")},
-        {"sweep", open_section("object", "The grid of `fabricsim sweep`, which `run` does not read (docs/REPORTS.md).")},
+        {"sweep",
+         open_section("object", "The grid of `fabricsim sweep`, which `run` does not read (docs/REPORTS.md).")},
     };
     Value schema = object(std::move(root), true);
     auto& m = std::get<Value::Map>(schema.v);

@@ -58,7 +58,8 @@ void warn_section(const Node& map, const Value* resolved, const std::string& pat
                   unsigned model, Issues& warnings) {
     static const Value kUnset;
     for (const Entry& e : map.entries) {
-        const auto k = std::find_if(table.keys.begin(), table.keys.end(), [&](const KeyInfo& i) { return i.name == e.key; });
+        const auto k =
+            std::find_if(table.keys.begin(), table.keys.end(), [&](const KeyInfo& i) { return i.name == e.key; });
         if (k == table.keys.end()) continue;  // an unknown key is an error elsewhere
         const std::string at = key_path(path, e.key);
         const Value* value = member(resolved, e.key);

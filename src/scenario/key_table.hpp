@@ -32,11 +32,11 @@ enum Consumer : unsigned { kIdeal = 1, kPacket = 2, kFlow = 4, kAllModels = kIde
 
 // A value type as the docs and the JSON Schema describe it.
 struct TypeDoc {
-    std::string text;                       // docs' type column: "size > 0, or `auto`"
-    std::vector<std::string> json_types;    // JSON Schema "type": integer, number, string, boolean, array
-    std::optional<std::int64_t> minimum;    // for an integer
+    std::string text;                     // docs' type column: "size > 0, or `auto`"
+    std::vector<std::string> json_types;  // JSON Schema "type": integer, number, string, boolean, array
+    std::optional<std::int64_t> minimum;  // for an integer
     std::optional<std::int64_t> maximum;
-    std::vector<std::string> choices;       // every value, when it is one of these words
+    std::vector<std::string> choices;  // every value, when it is one of these words
 };
 
 // How one YAML value reads into a T, prints back, and is described (key_types.hpp).
@@ -56,13 +56,13 @@ struct KeyInfo {
     TypeDoc type;
     std::string doc;
     unsigned consumers = kAllModels;
-    std::string default_doc;               // docs' default column when the printed default says too little
-    Value default_value;                   // printed from a default-constructed spec
-    const TableInfo* section = nullptr;    // a nested section's table
+    std::string default_doc;             // docs' default column when the printed default says too little
+    Value default_value;                 // printed from a default-constructed spec
+    const TableInfo* section = nullptr;  // a nested section's table
 };
 
 struct TableInfo {
-    std::string path;                      // "cluster.roce.pfc"
+    std::string path;  // "cluster.roce.pfc"
     std::vector<KeyInfo> keys;
     std::vector<std::string> names() const;
 };
@@ -70,7 +70,7 @@ struct TableInfo {
 // Which keys of a section were written and which of them had an issue, for the checks across
 // keys; nested sections' keys by their relative path ("pfc.xoff").
 struct SectionRead {
-    const Node* map = nullptr;             // null: not a mapping (reported)
+    const Node* map = nullptr;  // null: not a mapping (reported)
     std::vector<std::string> failed;
     // The node written at `rel` ("pfc.xoff"), or null.
     const Node* given(std::string_view rel) const;
@@ -127,9 +127,10 @@ Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consume
 // A key read and printed by hand (a value that depends on another key, or is printed only
 // sometimes).
 template <class S, class Ctx = NoContext>
-Key<S, Ctx> custom_key(std::string name, TypeDoc type, unsigned consumers, std::string doc,
-                       std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
-                       std::type_identity_t<std::function<Value(const S&)>> print) {
+Key<S, Ctx> custom_key(
+    std::string name, TypeDoc type, unsigned consumers, std::string doc,
+    std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
+    std::type_identity_t<std::function<Value(const S&)>> print) {
     Key<S, Ctx> k;
     k.info = KeyInfo{std::move(name), std::move(type), std::move(doc), consumers, {}, {}, nullptr};
     k.read = [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
@@ -150,8 +151,8 @@ Key<S, Ctx> section(std::string name, Sub S::*member, const Table<Sub, Ctx>& tab
     Key<S, Ctx> k;
     unsigned consumers = 0;
     for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
-    k.info = KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}, {}, {}, {}}, std::move(doc), consumers, {}, {},
-                     &table};
+    k.info =
+        KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}, {}, {}, {}}, std::move(doc), consumers, {}, {}, &table};
     k.read = [member, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
                                                     Issues& issues, std::vector<std::string>& failed) {
         const SectionRead r = read_table(n, path, table, out.*member, ctx, issues);

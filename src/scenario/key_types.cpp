@@ -120,7 +120,9 @@ Field<int> integer(std::int64_t min, std::int64_t max) {
 
 Field<std::int64_t> integer64(std::int64_t min, std::int64_t max) {
     return {TypeDoc{fmt::format("integer, {} to {}", min, max), {"integer"}, min, max, {}},
-            [min, max](const Node& n, const std::string& path, Issues& issues) { return read_int(n, path, min, max, issues); },
+            [min, max](const Node& n, const std::string& path, Issues& issues) {
+                return read_int(n, path, min, max, issues);
+            },
             [](const std::int64_t& v) { return Value{v}; }};
 }
 
@@ -136,14 +138,18 @@ Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max) {
 }
 
 Field<double> fraction(double max) {
-    return {TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}, {}, {}, {}},
-            [max](const Node& n, const std::string& path, Issues& issues) { return read_fraction(n, path, max, issues); },
-            [](const double& v) { return Value{v}; }};
+    return {
+        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}, {}, {}, {}},
+        [max](const Node& n, const std::string& path, Issues& issues) { return read_fraction(n, path, max, issues); },
+        [](const double& v) { return Value{v}; }};
 }
 
 Field<std::optional<double>> fraction_or_auto(double max) {
     return {TypeDoc{fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)),
-                    {"number", "string"}, {}, {}, {}},
+                    {"number", "string"},
+                    {},
+                    {},
+                    {}},
             [max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<double>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<double>>{std::in_place, std::nullopt};
                 const auto v = read_fraction(n, path, max, issues);
@@ -154,19 +160,19 @@ Field<std::optional<double>> fraction_or_auto(double max) {
 }
 
 Field<Bytes> size(Zero zero) {
-    return {TypeDoc{zero_text("size", zero), kUnitJson, {}, {}, {}},
-            [zero](const Node& n, const std::string& path, Issues& issues) { return read_bytes(n, path, zero, issues); },
-            [](const Bytes& b) { return text(to_string(b)); }};
+    return {
+        TypeDoc{zero_text("size", zero), kUnitJson, {}, {}, {}},
+        [zero](const Node& n, const std::string& path, Issues& issues) { return read_bytes(n, path, zero, issues); },
+        [](const Bytes& b) { return text(to_string(b)); }};
 }
 
 Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
     return {TypeDoc{fmt::format("{}, or `{}`", zero_text("size", zero), keyword), kUnitJson, {}, {}, {}},
             [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Bytes>(n, path, keyword, "a size (e.g. 4KiB, 1MB)", parse_bytes,
-                                      [zero](const Node& m, const std::string& p, Issues& i) {
-                                          return read_bytes(m, p, zero, i);
-                                      },
-                                      issues);
+                return read_or<Bytes>(
+                    n, path, keyword, "a size (e.g. 4KiB, 1MB)", parse_bytes,
+                    [zero](const Node& m, const std::string& p, Issues& i) { return read_bytes(m, p, zero, i); },
+                    issues);
             },
             [keyword](const std::optional<Bytes>& v) { return print_or(v, keyword); }};
 }
@@ -178,19 +184,19 @@ Field<Time> time(Zero zero) {
 }
 
 Field<Time> delay(Zero zero) {
-    return {TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
-            [zero](const Node& n, const std::string& path, Issues& issues) { return read_delay(n, path, zero, issues); },
-            [](const Time& t) { return text(to_string(t)); }};
+    return {
+        TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
+        [zero](const Node& n, const std::string& path, Issues& issues) { return read_delay(n, path, zero, issues); },
+        [](const Time& t) { return text(to_string(t)); }};
 }
 
 Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
     return {TypeDoc{fmt::format("{}, or `{}`", zero_text("time", zero), keyword), kUnitJson, {}, {}, {}},
             [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Time>(n, path, keyword, "a time (e.g. 500ns, 2.5us)", parse_time,
-                                     [zero](const Node& m, const std::string& p, Issues& i) {
-                                         return read_time(m, p, zero, i);
-                                     },
-                                     issues);
+                return read_or<Time>(
+                    n, path, keyword, "a time (e.g. 500ns, 2.5us)", parse_time,
+                    [zero](const Node& m, const std::string& p, Issues& i) { return read_time(m, p, zero, i); },
+                    issues);
             },
             [keyword](const std::optional<Time>& v) { return print_or(v, keyword); }};
 }

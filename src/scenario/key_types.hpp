@@ -44,7 +44,7 @@ Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) 
     Field<E> f;
     f.doc = TypeDoc{text, {"string"}, {}, {}, names};
     f.read = [what = std::move(what), names, words](const Node& n, const std::string& path,
-                                                   Issues& issues) -> std::optional<E> {
+                                                    Issues& issues) -> std::optional<E> {
         const auto w = read_choice(n, path, what, names, issues);
         if (!w) return std::nullopt;
         for (const auto& [word, e] : words)
@@ -63,7 +63,8 @@ Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) 
 template <class T, class Beyond>
 Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
     base.doc.text = std::move(type);
-    base.read = [read = base.read, max, beyond](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
+    base.read = [read = base.read, max, beyond](const Node& n, const std::string& path,
+                                                Issues& issues) -> std::optional<T> {
         auto v = read(n, path, issues);
         if (v && *v > max) {
             issues.add(n.location, path, beyond(n, *v));

@@ -69,8 +69,7 @@ std::vector<ConfigIssue> combine(std::vector<ConfigIssue> all, const std::vector
 
 }  // namespace
 
-LoadedScenario load_scenario_text(const std::string& text, const std::string& file_name,
-                                  const LoadOptions& options) {
+LoadedScenario load_scenario_text(const std::string& text, const std::string& file_name, const LoadOptions& options) {
     SourceFiles files;
     files.note_file(file_name);
     Issues base;

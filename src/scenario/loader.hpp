@@ -30,9 +30,9 @@ struct LoadOptions {
 };
 
 struct Variant {
-    std::string name;              // "default" when the file has no variants
+    std::string name;  // "default" when the file has no variants
     ScenarioSpec spec;
-    Value resolved;                // the spec with every default, as a tree
+    Value resolved;  // the spec with every default, as a tree
 };
 
 struct LoadedScenario {
@@ -45,8 +45,7 @@ struct LoadedScenario {
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const LoadOptions& options);
 // Same, from text; `file_name` is what errors call it.
-LoadedScenario load_scenario_text(const std::string& text, const std::string& file_name,
-                                  const LoadOptions& options);
+LoadedScenario load_scenario_text(const std::string& text, const std::string& file_name, const LoadOptions& options);
 
 std::string to_yaml(const Value& tree);
 

@@ -48,8 +48,10 @@ bool looks_numeric(const std::string& s) {
     if (i == s.size()) return false;
     bool dot = false;
     for (; i < s.size(); ++i) {
-        if (s[i] == '.' && !dot) dot = true;
-        else if (s[i] < '0' || s[i] > '9') return false;
+        if (s[i] == '.' && !dot)
+            dot = true;
+        else if (s[i] < '0' || s[i] > '9')
+            return false;
     }
     return s.back() != '.';
 }

@@ -88,7 +88,9 @@ const Table<NicSpec>& nic_table() {
                     if (v) out.offload_latency = *v;
                     return v.has_value();
                 },
-                [](const S& s) { return s.offload_latency == Time::zero() ? Value{} : Value{to_string(s.offload_latency)}; })
+                [](const S& s) {
+                    return s.offload_latency == Time::zero() ? Value{} : Value{to_string(s.offload_latency)};
+                })
                 .shown_default("`0ps`"),
         }};
     return t;

@@ -112,13 +112,15 @@ void apply_override(Node& root, const Override& o, Issues& issues) {
             const auto index = parse_index(segment);
             const std::size_t n = at->items.size();
             if (!index) {
-                issues.add(o.location, shown,
-                           fmt::format("is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1, segment));
+                issues.add(
+                    o.location, shown,
+                    fmt::format("is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1, segment));
                 return;
             }
             if (*index >= n) {
-                issues.add(o.location, shown,
-                           fmt::format("index {} is past the end of the list ({} entr{})", *index, n, n == 1 ? "y" : "ies"));
+                issues.add(
+                    o.location, shown,
+                    fmt::format("index {} is past the end of the list ({} entr{})", *index, n, n == 1 ? "y" : "ies"));
                 return;
             }
             at = &at->items[*index];

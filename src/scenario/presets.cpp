@@ -111,7 +111,8 @@ const PresetLibrary::Loaded* PresetLibrary::load(const PresetSlot& slot, const s
                     loaded.issues.add(tree->location, root_path,
                                       fmt::format("a preset file must be a mapping, found {}", describe_found(*tree)));
                 } else {
-                    if (const Node* d = tree->find("description")) read_text(*d, key_path(root_path, "description"), loaded.issues);
+                    if (const Node* d = tree->find("description"))
+                        read_text(*d, key_path(root_path, "description"), loaded.issues);
                     tree->erase("description");
                     for (const auto& e : tree->entries)
                         if (e.key == "preset")
@@ -146,7 +147,7 @@ void PresetLibrary::expand_one(Node& node, const PresetSlot& slot, const std::st
     desugar_preset_shorthand(node);
     if (!node.is_mapping()) return;  // the validator reports the wrong type
     const Node* name = node.find("preset");
-    if (name == nullptr) return;     // a full inline definition
+    if (name == nullptr) return;  // a full inline definition
     const std::string name_path = shorthand ? path : key_path(path, "preset");
     if (!name->is_scalar()) {
         issues.add(name->location, name_path,
@@ -158,10 +159,14 @@ void PresetLibrary::expand_one(Node& node, const PresetSlot& slot, const std::st
     if (preset == nullptr) {
         const auto names = available(slot.folder);
         std::string listing;
-        if (!names.empty()) listing = available_choices(name->text, names);
-        else if (dirs_.empty()) listing = "; no config folder was given";
-        else listing = fmt::format("; no {} presets were found", slot.what);
-        issues.add(name->location, name_path, fmt::format("unknown {} preset \"{}\"{}", slot.what, name->text, listing));
+        if (!names.empty())
+            listing = available_choices(name->text, names);
+        else if (dirs_.empty())
+            listing = "; no config folder was given";
+        else
+            listing = fmt::format("; no {} presets were found", slot.what);
+        issues.add(name->location, name_path,
+                   fmt::format("unknown {} preset \"{}\"{}", slot.what, name->text, listing));
         node.unresolved = true;
         return;
     }

@@ -15,11 +15,11 @@ namespace fabricsim::scenario {
 namespace {
 
 const std::string kPath = "cluster.roce";
-constexpr std::int64_t kHeaderBytesMax = 4096;      // any real encapsulation stack is far below
-constexpr std::int64_t kMaxPriority = 7;            // 802.1Qbb: eight priorities
+constexpr std::int64_t kHeaderBytesMax = 4096;  // any real encapsulation stack is far below
+constexpr std::int64_t kMaxPriority = 7;        // 802.1Qbb: eight priorities
 constexpr std::int64_t kMaxFastRecoverySteps = 1'000;
-constexpr double kMaxAlpha = 64;                    // dynamic-threshold alphas in use run 1/128 .. 8
-constexpr std::int64_t kMaxWeight = 255;            // a byte, as switch DWRR weights are configured
+constexpr double kMaxAlpha = 64;          // dynamic-threshold alphas in use run 1/128 .. 8
+constexpr std::int64_t kMaxWeight = 255;  // a byte, as switch DWRR weights are configured
 constexpr std::int64_t kMaxAckEvery = 1 << 20;
 
 // One priority, or a list of distinct priorities (e.g. [6, 7]); an empty list only if allowed.
@@ -31,8 +31,9 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         return std::vector<int>{static_cast<int>(*v)};
     }
     if (!n.is_sequence() || (n.items.empty() && !allow_empty)) {
-        issues.add(n.location, at,
-                   fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
+        issues.add(
+            n.location, at,
+            fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
         return std::nullopt;
     }
     std::vector<int> out;
@@ -84,11 +85,11 @@ Field<std::array<int, 8>> weights() {
             [](const Node& n, const std::string& at, Issues& issues) -> std::optional<std::array<int, 8>> {
                 std::array<int, 8> out{1, 1, 1, 1, 1, 1, 1, 1};
                 if (!n.is_sequence() || n.items.size() != out.size()) {
-                    issues.add(n.location, at,
-                               fmt::format("expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
-                                           "1]), found {}",
-                                           n.is_sequence() ? fmt::format("a list of {}", n.items.size())
-                                                           : describe_found(n)));
+                    issues.add(
+                        n.location, at,
+                        fmt::format("expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
+                                    "1]), found {}",
+                                    n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n)));
                     return std::nullopt;
                 }
                 bool ok = true;
@@ -265,7 +266,8 @@ const Table<DcqcnSpec>& dcqcn_table() {
         {
             key("enabled", &DcqcnSpec::enabled, boolean(), kPacket, "DCQCN at the sender NICs."),
             key("preset", &DcqcnSpec::preset,
-                choice<DcqcnPreset>("DCQCN preset", {{"nic", DcqcnPreset::nic}, {"paper", DcqcnPreset::paper}}), kPacket,
+                choice<DcqcnPreset>("DCQCN preset", {{"nic", DcqcnPreset::nic}, {"paper", DcqcnPreset::paper}}),
+                kPacket,
                 "The parameter set: `nic` (NIC-style, as in the HPCC ns-3 model after Mellanox CX-4+) or `paper` "
                 "(Zhu et al., SIGCOMM'15)."),
             key("g", &DcqcnSpec::g, fraction_or_auto(1), kPacket, "α gain."),
@@ -337,10 +339,11 @@ void check_ecn_order(const EcnSpec& ecn, const SectionRead& r, std::optional<Ban
                    ? given->text
                    : fmt::format("auto ({} x link / 25Gbps = {} at {})", rule, in_kb(value), *link);
     };
-    issues.add(kmin_node != nullptr ? kmin_node->location : (kmax_node != nullptr ? kmax_node->location : r.map->location),
-               key_path(kPath, "ecn.kmin"),
-               fmt::format("kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
-                           shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB")));
+    issues.add(
+        kmin_node != nullptr ? kmin_node->location : (kmax_node != nullptr ? kmax_node->location : r.map->location),
+        key_path(kPath, "ecn.kmin"),
+        fmt::format("kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
+                    shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB")));
 }
 
 // CNPs, ACKs and NAKs go on control_priority, in a queue PFC never pauses. Reported at
@@ -361,12 +364,12 @@ void check_control_priority(const RoceSpec& out, const SectionRead& r, Issues& i
     }
     const int p = out.control_priority;
     const Node* priority = r.given("pfc.priority");
-    issues.add(priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
-               fmt::format("{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
-                           "not pause, so expected lossless priorities other than {} (or a control_priority "
-                           "set to another priority)",
-                           lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p),
-                           p));
+    issues.add(
+        priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
+        fmt::format("{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
+                    "not pause, so expected lossless priorities other than {} (or a control_priority "
+                    "set to another priority)",
+                    lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p), p));
 }
 
 void check_roce(const RoceSpec& out, const SectionRead& r, std::optional<Bandwidth> link_speed, Issues& issues) {

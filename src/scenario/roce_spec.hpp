@@ -26,14 +26,14 @@ struct PfcSpec {
     // class of messages that name none. docs/SCENARIO.md "RoCE runs PFC on priority 3" (the usual
     // RoCE lossless priority in NVIDIA's and Microsoft's guides).
     std::vector<int> priorities{3};
-    std::optional<Bytes> headroom;        // per port and priority; nullopt = auto: the 802.1Qbb
-                                          // worst case from link speed, cable, MTU (docs/models/pfc.md)
-    std::optional<Bytes> xoff;            // static XOFF threshold; nullopt = auto: the MMU's dynamic
-                                          // threshold, mmu.alpha x free buffer
-    Bytes xon_delta = Bytes{3 * 1024};    // XON = XOFF - xon_delta; HPCC ns-3 model, switch-mmu.cc
-                                          // resume_offset = 3 * 1024 (`docs/REFERENCES.md`)
-    std::optional<Time> watchdog;         // nullopt = off; else the time a queue may stay paused
-                                          // before the watchdog drops its traffic (Guo et al., SIGCOMM'16)
+    std::optional<Bytes> headroom;      // per port and priority; nullopt = auto: the 802.1Qbb
+                                        // worst case from link speed, cable, MTU (docs/models/pfc.md)
+    std::optional<Bytes> xoff;          // static XOFF threshold; nullopt = auto: the MMU's dynamic
+                                        // threshold, mmu.alpha x free buffer
+    Bytes xon_delta = Bytes{3 * 1024};  // XON = XOFF - xon_delta; HPCC ns-3 model, switch-mmu.cc
+                                        // resume_offset = 3 * 1024 (`docs/REFERENCES.md`)
+    std::optional<Time> watchdog;       // nullopt = off; else the time a queue may stay paused
+                                        // before the watchdog drops its traffic (Guo et al., SIGCOMM'16)
     bool operator==(const PfcSpec&) const = default;
 };
 
@@ -42,8 +42,8 @@ struct PfcSpec {
 // one is the scaled rule at that speed.
 struct EcnPortClass {
     Bandwidth speed;
-    std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (speed / 25 Gb/s)
-    std::optional<Bytes> kmax;            // nullopt = auto: 400 KB x (speed / 25 Gb/s)
+    std::optional<Bytes> kmin;  // nullopt = auto: 100 KB x (speed / 25 Gb/s)
+    std::optional<Bytes> kmax;  // nullopt = auto: 400 KB x (speed / 25 Gb/s)
     bool operator==(const EcnPortClass&) const = default;
 };
 
@@ -51,9 +51,9 @@ struct EcnPortClass {
 // pmax at Kmax, 1 above (`docs/REFERENCES.md`, "ECN marking").
 struct EcnSpec {
     bool enabled = true;
-    std::optional<Bytes> kmin;            // nullopt = auto: 100 KB x (link / 25 Gb/s)
-    std::optional<Bytes> kmax;            // nullopt = auto: 400 KB x (link / 25 Gb/s)
-    double pmax = 0.2;                    // NIC-style DCQCN setting, HPCC ns-3 run.py (models.md)
+    std::optional<Bytes> kmin;               // nullopt = auto: 100 KB x (link / 25 Gb/s)
+    std::optional<Bytes> kmax;               // nullopt = auto: 400 KB x (link / 25 Gb/s)
+    double pmax = 0.2;                       // NIC-style DCQCN setting, HPCC ns-3 run.py (models.md)
     std::vector<EcnPortClass> port_classes;  // by port speed, before kmin/kmax; speeds distinct
     bool operator==(const EcnSpec&) const = default;
 };
@@ -85,18 +85,18 @@ enum class DcqcnPreset { nic, paper };
 // an unset one takes the preset's value (docs/models/dcqcn.md, `docs/REFERENCES.md`).
 struct DcqcnSpec {
     bool enabled = true;
-    DcqcnPreset preset = DcqcnPreset::nic;           // docs/SCENARIO.md "DCQCN nic preset"
-    std::optional<double> g;                          // alpha gain, in (0, 1]
-    std::optional<Bandwidth> rate_ai;                 // additive increase R_AI
-    std::optional<Bandwidth> rate_hai;                // hyper increase R_HAI
-    std::optional<Time> alpha_update_interval;        // alpha period
-    std::optional<Time> rate_decrease_interval;       // rate-decrease check period
-    std::optional<Time> rate_increase_timer;          // T
-    std::optional<Bytes> byte_counter;                // B; zero = off (timer only)
-    std::optional<int> fast_recovery_steps;           // F
+    DcqcnPreset preset = DcqcnPreset::nic;       // docs/SCENARIO.md "DCQCN nic preset"
+    std::optional<double> g;                     // alpha gain, in (0, 1]
+    std::optional<Bandwidth> rate_ai;            // additive increase R_AI
+    std::optional<Bandwidth> rate_hai;           // hyper increase R_HAI
+    std::optional<Time> alpha_update_interval;   // alpha period
+    std::optional<Time> rate_decrease_interval;  // rate-decrease check period
+    std::optional<Time> rate_increase_timer;     // T
+    std::optional<Bytes> byte_counter;           // B; zero = off (timer only)
+    std::optional<int> fast_recovery_steps;      // F
     std::optional<bool> clamp_target_rate;
     std::optional<Bandwidth> min_rate;
-    std::optional<Time> cnp_interval;                 // at the receiver; zero = a CNP per marked packet
+    std::optional<Time> cnp_interval;  // at the receiver; zero = a CNP per marked packet
     bool operator==(const DcqcnSpec&) const = default;
 };
 
@@ -110,10 +110,10 @@ struct MmuPortClass {
 
 // cluster.roce.mmu: the switch's shared buffer.
 struct MmuSpec {
-    double alpha = 0.125;                 // dynamic threshold alpha = 1/8 (docs/SCENARIO.md; HPCC ns-3
-                                          // model: XOFF = free buffer >> 3, models.md)
+    double alpha = 0.125;                        // dynamic threshold alpha = 1/8 (docs/SCENARIO.md; HPCC ns-3
+                                                 // model: XOFF = free buffer >> 3, models.md)
     Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
-    std::vector<MmuPortClass> port_classes;  // by ingress port speed, before alpha; speeds distinct
+    std::vector<MmuPortClass> port_classes;      // by ingress port speed, before alpha; speeds distinct
     bool operator==(const MmuSpec&) const = default;
 };
 
@@ -129,7 +129,7 @@ inline double mmu_alpha(const MmuSpec& mmu, Bandwidth speed) {
 // priorities in `strict` go first, the higher number first; the rest share by deficit weighted
 // round robin (Shreedhar & Varghese, SIGCOMM'95) in proportion to their weights.
 struct QueuesSpec {
-    std::vector<int> strict{6, 7};        // CNPs (priority 6, below) and network control (7)
+    std::vector<int> strict{6, 7};                       // CNPs (priority 6, below) and network control (7)
     std::array<int, 8> weights{1, 1, 1, 1, 1, 1, 1, 1};  // DWRR weights, equal by default
     bool operator==(const QueuesSpec&) const = default;
 };
@@ -151,8 +151,8 @@ struct RoceSpec {
     // Go-back-N retransmission timeout (lossy mode): 4.096 us x 2^18 = 1.074 s, the IBA local
     // ACK timeout formula (IBA Vol. 1 §9.7.6.1.3) at NCCL_IB_TIMEOUT's default of 18.
     Time retransmit_timeout = Time::ns(4096) * (std::int64_t{1} << 18);
-    bool lossless = true;                 // false: lossy mode, drops and go-back-N (docs/models/);
-                                          // PFC is then off whatever pfc.enabled says
+    bool lossless = true;  // false: lossy mode, drops and go-back-N (docs/models/);
+                           // PFC is then off whatever pfc.enabled says
     // Bytes each packet carries on the wire beside its payload (docs/models/links.md): RoCEv2
     // over untagged Ethernet, 82 = preamble+SFD 8 and inter-frame gap 12 (IEEE 802.3 clauses 3
     // and 4), Ethernet header 14 and FCS 4 (IEEE 802.3 §3.2), IPv4 20 (RFC 791), UDP 8

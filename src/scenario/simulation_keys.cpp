@@ -20,8 +20,8 @@ Field<Time> stop_time() {
             [](const Time& t) { return Value{t == Time::max() ? std::string("none") : to_string(t)}; }};
 }
 
-const auto kCongestion =
-    choice<FlowCongestion>("flow congestion control", {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}});
+const auto kCongestion = choice<FlowCongestion>("flow congestion control",
+                                                {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}});
 
 const auto kBackend = choice<FlowBackend>(
     "flow backend", {{"cpu", FlowBackend::cpu}, {"cuda", FlowBackend::cuda}, {"auto", FlowBackend::automatic}});
@@ -68,9 +68,9 @@ const Table<SimulationSpec>& simulation_table() {
         "simulation",
         {
             key("model", &S::model,
-                choice<NetworkModel>("model", {{"ideal", NetworkModel::ideal},
-                                               {"packet", NetworkModel::packet},
-                                               {"flow", NetworkModel::flow}}),
+                choice<NetworkModel>(
+                    "model",
+                    {{"ideal", NetworkModel::ideal}, {"packet", NetworkModel::packet}, {"flow", NetworkModel::flow}}),
                 kAllModels,
                 "The network model: `ideal` (docs/models/ideal.md), `packet` (docs/models/packet.md) or `flow`, "
                 "max-min fair fluid flows over the same topology and routing (docs/models/flow.md). Network faults "

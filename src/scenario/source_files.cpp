@@ -12,8 +12,8 @@ namespace fabricsim::scenario {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> SourceFiles::read(const fs::path& path, const SourceLocation& from,
-                                             std::string_view key, Issues& issues) {
+std::optional<std::string> SourceFiles::read(const fs::path& path, const SourceLocation& from, std::string_view key,
+                                             Issues& issues) {
     const std::string shown = path.generic_string();
     const auto fail = [&](std::string_view why) {
         issues.add(from, std::string(key), fmt::format("cannot read \"{}\": {}", shown, why));
@@ -48,7 +48,7 @@ std::optional<std::string> SourceFiles::read(const fs::path& path, const SourceL
 }
 
 bool is_kernel_pseudo_file(const fs::path& path) {
-    struct statfs fs_info{};
+    struct statfs fs_info {};
     if (::statfs(path.c_str(), &fs_info) != 0) return false;
     // Magic numbers of linux/magic.h: their files report a size of 0 (or 4096) whatever
     // they hold, and some never end or block.

@@ -22,8 +22,8 @@ class SourceFiles {
 public:
     // The text of `path`, or nullopt after an issue at `from` / `key` that names the path
     // and says why it cannot be read.
-    std::optional<std::string> read(const std::filesystem::path& path, const SourceLocation& from,
-                                    std::string_view key, Issues& issues);
+    std::optional<std::string> read(const std::filesystem::path& path, const SourceLocation& from, std::string_view key,
+                                    Issues& issues);
     void note_file(const std::string& name);
     void note_pseudo_file(const std::string& name);
     // Real files in the order first read, then pseudo files.

@@ -8,8 +8,8 @@
 #include "core/errors.hpp"
 #include "core/ids.hpp"
 #include "core/units.hpp"
-#include "scenario/faults_spec.hpp"
 #include "scenario/collective_spec.hpp"
+#include "scenario/faults_spec.hpp"
 #include "scenario/infiniband_spec.hpp"
 #include "scenario/iwarp_spec.hpp"
 #include "scenario/roce_spec.hpp"
@@ -35,7 +35,7 @@ enum class FlowCongestion { none, dcqcn };
 // the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).
 struct IdealNetworkSpec {
     Time latency = Time::us(2);  // NIC-to-NIC one-way latency of a small RDMA write across a
-                          // two-tier fabric, order of magnitude (docs/models/ideal.md)
+                                 // two-tier fabric, order of magnitude (docs/models/ideal.md)
     bool operator==(const IdealNetworkSpec&) const = default;
 };
 
@@ -68,11 +68,11 @@ struct SimulationSpec {
 
 // A NIC model (configs/nics/): the ports the fabric sees and the PCIe link behind them.
 struct NicSpec {
-    std::string preset;                   // "" if inline
+    std::string preset;  // "" if inline
     Bandwidth line_rate = Bandwidth::Gbps(400);
-    int pcie_generation = 5;              // 3, 4, 5 or 6
+    int pcie_generation = 5;  // 3, 4, 5 or 6
     int pcie_lanes = 16;
-    int qps_per_connection = 1;           // RC QPs per peer: ECMP entropy (NCCL_IB_QPS_PER_CONNECTION)
+    int qps_per_connection = 1;  // RC QPs per peer: ECMP entropy (NCCL_IB_QPS_PER_CONNECTION)
     // The port's receive buffer (RoCE: packets from the fabric wait here for PCIe, and PFC
     // pauses the switch when it fills; docs/models/pfc.md, "The NIC's receive buffer").
     Bytes receive_buffer = Bytes{1024 * 1024};
@@ -86,11 +86,11 @@ struct NicSpec {
 // NVLink inside a server. switches = 0 with links: the GPUs are joined directly (an NVLink
 // bridge between a pair of PCIe cards); links_per_gpu = 0: no NVLink.
 struct NvlinkSpec {
-    std::string generation = "nvlink4";   // nvlink3 | nvlink4 | nvlink5 (docs/models/links.md)
+    std::string generation = "nvlink4";  // nvlink3 | nvlink4 | nvlink5 (docs/models/links.md)
     int links_per_gpu = 0;
-    Bandwidth link_bandwidth;             // per link per direction; zero = the generation's
-    int switches = 0;                     // NVSwitch chips on the board
-    std::vector<int> split;               // links from each GPU to switch i; empty = even split
+    Bandwidth link_bandwidth;  // per link per direction; zero = the generation's
+    int switches = 0;          // NVSwitch chips on the board
+    std::vector<int> split;    // links from each GPU to switch i; empty = even split
     bool operator==(const NvlinkSpec&) const = default;
 };
 
@@ -98,21 +98,21 @@ struct NvlinkSpec {
 // the host CPU; switches = 0 puts them on the CPU's root ports.
 struct PcieSpec {
     int generation = 5;
-    int lanes = 16;                       // width of each GPU / switch link
+    int lanes = 16;  // width of each GPU / switch link
     int switches = 0;
     bool operator==(const PcieSpec&) const = default;
 };
 
 // A server (configs/servers/): its GPUs, NVLink/NVSwitch, PCIe tree and NICs.
 struct ServerSpec {
-    std::string preset;            // name of the preset it came from, "" if inline
-    std::string gpu_model;         // for reports: "H100 SXM5"
-    int gpus = 0;                  // 0: a plain host, which is one rank
+    std::string preset;     // name of the preset it came from, "" if inline
+    std::string gpu_model;  // for reports: "H100 SXM5"
+    int gpus = 0;           // 0: a plain host, which is one rank
     NvlinkSpec nvlink;
     PcieSpec pcie;
-    int nics = 1;                  // compute-fabric NICs; rank r uses NIC (r * nics / ranks)
+    int nics = 1;  // compute-fabric NICs; rank r uses NIC (r * nics / ranks)
     NicSpec nic;
-    int storage_nics = 0;          // front-end / storage NICs (on cluster.storage_fabric)
+    int storage_nics = 0;  // front-end / storage NICs (on cluster.storage_fabric)
     NicSpec storage_nic;
     int ranks() const { return gpus == 0 ? 1 : gpus; }
     bool operator==(const ServerSpec&) const = default;
@@ -124,13 +124,13 @@ enum class RoutingKind { automatic, ecmp, adaptive, spray, static_ };  // automa
 
 // A switch model (configs/switches/).
 struct SwitchSpec {
-    std::string preset;            // "" if inline
+    std::string preset;                        // "" if inline
     Technology technology = Technology::roce;  // ethernet (RoCE) or InfiniBand ASIC
-    int radix = 64;                // ports at port_speed
+    int radix = 64;                            // ports at port_speed
     Bandwidth port_speed = Bandwidth::Gbps(400);
-    Time latency = Time::ns(600);  // port-to-port, zero load
+    Time latency = Time::ns(600);      // port-to-port, zero load
     Bytes buffer = Bytes{64'000'000};  // shared packet buffer
-    bool sharp = false;            // aggregates reductions in the switch (NVIDIA SHARP)
+    bool sharp = false;                // aggregates reductions in the switch (NVIDIA SHARP)
     bool operator==(const SwitchSpec&) const = default;
 };
 
@@ -145,17 +145,17 @@ struct Ratio {
 // cables between them and the servers' NICs, as written. The loader resolves every default, so
 // the builder reads plain values.
 struct CustomSwitchSpec {
-    std::string name;              // unique; never a server NIC's name (s<server>.nic<k>)
-    SwitchSpec model;              // cluster.fabric.switch, under this entry's keys (and preset)
-    SourceLocation location;       // of the entry, for errors found when the fabric is built
+    std::string name;         // unique; never a server NIC's name (s<server>.nic<k>)
+    SwitchSpec model;         // cluster.fabric.switch, under this entry's keys (and preset)
+    SourceLocation location;  // of the entry, for errors found when the fabric is built
     bool operator==(const CustomSwitchSpec& o) const { return name == o.name && model == o.model; }
 };
 
 struct CustomLinkSpec {
-    std::string from, to;          // switch names or server NICs ("s3.nic0"); a NIC only to a switch
-    Bandwidth speed;               // per direction; written or the slower end's port speed
-    Length length;                 // written, or cable_length (NIC) / uplink_cable_length (switches)
-    int count = 1;                 // parallel cables between the same two switches
+    std::string from, to;  // switch names or server NICs ("s3.nic0"); a NIC only to a switch
+    Bandwidth speed;       // per direction; written or the slower end's port speed
+    Length length;         // written, or cable_length (NIC) / uplink_cable_length (switches)
+    int count = 1;         // parallel cables between the same two switches
     SourceLocation location;
     bool operator==(const CustomLinkSpec& o) const {
         return from == o.from && to == o.to && speed == o.speed && length == o.length && count == o.count;
@@ -165,30 +165,30 @@ struct CustomLinkSpec {
 struct CustomFabricSpec {
     std::vector<CustomSwitchSpec> switches;
     std::vector<CustomLinkSpec> links;
-    SourceLocation location;       // of cluster.fabric.links
+    SourceLocation location;  // of cluster.fabric.links
     bool operator==(const CustomFabricSpec& o) const { return switches == o.switches && links == o.links; }
 };
 
 struct FabricSpec {
     Technology technology = Technology::roce;
-    bool iwarp = false;            // technology: iwarp (Ethernet switches, TCP transport; cluster.iwarp)
+    bool iwarp = false;  // technology: iwarp (Ethernet switches, TCP transport; cluster.iwarp)
     TopologyKind topology = TopologyKind::leaf_spine;
-    Bandwidth link_speed;          // zero = the NIC's line rate
-    SwitchSpec switch_spec;        // YAML key: switch
+    Bandwidth link_speed;    // zero = the NIC's line rate
+    SwitchSpec switch_spec;  // YAML key: switch
     Ratio oversubscription;
     Length cable_length = Length::m(5);          // server to leaf: inside a rack (docs/SCENARIO.md)
     Length uplink_cable_length = Length::m(30);  // between switch tiers
     Bytes mtu = Bytes{4096};
     RoutingKind routing = RoutingKind::automatic;
-    int planes = 1;                // parallel fabrics; NIC i joins plane i mod planes
-    CustomFabricSpec custom;       // YAML keys switches, links; only with topology: custom
+    int planes = 1;           // parallel fabrics; NIC i joins plane i mod planes
+    CustomFabricSpec custom;  // YAML keys switches, links; only with topology: custom
     bool operator==(const FabricSpec&) const = default;
 };
 
 // A second network for storage and front-end traffic, reached through the servers' storage
 // NICs, with its own storage nodes.
 struct StorageFabricSpec {
-    bool enabled = false;          // false: storage traffic shares the compute fabric
+    bool enabled = false;  // false: storage traffic shares the compute fabric
     FabricSpec fabric;
     int storage_nodes = 0;
     int nics_per_storage_node = 1;
@@ -220,11 +220,11 @@ struct ClusterSpec {
     ServerSpec server;
     FabricSpec fabric;
     StorageFabricSpec storage_fabric;
-    StorageSpec storage;           // only without storage_fabric
+    StorageSpec storage;  // only without storage_fabric
     ClientsSpec clients;
-    RoceSpec roce;                 // cluster.roce: PFC, ECN, DCQCN, MMU; ignored by InfiniBand
-    InfinibandSpec infiniband;     // cluster.infiniband: VLs, credits, IB CC; ignored by RoCE
-    IwarpSpec iwarp;               // cluster.iwarp: the TCP engines of an iWARP fabric
+    RoceSpec roce;              // cluster.roce: PFC, ECN, DCQCN, MMU; ignored by InfiniBand
+    InfinibandSpec infiniband;  // cluster.infiniband: VLs, credits, IB CC; ignored by RoCE
+    IwarpSpec iwarp;            // cluster.iwarp: the TCP engines of an iWARP fabric
     int ranks() const { return servers * server.ranks(); }
     // Endpoints after the GPU ranks: storage nodes ranks() .. ranks()+storage_nodes()-1, then
     // the client hosts (docs/models/traffic.md).
@@ -250,12 +250,12 @@ struct TransferSpec {
 };
 
 struct WorkloadEntry {
-    std::string name;              // given or generated: "<kind><index>", e.g. "transfer0"
-    std::string after;             // "" when the entry starts at once
+    std::string name;   // given or generated: "<kind><index>", e.g. "transfer0"
+    std::string after;  // "" when the entry starts at once
     // The traffic class of its messages: an 802.1p priority (RoCE, 0..7) or an InfiniBand
     // service level (0..15); nullopt: the fabric's data class (RoCE: pfc.priority; IB: SL 0).
     std::optional<int> priority;
-    SourceLocation location;       // of the entry in the file, for errors found later
+    SourceLocation location;  // of the entry in the file, for errors found later
     std::variant<TransferSpec, CollectiveSpec, TrafficSpec, TrainingSpec> kind;
     // Equal scenarios, wherever they were written: the location is not compared.
     bool operator==(const WorkloadEntry& o) const {
@@ -281,7 +281,7 @@ struct QueueOutputSpec {
 };
 
 struct OutputsSpec {
-    std::string dir;               // "" means results/<name>
+    std::string dir;  // "" means results/<name>
     std::vector<OutputFormat> formats{OutputFormat::json, OutputFormat::csv};
     // Packet model: each QP's congestion-control rate, sampled at most this often, into
     // qp_rates.csv; zero ("off") records nothing.

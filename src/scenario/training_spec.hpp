@@ -22,32 +22,32 @@
 
 namespace fabricsim::scenario {
 
-enum class DpMode { all_reduce, zero };                        // zero: reduce-scatter + all-gather (ZeRO-1/2)
-enum class Recompute { none, full };                           // full: one more forward in the backward
+enum class DpMode { all_reduce, zero };  // zero: reduce-scatter + all-gather (ZeRO-1/2)
+enum class Recompute { none, full };     // full: one more forward in the backward
 enum class Placement { packed, random, topology_aware };
 
 struct TrainingModelSpec {
-    std::int64_t parameters = 0;       // total, experts included
+    std::int64_t parameters = 0;  // total, experts included
     int layers = 0;
     int hidden = 0;
-    int sequence = 0;                  // tokens per sequence
-    int experts = 0;                   // 0: a dense model; else every layer's FFN is a mixture of experts
-    int top_k = 1;                     // experts each token visits (MoE only)
+    int sequence = 0;  // tokens per sequence
+    int experts = 0;   // 0: a dense model; else every layer's FFN is a mixture of experts
+    int top_k = 1;     // experts each token visits (MoE only)
     bool operator==(const TrainingModelSpec&) const = default;
 };
 
 struct TrainingSpec {
     TrainingModelSpec model;
-    int global_batch = 0;              // sequences per iteration
-    int micro_batch = 1;               // sequences per micro-batch
-    std::int64_t peak_flops = 0;       // per GPU, FLOP/s (dense bf16 peak of the datasheet)
-    double mfu = 0.4;                  // fraction of the peak sustained on the FLOPs executed
+    int global_batch = 0;         // sequences per iteration
+    int micro_batch = 1;          // sequences per micro-batch
+    std::int64_t peak_flops = 0;  // per GPU, FLOP/s (dense bf16 peak of the datasheet)
+    double mfu = 0.4;             // fraction of the peak sustained on the FLOPs executed
     int tp = 1, pp = 1, dp = 1, ep = 1;
     DpMode dp_mode = DpMode::all_reduce;
     Recompute recompute = Recompute::none;
     bool overlap = true;
     Placement placement = Placement::packed;
-    std::vector<RankId> ranks;         // explicit ranks in job order; empty: placed (tp·pp·dp of them)
+    std::vector<RankId> ranks;  // explicit ranks in job order; empty: placed (tp·pp·dp of them)
     int iterations = 1;
     bool operator==(const TrainingSpec&) const = default;
 

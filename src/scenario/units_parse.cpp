@@ -35,42 +35,57 @@ constexpr std::int64_t kPi = std::int64_t{1} << 50;
 
 constexpr std::array kByteUnits{
     UnitDef{"B", 1},
-    UnitDef{"KB", 1'000}, UnitDef{"kB", 1'000}, UnitDef{"MB", 1'000'000},
-    UnitDef{"GB", 1'000'000'000}, UnitDef{"TB", 1'000'000'000'000},
+    UnitDef{"KB", 1'000},
+    UnitDef{"kB", 1'000},
+    UnitDef{"MB", 1'000'000},
+    UnitDef{"GB", 1'000'000'000},
+    UnitDef{"TB", 1'000'000'000'000},
     UnitDef{"PB", 1'000'000'000'000'000},
-    UnitDef{"KiB", kKi}, UnitDef{"MiB", kMi}, UnitDef{"GiB", kGi}, UnitDef{"TiB", kTi},
+    UnitDef{"KiB", kKi},
+    UnitDef{"MiB", kMi},
+    UnitDef{"GiB", kGi},
+    UnitDef{"TiB", kTi},
     UnitDef{"PiB", kPi},
     UnitDef{"b", 1, 8},
-    UnitDef{"Kb", 1'000, 8}, UnitDef{"kb", 1'000, 8}, UnitDef{"Mb", 1'000'000, 8},
-    UnitDef{"Gb", 1'000'000'000, 8}, UnitDef{"Tb", 1'000'000'000'000, 8},
+    UnitDef{"Kb", 1'000, 8},
+    UnitDef{"kb", 1'000, 8},
+    UnitDef{"Mb", 1'000'000, 8},
+    UnitDef{"Gb", 1'000'000'000, 8},
+    UnitDef{"Tb", 1'000'000'000'000, 8},
     UnitDef{"Pb", 1'000'000'000'000'000, 8},
-    UnitDef{"Kib", kKi, 8}, UnitDef{"Mib", kMi, 8}, UnitDef{"Gib", kGi, 8},
-    UnitDef{"Tib", kTi, 8}, UnitDef{"Pib", kPi, 8},
+    UnitDef{"Kib", kKi, 8},
+    UnitDef{"Mib", kMi, 8},
+    UnitDef{"Gib", kGi, 8},
+    UnitDef{"Tib", kTi, 8},
+    UnitDef{"Pib", kPi, 8},
 };
 
 constexpr std::array kRateUnits{
-    UnitDef{"bps", 1},
-    UnitDef{"Kbps", 1'000}, UnitDef{"kbps", 1'000}, UnitDef{"Mbps", 1'000'000},
-    UnitDef{"Gbps", 1'000'000'000}, UnitDef{"Tbps", 1'000'000'000'000},
-    UnitDef{"b/s", 1},
-    UnitDef{"Kb/s", 1'000}, UnitDef{"kb/s", 1'000}, UnitDef{"Mb/s", 1'000'000},
-    UnitDef{"Gb/s", 1'000'000'000}, UnitDef{"Tb/s", 1'000'000'000'000},
-    UnitDef{"B/s", 8},
-    UnitDef{"KB/s", 8'000}, UnitDef{"kB/s", 8'000}, UnitDef{"MB/s", 8'000'000},
-    UnitDef{"GB/s", 8'000'000'000}, UnitDef{"TB/s", 8'000'000'000'000},
-    UnitDef{"KiB/s", 8 * kKi}, UnitDef{"MiB/s", 8 * kMi}, UnitDef{"GiB/s", 8 * kGi},
+    UnitDef{"bps", 1},          UnitDef{"Kbps", 1'000},         UnitDef{"kbps", 1'000},
+    UnitDef{"Mbps", 1'000'000}, UnitDef{"Gbps", 1'000'000'000}, UnitDef{"Tbps", 1'000'000'000'000},
+    UnitDef{"b/s", 1},          UnitDef{"Kb/s", 1'000},         UnitDef{"kb/s", 1'000},
+    UnitDef{"Mb/s", 1'000'000}, UnitDef{"Gb/s", 1'000'000'000}, UnitDef{"Tb/s", 1'000'000'000'000},
+    UnitDef{"B/s", 8},          UnitDef{"KB/s", 8'000},         UnitDef{"kB/s", 8'000},
+    UnitDef{"MB/s", 8'000'000}, UnitDef{"GB/s", 8'000'000'000}, UnitDef{"TB/s", 8'000'000'000'000},
+    UnitDef{"KiB/s", 8 * kKi},  UnitDef{"MiB/s", 8 * kMi},      UnitDef{"GiB/s", 8 * kGi},
     UnitDef{"TiB/s", 8 * kTi},
 };
 
 constexpr std::array kTimeUnits{
-    UnitDef{"ps", 1}, UnitDef{"ns", 1'000}, UnitDef{"us", 1'000'000},
+    UnitDef{"ps", 1},
+    UnitDef{"ns", 1'000},
+    UnitDef{"us", 1'000'000},
     UnitDef{"\u00b5s", 1'000'000},  // micro sign
     UnitDef{"\u03bcs", 1'000'000},  // Greek small mu, what most keyboards produce
-    UnitDef{"ms", 1'000'000'000}, UnitDef{"s", 1'000'000'000'000},
+    UnitDef{"ms", 1'000'000'000},
+    UnitDef{"s", 1'000'000'000'000},
 };
 
 constexpr std::array kLengthUnits{
-    UnitDef{"mm", 1}, UnitDef{"cm", 10}, UnitDef{"m", 1'000}, UnitDef{"km", 1'000'000},
+    UnitDef{"mm", 1},
+    UnitDef{"cm", 10},
+    UnitDef{"m", 1'000},
+    UnitDef{"km", 1'000'000},
 };
 
 // What a quantity is called in messages and which units it takes.
@@ -83,11 +98,9 @@ struct Quantity {
 };
 
 constexpr Quantity kBytes{"a size (e.g. 4KiB, 1MB)", "a size", "bytes", true, kByteUnits};
-constexpr Quantity kRate{"a rate (e.g. 400Gbps, 50GB/s)", "a rate", "bits per second", false,
-                         kRateUnits};
+constexpr Quantity kRate{"a rate (e.g. 400Gbps, 50GB/s)", "a rate", "bits per second", false, kRateUnits};
 constexpr Quantity kTime{"a time (e.g. 500ns, 2.5us)", "a time", "picoseconds", true, kTimeUnits};
-constexpr Quantity kLength{"a length (e.g. 10m, 50cm)", "a length", "millimetres", false,
-                           kLengthUnits};
+constexpr Quantity kLength{"a length (e.g. 10m, 50cm)", "a length", "millimetres", false, kLengthUnits};
 
 // "2.5 us" split into its parts; the digits are kept as text for messages and hints.
 struct Number {
@@ -133,8 +146,8 @@ std::string unknown_unit_message(const Quantity& q, std::string_view text, const
     if (&q == &kBytes) {
         if (u == "K" || u == "k" || u == "M" || u == "G" || u == "T" || u == "P") {
             const char binary = u == "k" ? 'K' : u[0];
-            return fmt::format("{} has no unit; did you mean \"{}{}B\" or \"{}{}iB\"?",
-                               quoted(text), n.digits, u, n.digits, binary);
+            return fmt::format("{} has no unit; did you mean \"{}{}B\" or \"{}{}iB\"?", quoted(text), n.digits, u,
+                               n.digits, binary);
         }
         if (u == "Ki" || u == "Mi" || u == "Gi" || u == "Ti" || u == "Pi")
             return fmt::format("{} has no unit; did you mean \"{}{}B\"?", quoted(text), n.digits, u);
@@ -146,8 +159,8 @@ std::string unknown_unit_message(const Quantity& q, std::string_view text, const
         if (any_unit_is(kByteUnits, u)) {
             // A bit unit ("400Gb") wants "ps"; a byte unit ("50GB") wants "/s".
             const bool bits = u.back() == 'b';
-            return fmt::format("{} is a size, not a rate; did you mean \"{}{}{}\"?", quoted(text),
-                               n.digits, u, bits ? "ps" : "/s");
+            return fmt::format("{} is a size, not a rate; did you mean \"{}{}{}\"?", quoted(text), n.digits, u,
+                               bits ? "ps" : "/s");
         }
         if (u.size() > 3 && u.substr(u.size() - 3) == "Bps") {
             const auto prefix = u.substr(0, u.size() - 3);
@@ -161,16 +174,18 @@ std::string unknown_unit_message(const Quantity& q, std::string_view text, const
             return fmt::format("{} has no unit; did you mean \"{}{}s\"?", quoted(text), n.digits, u);
         return generic;
     }
-    if (u == "k" || u == "c")
-        return fmt::format("{} has no unit; did you mean \"{}{}m\"?", quoted(text), n.digits, u);
+    if (u == "k" || u == "c") return fmt::format("{} has no unit; did you mean \"{}{}m\"?", quoted(text), n.digits, u);
     return generic;
 }
 
 std::string missing_unit_message(const Quantity& q, std::string_view text, const Number& n) {
     std::string_view unit = "m";
-    if (&q == &kBytes) unit = "B";
-    else if (&q == &kRate) unit = "Gbps";
-    else if (&q == &kTime) unit = "us";
+    if (&q == &kBytes)
+        unit = "B";
+    else if (&q == &kRate)
+        unit = "Gbps";
+    else if (&q == &kTime)
+        unit = "us";
     return fmt::format("{} has no unit; did you mean \"{}{}\"?", quoted(text), n.digits, unit);
 }
 
@@ -258,9 +273,8 @@ Parsed<Bytes> parse_bytes(std::string_view text) {
 }
 
 Parsed<Bandwidth> parse_bandwidth(std::string_view text) {
-    return convert<Bandwidth>(
-        parse_quantity(text, kRate, [] { return to_string(Bandwidth::bps(kMax)); }),
-        [](std::int64_t v) { return Bandwidth::bps(v); });
+    return convert<Bandwidth>(parse_quantity(text, kRate, [] { return to_string(Bandwidth::bps(kMax)); }),
+                              [](std::int64_t v) { return Bandwidth::bps(v); });
 }
 
 Parsed<Time> parse_time(std::string_view text) {

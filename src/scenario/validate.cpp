@@ -2,12 +2,12 @@
 
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
-#include "scenario/validate_clients.hpp"
 #include "scenario/infiniband_keys.hpp"
-#include "scenario/validate_iwarp.hpp"
-#include "scenario/validate_limits.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
+#include "scenario/validate_clients.hpp"
+#include "scenario/validate_iwarp.hpp"
+#include "scenario/validate_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -31,8 +31,8 @@ constexpr std::int64_t kMaxNicsPerStorageNode = 1'024;
 // cluster.storage: storage nodes on the compute fabric. Checked against the fabric they join
 // (a rail-optimized fabric has no place for them; links no faster than their NICs; their NICs
 // split evenly over the planes) and against cluster.storage_fabric, which excludes it.
-StorageSpec validate_storage(const Node* node, const Node& cluster, const FabricSpec& fabric,
-                             const ServerRead& server, Issues& issues) {
+StorageSpec validate_storage(const Node* node, const Node& cluster, const FabricSpec& fabric, const ServerRead& server,
+                             Issues& issues) {
     StorageSpec out;
     const std::string path = "cluster.storage";
     if (node == nullptr || (node->is_scalar() && node->text == "none")) return out;  // none: a variant removes it
@@ -40,7 +40,8 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
     if (map == nullptr) return out;
     check_keys(*map, path, {"nodes", "nics_per_node", "nic"}, issues);
     if (const Node* n = map->find("nodes")) {
-        if (auto v = read_int(*n, key_path(path, "nodes"), 1, kMaxStorageNodes, issues)) out.nodes = static_cast<int>(*v);
+        if (auto v = read_int(*n, key_path(path, "nodes"), 1, kMaxStorageNodes, issues))
+            out.nodes = static_cast<int>(*v);
     } else {
         missing(*map, key_path(path, "nodes"), "key", issues);
     }
@@ -80,10 +81,10 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
     if (nic.rate_known && (!automatic || (server.usable && server.nic_rate_known))) {
         const Bandwidth speed = automatic ? server.spec.nic.line_rate : fabric.link_speed;
         if (speed > out.nic.line_rate)
-            issues.add(node->location, key_path(path, "nic"),
-                       fmt::format("the compute fabric's links run at {}{}, above the line rate of cluster.storage.nic, {}",
-                                   speed, automatic ? " (the line rate of cluster.server.nic)" : "",
-                                   out.nic.line_rate));
+            issues.add(
+                node->location, key_path(path, "nic"),
+                fmt::format("the compute fabric's links run at {}{}, above the line rate of cluster.storage.nic, {}",
+                            speed, automatic ? " (the line rate of cluster.server.nic)" : "", out.nic.line_rate));
     }
     return out;
 }
@@ -94,7 +95,8 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     const Node* map = read_section(node, "cluster", issues);
     if (map == nullptr) return {spec, false};
     check_keys(*map, "cluster",
-               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband", "iwarp"}, issues);
+               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband", "iwarp"},
+               issues);
     bool ranks_known = true;
     if (const Node* n = map->find("servers")) {
         auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
@@ -116,8 +118,10 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
                    "only): leave cluster.clients out or use leaf-spine or fat-tree");
     // The compute fabric's link speed, for cluster.roce's `auto` ECN thresholds.
     std::optional<Bandwidth> link_speed;
-    if (spec.fabric.link_speed != Bandwidth::zero()) link_speed = spec.fabric.link_speed;
-    else if (server.usable && server.nic_rate_known) link_speed = server.spec.nic.line_rate;
+    if (spec.fabric.link_speed != Bandwidth::zero())
+        link_speed = spec.fabric.link_speed;
+    else if (server.usable && server.nic_rate_known)
+        link_speed = server.spec.nic.line_rate;
     spec.roce = validate_roce(map->find("roce"), link_speed, issues);
     spec.infiniband = validate_infiniband(map->find("infiniband"), spec.fabric.mtu, issues);
     validate_iwarp(map->find("iwarp"), *map, link_speed, spec, issues);
@@ -229,7 +233,8 @@ OutputsSpec validate_outputs(const Node& node, Issues& issues) {
 
 ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
     ScenarioSpec spec;
-    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "faults", "outputs"}, issues);
+    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "faults", "outputs"},
+               issues);
 
     if (const Node* n = root.find("name")) {
         if (auto s = read_name(*n, "name", issues)) spec.name = *s;

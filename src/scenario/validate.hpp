@@ -23,7 +23,7 @@ ScenarioSpec validate_scenario(const Node& root, Issues& issues);
 // A NIC (cluster.server.nic, ...): a mapping of NicSpec's keys, presets already expanded.
 struct NicRead {
     NicSpec spec;
-    bool rate_known = true;   // line_rate can be checked against (read without an issue)
+    bool rate_known = true;  // line_rate can be checked against (read without an issue)
 };
 NicRead validate_nic(const Node* node, const std::string& path, Issues& issues);
 
@@ -31,7 +31,7 @@ NicRead validate_nic(const Node* node, const std::string& path, Issues& issues);
 // without an issue, so that checks across sections do not repeat an error as another.
 struct ServerRead {
     ServerSpec spec;
-    bool usable = true;       // resolved and a mapping
+    bool usable = true;  // resolved and a mapping
     bool gpus_known = true;
     bool nics_known = true;
     bool storage_nics_known = true;

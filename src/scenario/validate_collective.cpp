@@ -1,9 +1,9 @@
 // `- collective: all_reduce` entries: the op is the kind key's value and the parameters sit
 // beside it (algorithm, size or sizes, ranks, iterations, channels, root), as in docs/SCENARIO.md.
+#include "scenario/validate_collective.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/input_limits.hpp"
 #include "scenario/units_parse.hpp"
-#include "scenario/validate_collective.hpp"
 
 #include <fmt/format.h>
 
@@ -14,8 +14,10 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"};
-const std::vector<std::string> kAlgorithms{"auto", "ring", "tree", "halving_doubling", "pairwise", "nvls", "hierarchical", "sharp"};
+const std::vector<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter",
+                                    "all_to_all", "broadcast",  "send_recv"};
+const std::vector<std::string> kAlgorithms{"auto",     "ring", "tree",         "halving_doubling",
+                                           "pairwise", "nvls", "hierarchical", "sharp"};
 constexpr std::int64_t kMaxSweepPoints = 64;
 
 CollectiveOp op_of(const std::string& s) {
@@ -36,7 +38,8 @@ CollectiveAlgorithm algorithm_of(const std::string& s) {
 // Which algorithms run which op (docs/models/collectives.md).
 std::vector<std::string> algorithms_for(CollectiveOp op) {
     switch (op) {
-        case CollectiveOp::all_reduce: return {"auto", "ring", "tree", "halving_doubling", "nvls", "hierarchical", "sharp"};
+        case CollectiveOp::all_reduce:
+            return {"auto", "ring", "tree", "halving_doubling", "nvls", "hierarchical", "sharp"};
         case CollectiveOp::all_gather:
         case CollectiveOp::reduce_scatter: return {"auto", "ring", "halving_doubling", "nvls"};
         case CollectiveOp::all_to_all: return {"auto", "pairwise"};
@@ -181,10 +184,12 @@ std::optional<CollectiveSpec> validate_collective(const Node& entry, const Node&
         ok = ok && v.has_value();
         if (v) {
             spec.root = RankId{static_cast<RankId::rep>(*v)};
-            const bool in_group = spec.ranks.empty() ? (!ranks || *v < *ranks)
-                                                      : std::find(spec.ranks.begin(), spec.ranks.end(), spec.root) != spec.ranks.end();
+            const bool in_group = spec.ranks.empty()
+                                      ? (!ranks || *v < *ranks)
+                                      : std::find(spec.ranks.begin(), spec.ranks.end(), spec.root) != spec.ranks.end();
             if (!in_group) {
-                issues.add(n->location, key_path(path, "root"), fmt::format("rank {} is not one of the collective's ranks", *v));
+                issues.add(n->location, key_path(path, "root"),
+                           fmt::format("rank {} is not one of the collective's ranks", *v));
                 ok = false;
             }
         }
@@ -195,8 +200,9 @@ std::optional<CollectiveSpec> validate_collective(const Node& entry, const Node&
     }
     if (ok && group_size > 0 && spec.algorithm == CollectiveAlgorithm::halving_doubling &&
         !std::has_single_bit(static_cast<unsigned>(group_size))) {
-        issues.add(entry.find("algorithm")->location, key_path(path, "algorithm"),
-                   fmt::format("halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size));
+        issues.add(
+            entry.find("algorithm")->location, key_path(path, "algorithm"),
+            fmt::format("halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size));
         ok = false;
     }
     if (!ok) return std::nullopt;

@@ -56,10 +56,10 @@ std::string nic_name(int server, int nic) { return fmt::format("s{}.nic{}", serv
 struct End {
     bool known = false;
     bool is_nic = false;
-    int index = 0;                 // switch index, or the NIC's flat index server * nics + k
+    int index = 0;  // switch index, or the NIC's flat index server * nics + k
     std::string name;
-    std::optional<Bandwidth> rate; // the end's port speed, when it was read without an issue
-    std::string rate_what;         // "line rate", "port speed"
+    std::optional<Bandwidth> rate;  // the end's port speed, when it was read without an issue
+    std::string rate_what;          // "line rate", "port speed"
 };
 
 struct Context {
@@ -68,8 +68,8 @@ struct Context {
     std::vector<std::string> switch_names;
     std::map<std::string, int> switch_index;
     std::vector<bool> switch_rate_known;
-    std::optional<int> servers;    // cluster.servers, when known
-    std::optional<int> nics;       // NICs per server, when known
+    std::optional<int> servers;  // cluster.servers, when known
+    std::optional<int> nics;     // NICs per server, when known
     std::optional<Bandwidth> nic_rate;
 
     std::string nic_range() const {
@@ -93,10 +93,10 @@ End resolve_end(const Node& node, const std::string& key, const Context& c, Issu
     }
     if (const auto nic = parse_nic(*text)) {
         if (c.servers && c.nics && (nic->server >= *c.servers || nic->nic >= *c.nics)) {
-            issues.add(node.location, key,
-                       fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}",
-                                   *text, *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s",
-                                   c.nic_range()));
+            issues.add(
+                node.location, key,
+                fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}", *text,
+                            *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s", c.nic_range()));
             return end;
         }
         end.known = true;
@@ -116,8 +116,8 @@ End resolve_end(const Node& node, const std::string& key, const Context& c, Issu
 
 std::string where(const SourceLocation& l) { return l.str(); }
 
-void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base,
-                   Context& c, Issues& issues) {
+void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base, Context& c,
+                   Issues& issues) {
     if (!list.is_sequence() || list.items.empty()) {
         issues.add(list.location, path,
                    fmt::format("expected a list of switches ({{name, radix, port_speed}} each), found {}",
@@ -181,7 +181,7 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
     }
     bool complete = true;  // every link read: the NICs without one can be named
     std::map<std::pair<std::string, std::string>, std::size_t> pairs;
-    std::map<int, std::size_t> nic_link;                  // NIC -> link index
+    std::map<int, std::size_t> nic_link;  // NIC -> link index
     std::vector<std::int64_t> ports(spec.custom.switches.size(), 0);
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         const Node& item = list.items[i];
@@ -206,7 +206,8 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         link.to = b.name;
         link.location = map->location;
         if (const Node* n = map->find("count"))
-            if (auto v = read_int(*n, key_path(at, "count"), 1, kMaxParallel, issues)) link.count = static_cast<int>(*v);
+            if (auto v = read_int(*n, key_path(at, "count"), 1, kMaxParallel, issues))
+                link.count = static_cast<int>(*v);
         if (!a.known || !b.known) {
             complete = false;
             continue;
@@ -241,11 +242,11 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         }
         if (repeated) continue;
         if (auto [it, inserted] = pairs.try_emplace(pair_of(a, b), i); !inserted) {
-            issues.add(map->location, at,
-                       fmt::format("{} - {} is already linked by {} ({}); expected each pair once (give that link "
-                                   "count: {} for parallel cables)",
-                                   a.name, b.name, index_path(path, it->second),
-                                   where(list.items[it->second].location), 2));
+            issues.add(
+                map->location, at,
+                fmt::format("{} - {} is already linked by {} ({}); expected each pair once (give that link "
+                            "count: {} for parallel cables)",
+                            a.name, b.name, index_path(path, it->second), where(list.items[it->second].location), 2));
             continue;
         }
         // The speed: written (no faster than either end's port), or the slower end's port.
@@ -319,7 +320,8 @@ void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec
                                    "place, so expected no {}",
                                    describe_found(*n), key));
     if (spec.planes != 1)
-        issues.add(map != nullptr && map->find("planes") ? map->find("planes")->location : here, key_path(path, "planes"),
+        issues.add(map != nullptr && map->find("planes") ? map->find("planes")->location : here,
+                   key_path(path, "planes"),
                    fmt::format("{} planes with topology: custom; expected 1 (a custom fabric is one graph: describe "
                                "every plane's switches in it)",
                                spec.planes));

@@ -19,9 +19,9 @@ namespace {
 const std::vector<std::string> kTechnologies{"roce", "infiniband", "iwarp"};
 const std::vector<std::string> kTopologies{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "custom"};
 const std::vector<std::string> kRoutings{"auto", "ecmp", "adaptive", "spray", "static"};
-const std::vector<std::string> kFabricKeys{"technology", "topology",         "link_speed",          "switch",
+const std::vector<std::string> kFabricKeys{"technology",       "topology",     "link_speed",          "switch",
                                            "oversubscription", "cable_length", "uplink_cable_length", "mtu",
-                                           "routing",    "planes"};
+                                           "routing",          "planes"};
 
 constexpr std::int64_t kMaxRadix = 4'096;
 constexpr std::int64_t kMaxPlanes = 64;
@@ -110,7 +110,8 @@ FabricRead read_fabric(const Node* map, const std::string& path, Issues& issues)
         if (v) s.mtu = *v;
     }
     if (const Node* n = at("routing"))
-        if (auto v = read_choice(*n, key_path(path, "routing"), "routing", kRoutings, issues)) s.routing = routing_of(*v);
+        if (auto v = read_choice(*n, key_path(path, "routing"), "routing", kRoutings, issues))
+            s.routing = routing_of(*v);
     if (const Node* n = at("planes")) {
         out.planes_node = n;
         auto v = read_int(*n, key_path(path, "planes"), 1, kMaxPlanes, issues);
@@ -122,11 +123,11 @@ FabricRead read_fabric(const Node* map, const std::string& path, Issues& issues)
 
 // NICs of one kind that plug into a fabric, as far as they are known.
 struct Endpoint {
-    std::string nic_path;                 // "cluster.server.nic"
+    std::string nic_path;  // "cluster.server.nic"
     std::optional<Bandwidth> line_rate;
-    std::string count_path;               // "cluster.server.nics"
-    std::optional<int> count;             // per owner
-    std::string owner;                    // "server"
+    std::string count_path;    // "cluster.server.nics"
+    std::optional<int> count;  // per owner
+    std::string owner;         // "server"
 };
 
 bool is_ib_mtu(Bytes mtu) {
@@ -147,8 +148,8 @@ void check_fabric(const FabricRead& f, const std::string& path, SourceLocation w
         const std::string who = sw.spec.preset.empty() ? "the switch" : fmt::format("\"{}\"", sw.spec.preset);
         issues.add(sw.node->location, key_path(path, "switch"),
                    fmt::format("{} is {}, but {}.technology is {}; choose {} or set technology: {}", who,
-                               switch_kind(sw.spec.technology), path, name_of(s.technology),
-                               switch_kind(s.technology), name_of(sw.spec.technology)));
+                               switch_kind(sw.spec.technology), path, name_of(s.technology), switch_kind(s.technology),
+                               name_of(sw.spec.technology)));
     }
 
     if (f.mtu_known && f.mtu_node != nullptr) {
@@ -157,9 +158,9 @@ void check_fabric(const FabricRead& f, const std::string& path, SourceLocation w
             issues.add(f.mtu_node->location, mtu_path,
                        fmt::format("expected an MTU from {} to {}, found {}", kMinMtu, kMaxMtu, s.mtu));
         } else if (f.technology_known && s.technology == Technology::infiniband && !is_ib_mtu(s.mtu)) {
-            issues.add(f.mtu_node->location, mtu_path,
-                       fmt::format("{} is not an InfiniBand MTU; InfiniBand allows 256B, 512B, 1KiB, 2KiB or 4KiB",
-                                   s.mtu));
+            issues.add(
+                f.mtu_node->location, mtu_path,
+                fmt::format("{} is not an InfiniBand MTU; InfiniBand allows 256B, 512B, 1KiB, 2KiB or 4KiB", s.mtu));
         }
     }
 
@@ -178,10 +179,10 @@ void check_fabric(const FabricRead& f, const std::string& path, SourceLocation w
         const std::string speed_path = key_path(path, "link_speed");
         if (speed && sw.usable && sw.port_speed_known && *speed > sw.spec.port_speed) {
             issues.add(at, speed_path,
-                       fmt::format("{} is above the switch's port speed, {}{}", shown, sw.spec.port_speed,
-                                   automatic ? fmt::format("; set link_speed: {} or choose a faster switch",
-                                                           sw.spec.port_speed)
-                                             : std::string()));
+                       fmt::format(
+                           "{} is above the switch's port speed, {}{}", shown, sw.spec.port_speed,
+                           automatic ? fmt::format("; set link_speed: {} or choose a faster switch", sw.spec.port_speed)
+                                     : std::string()));
         }
         for (std::size_t i = automatic ? 1 : 0; speed && i < endpoints.size(); ++i) {
             const Endpoint& e = endpoints[i];
@@ -221,7 +222,8 @@ SwitchRead validate_switch(const Node& node, const std::string& path, std::optio
         out.usable = false;
         return out;
     }
-    std::vector<std::string> keys{"preset", "description", "technology", "radix", "port_speed", "latency", "buffer", "sharp"};
+    std::vector<std::string> keys{"preset",     "description", "technology", "radix",
+                                  "port_speed", "latency",     "buffer",     "sharp"};
     keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
     check_keys(*map, path, keys, issues);
     SwitchSpec& s = out.spec;

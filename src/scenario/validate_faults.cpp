@@ -15,8 +15,8 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const std::vector<std::string> kKinds{"link_down",   "link_flap", "link_degraded", "switch_down",
-                                      "nic_down",    "stuck_receiver", "straggler"};
+const std::vector<std::string> kKinds{"link_down", "link_flap",      "link_degraded", "switch_down",
+                                      "nic_down",  "stuck_receiver", "straggler"};
 
 std::optional<double> parse_real(const std::string& t) {
     double v = 0;
@@ -43,8 +43,10 @@ struct Reader {
     }
     void time(const char* key, Time& out, Zero zero) {
         if (const Node* n = map.find(key)) {
-            if (auto t = read_time(*n, key_path(path, key), zero, issues); t && in_range(*n, key, *t)) out = *t;
-            else ok = false;
+            if (auto t = read_time(*n, key_path(path, key), zero, issues); t && in_range(*n, key, *t))
+                out = *t;
+            else
+                ok = false;
         }
     }
     // A fault's times are added to one another (at + for + reconverge, a flap's period after
@@ -57,8 +59,10 @@ struct Reader {
     }
     void node_name(std::string& out) {
         if (const Node* n = required("node")) {
-            if (auto s = read_text(*n, key_path(path, "node"), issues)) out = *s;
-            else ok = false;
+            if (auto s = read_text(*n, key_path(path, "node"), issues))
+                out = *s;
+            else
+                ok = false;
         }
     }
     void link(FaultSpec& f) {
@@ -74,12 +78,15 @@ struct Reader {
         f.from = n->items[0].text;
         f.to = n->items[1].text;
         if (f.from == f.to) {
-            issues.add(n->location, key_path(path, "link"), fmt::format("both ends are \"{}\"; a link joins two nodes", f.from));
+            issues.add(n->location, key_path(path, "link"),
+                       fmt::format("both ends are \"{}\"; a link joins two nodes", f.from));
             ok = false;
         }
         if (const Node* p = map.find("parallel")) {
-            if (auto v = read_int(*p, key_path(path, "parallel"), 0, 1 << 20, issues)) f.parallel = static_cast<int>(*v);
-            else ok = false;
+            if (auto v = read_int(*p, key_path(path, "parallel"), 0, 1 << 20, issues))
+                f.parallel = static_cast<int>(*v);
+            else
+                ok = false;
         }
     }
     void real(const char* key, double& out, double min, bool min_open, double max, const char* expected) {
@@ -88,7 +95,8 @@ struct Reader {
         std::optional<double> v;
         if (n->is_scalar()) v = parse_real(n->text);
         if (!v || *v < min || (min_open && *v == min) || *v > max) {
-            issues.add(n->location, key_path(path, key), fmt::format("expected {}, found {}", expected, describe_found(*n)));
+            issues.add(n->location, key_path(path, key),
+                       fmt::format("expected {}, found {}", expected, describe_found(*n)));
             ok = false;
             return;
         }
@@ -109,7 +117,8 @@ std::vector<std::string> keys_of(FaultKind kind) {
     return {};
 }
 
-std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, const ClusterSpec* cluster, Issues& issues) {
+std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, const ClusterSpec* cluster,
+                                        Issues& issues) {
     const std::string entry_path = index_path("faults", index);
     if (!item.is_mapping() || item.entries.size() != 1) {
         issues.add(item.location, entry_path,
@@ -131,7 +140,10 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
     if (r.required("at") != nullptr) r.time("at", f.at, Zero::allowed);
     if (f.kind != FaultKind::link_flap) r.time("for", f.duration, Zero::rejected);
     switch (f.kind) {
-        case FaultKind::link_down: r.link(f); r.time("reconverge", f.reconverge, Zero::allowed); break;
+        case FaultKind::link_down:
+            r.link(f);
+            r.time("reconverge", f.reconverge, Zero::allowed);
+            break;
         case FaultKind::link_flap:
             r.link(f);
             r.time("reconverge", f.reconverge, Zero::allowed);
@@ -155,8 +167,10 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
         case FaultKind::link_degraded:
             r.link(f);
             if (const Node* n = map->find("speed")) {
-                if (auto b = read_bandwidth(*n, key_path(path, "speed"), issues)) f.speed = *b;
-                else r.ok = false;
+                if (auto b = read_bandwidth(*n, key_path(path, "speed"), issues))
+                    f.speed = *b;
+                else
+                    r.ok = false;
             }
             r.real("ber", f.ber, 0.0, false, 1e-3, "a bit error rate in [0, 1e-3] (e.g. 1e-7)");
             if (r.ok && !f.speed && f.ber == 0.0) {
@@ -173,7 +187,8 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
             r.node_name(f.node);
             // Without an end the held packets would wait for ever (pause refreshes never stop).
             if (map->find("for") == nullptr) {
-                issues.add(map->location, key_path(path, "for"), "missing required key (how long the receiver stays stuck)");
+                issues.add(map->location, key_path(path, "for"),
+                           "missing required key (how long the receiver stays stuck)");
                 r.ok = false;
             }
             break;
@@ -182,10 +197,12 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
                 const std::int64_t ranks = cluster ? cluster->ranks() : (std::int64_t{1} << 30);
                 if (auto v = read_int(*n, key_path(path, "rank"), 0, ranks - 1, issues))
                     f.rank = RankId{static_cast<RankId::rep>(*v)};
-                else r.ok = false;
+                else
+                    r.ok = false;
             }
             if (r.required("slowdown") != nullptr)
-                r.real("slowdown", f.slowdown, 1.0, false, 1e6, "a factor of at least 1 (compute takes this many times longer)");
+                r.real("slowdown", f.slowdown, 1.0, false, 1e6,
+                       "a factor of at least 1 (compute takes this many times longer)");
             break;
     }
     if (!r.ok) return std::nullopt;
@@ -196,7 +213,8 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
 
 std::string_view to_string(FaultKind kind) { return kKinds[static_cast<std::size_t>(kind)]; }
 
-std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* cluster, bool packet_model, Issues& issues) {
+std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* cluster, bool packet_model,
+                                       Issues& issues) {
     if (node.is_null()) return {};
     if (!node.is_sequence()) {
         issues.add(node.location, "faults", fmt::format("expected a list of faults, found {}", describe_found(node)));

@@ -12,8 +12,9 @@ namespace fabricsim::scenario {
 namespace {
 
 constexpr const char* kPath = "cluster.iwarp";
-const std::vector<std::string> kKeys{"congestion_control", "mss",        "min_rto",        "ack_every",
-                                     "delayed_ack",        "initial_window", "receive_window", "dupthresh"};
+const std::vector<std::string> kKeys{"congestion_control", "mss",         "min_rto",
+                                     "ack_every",          "delayed_ack", "initial_window",
+                                     "receive_window",     "dupthresh"};
 const std::vector<std::string> kCongestion{"newreno", "cubic", "dctcp"};
 
 TcpCongestion congestion_of(const std::string& s) {
@@ -43,14 +44,16 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
                        "cluster.iwarp is set but the fabric is not iWARP; expected cluster.fabric.technology: iwarp "
                        "(or leave cluster.iwarp out)");
         if (const Node* n = map->find("congestion_control"))
-            if (auto v = read_choice(*n, key_path(kPath, "congestion_control"), "congestion control", kCongestion, issues))
+            if (auto v =
+                    read_choice(*n, key_path(kPath, "congestion_control"), "congestion control", kCongestion, issues))
                 out.congestion_control = congestion_of(*v);
         if (const Node* n = map->find("mss"))
             if (auto v = read_int(*n, key_path(kPath, "mss"), kMinMss, kMaxMss, issues)) out.mss = Bytes{*v};
         if (const Node* n = map->find("min_rto"))
             if (auto v = read_time(*n, key_path(kPath, "min_rto"), Zero::rejected, issues)) out.min_rto = *v;
         if (const Node* n = map->find("ack_every"))
-            if (auto v = read_int(*n, key_path(kPath, "ack_every"), 1, 64, issues)) out.ack_every = static_cast<int>(*v);
+            if (auto v = read_int(*n, key_path(kPath, "ack_every"), 1, 64, issues))
+                out.ack_every = static_cast<int>(*v);
         if (const Node* n = map->find("delayed_ack"))
             if (auto v = read_time(*n, key_path(kPath, "delayed_ack"), Zero::rejected, issues)) out.delayed_ack = *v;
         if (const Node* n = map->find("initial_window"))
@@ -67,7 +70,8 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
                     out.receive_window = *v;
             }
         if (const Node* n = map->find("dupthresh"))
-            if (auto v = read_int(*n, key_path(kPath, "dupthresh"), 1, 64, issues)) out.dupthresh = static_cast<int>(*v);
+            if (auto v = read_int(*n, key_path(kPath, "dupthresh"), 1, 64, issues))
+                out.dupthresh = static_cast<int>(*v);
     }
     if (!out.enabled) return;
     if (!out.min_rto) out.min_rto = spec.server.nic.tcp_min_rto ? *spec.server.nic.tcp_min_rto : Time::ms(200);

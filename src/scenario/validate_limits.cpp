@@ -22,9 +22,11 @@ SlowestLink slowest_link(const ClusterSpec& cluster) {
         consider(cluster.server.nvlink.link_bandwidth, "cluster.server.nvlink.link_bandwidth");
     if (cluster.storage_fabric.enabled) {
         consider(cluster.storage_fabric.fabric.link_speed, "cluster.storage_fabric.link_speed");
-        if (cluster.server.storage_nics > 0) consider(cluster.server.storage_nic.line_rate, "cluster.server.storage_nic.line_rate");
+        if (cluster.server.storage_nics > 0)
+            consider(cluster.server.storage_nic.line_rate, "cluster.server.storage_nic.line_rate");
         if (cluster.storage_fabric.storage_nodes > 0)
-            consider(cluster.storage_fabric.storage_node_nic.line_rate, "cluster.storage_fabric.storage_node_nic.line_rate");
+            consider(cluster.storage_fabric.storage_node_nic.line_rate,
+                     "cluster.storage_fabric.storage_node_nic.line_rate");
     }
     if (cluster.storage.nodes > 0) consider(cluster.storage.nic.line_rate, "cluster.storage.nic.line_rate");
     if (cluster.clients.nodes > 0) consider(cluster.clients.nic.line_rate, "cluster.clients.nic.line_rate");
@@ -82,11 +84,12 @@ void check_fabric_pfc(const FabricSpec& fabric, Bandwidth link_rate, const RoceS
                       std::string_view section, Issues& issues) {
     const Bytes buffer = fabric.switch_spec.buffer;
     const auto lossless = static_cast<std::int64_t>(roce.pfc.priorities.size());
-    const bool control_lossless =
-        std::find(roce.pfc.priorities.begin(), roce.pfc.priorities.end(), roce.control_priority) != roce.pfc.priorities.end();
+    const bool control_lossless = std::find(roce.pfc.priorities.begin(), roce.pfc.priorities.end(),
+                                            roce.control_priority) != roce.pfc.priorities.end();
     const std::int64_t reserving = lossless + (control_lossless ? 0 : 1);
     const Bytes reserved = roce.mmu.reserved_per_queue * reserving;
-    const std::string buffer_text = fmt::format("the {} switch buffer (cluster.{}.switch.buffer)", to_string(buffer), section);
+    const std::string buffer_text =
+        fmt::format("the {} switch buffer (cluster.{}.switch.buffer)", to_string(buffer), section);
     if (reserved >= buffer) {
         const Node& at = deepest(root, {"cluster", "roce", "mmu", "reserved_per_queue"});
         issues.add(at.location, "cluster.roce.mmu.reserved_per_queue",
@@ -101,7 +104,8 @@ void check_fabric_pfc(const FabricSpec& fabric, Bandwidth link_rate, const RoceS
             issues.add(at.location, "cluster.roce.pfc.headroom",
                        fmt::format("{} of headroom for each of {} lossless priorities, with {} reserved, is {} for one "
                                    "port; it does not fit {}",
-                                   to_string(*roce.pfc.headroom), lossless, to_string(reserved), to_string(need), buffer_text));
+                                   to_string(*roce.pfc.headroom), lossless, to_string(reserved), to_string(need),
+                                   buffer_text));
         }
         return;
     }
@@ -131,7 +135,8 @@ void check_pfc_buffers(const ScenarioSpec& spec, const Node& root, Issues& issue
     check_fabric_pfc(c.fabric, link, roce, root, "fabric", issues);
     if (c.storage_fabric.enabled) {
         // As the builder's storage_link_rate(): the link speed, or the NICs' line rate.
-        const Bandwidth storage_link = c.storage_fabric.fabric.link_speed > Bandwidth::zero() ? c.storage_fabric.fabric.link_speed
+        const Bandwidth storage_link = c.storage_fabric.fabric.link_speed > Bandwidth::zero()
+                                           ? c.storage_fabric.fabric.link_speed
                                        : c.server.storage_nics > 0 ? c.server.storage_nic.line_rate
                                                                    : c.storage_fabric.storage_node_nic.line_rate;
         check_fabric_pfc(c.storage_fabric.fabric, storage_link, roce, root, "storage_fabric", issues);
@@ -168,7 +173,8 @@ void check_message_times(const ScenarioSpec& spec, Issues& issues) {
         const WorkloadEntry& e = spec.workload[i];
         const Bytes largest = largest_message(e);
         if (static_cast<i128>(largest.count()) * 8 <= max_bits) continue;
-        const double seconds = static_cast<double>(largest.count()) * 8.0 / static_cast<double>(slow.rate.bits_per_second());
+        const double seconds =
+            static_cast<double>(largest.count()) * 8.0 / static_cast<double>(slow.rate.bits_per_second());
         issues.add(e.location, index_path("workload", i),
                    fmt::format("a message of {} at {} ({}) takes {:.4g}s; a run can simulate at most {} "
                                "(simulated time is int64 picoseconds): send less or use faster links",

@@ -17,7 +17,7 @@ namespace {
 // Caps that keep rank arithmetic far inside int (servers x gpus <= 2^30) and counts sane.
 constexpr std::int64_t kMaxGpusPerServer = 1'024;
 constexpr std::int64_t kMaxNicsPerServer = 1'024;
-constexpr std::int64_t kMaxNvlinksPerGpu = 64;   // 18 on H100 and B200
+constexpr std::int64_t kMaxNvlinksPerGpu = 64;  // 18 on H100 and B200
 constexpr std::int64_t kMaxSwitchesPerServer = 64;
 
 const std::vector<std::string> kNvlinkGenerations{"nvlink3", "nvlink4", "nvlink5"};
@@ -28,8 +28,8 @@ std::string plural(std::int64_t n, std::string_view one, std::string_view many) 
 
 // No "did you mean": "nvlink6" is one edit from every generation.
 std::optional<std::string> read_nvlink_generation(const Node& node, const std::string& path, Issues& issues) {
-    if (node.is_scalar() && std::find(kNvlinkGenerations.begin(), kNvlinkGenerations.end(), node.text) !=
-                                kNvlinkGenerations.end())
+    if (node.is_scalar() &&
+        std::find(kNvlinkGenerations.begin(), kNvlinkGenerations.end(), node.text) != kNvlinkGenerations.end())
         return node.text;
     if (node.is_scalar())
         issues.add(node.location, path,
@@ -55,7 +55,7 @@ bool read_into(const Node& map, const std::string& path, const char* key, T& fie
 
 struct NvlinkRead {
     NvlinkSpec spec;
-    const Node* node = nullptr;           // the nvlink mapping, for issues about it as a whole
+    const Node* node = nullptr;  // the nvlink mapping, for issues about it as a whole
     const Node* links_node = nullptr;
     const Node* switches_node = nullptr;
     const Node* split_node = nullptr;
@@ -74,16 +74,14 @@ NvlinkRead validate_nvlink(const Node& node, const std::string& path, Issues& is
     out.node = map;
     check_keys(*map, path, {"generation", "links_per_gpu", "link_bandwidth", "switches", "split"}, issues);
     NvlinkSpec& s = out.spec;
-    read_into(*map, path, "generation", s.generation, [&](const Node& n, const std::string& p) {
-        return read_nvlink_generation(n, p, issues);
-    });
+    read_into(*map, path, "generation", s.generation,
+              [&](const Node& n, const std::string& p) { return read_nvlink_generation(n, p, issues); });
     out.links_node = map->find("links_per_gpu");
     out.links_known = read_into(*map, path, "links_per_gpu", s.links_per_gpu, [&](const Node& n, const std::string& p) {
         return read_int(n, p, 0, kMaxNvlinksPerGpu, issues);
     });
-    read_into(*map, path, "link_bandwidth", s.link_bandwidth, [&](const Node& n, const std::string& p) {
-        return read_bandwidth_or_auto(n, p, issues);
-    });
+    read_into(*map, path, "link_bandwidth", s.link_bandwidth,
+              [&](const Node& n, const std::string& p) { return read_bandwidth_or_auto(n, p, issues); });
     out.switches_node = map->find("switches");
     out.switches_known = read_into(*map, path, "switches", s.switches, [&](const Node& n, const std::string& p) {
         return read_int(n, p, 0, kMaxSwitchesPerServer, issues);
@@ -99,8 +97,10 @@ NvlinkRead validate_nvlink(const Node& node, const std::string& path, Issues& is
         } else {
             for (std::size_t i = 0; i < n->items.size(); ++i) {
                 auto v = read_int(n->items[i], index_path(split_path, i), 1, kMaxNvlinksPerGpu, issues);
-                if (v) s.split.push_back(static_cast<int>(*v));
-                else out.split_known = false;
+                if (v)
+                    s.split.push_back(static_cast<int>(*v));
+                else
+                    out.split_known = false;
             }
         }
     }
@@ -177,10 +177,10 @@ ServerRead validate_server(const Node* node, Issues& issues) {
         out.nic_rate_known = out.storage_nic_rate_known = false;
         return out;
     }
-    check_keys(*map, path,
-               {"preset", "description", "gpu_model", "gpus", "nvlink", "pcie", "nics", "nic", "storage_nics",
-                "storage_nic"},
-               issues);
+    check_keys(
+        *map, path,
+        {"preset", "description", "gpu_model", "gpus", "nvlink", "pcie", "nics", "nic", "storage_nics", "storage_nic"},
+        issues);
     ServerSpec& s = out.spec;
     read_into(*map, path, "preset", s.preset,
               [&](const Node& n, const std::string& p) { return read_name(n, p, issues); });
@@ -203,9 +203,9 @@ ServerRead validate_server(const Node* node, Issues& issues) {
     NicRead nic = validate_nic(map->find("nic"), key_path(path, "nic"), issues);
     s.nic = nic.spec;
     out.nic_rate_known = nic.rate_known;
-    out.storage_nics_known = read_into(*map, path, "storage_nics", s.storage_nics, [&](const Node& n, const std::string& p) {
-        return read_int(n, p, 0, kMaxNicsPerServer, issues);
-    });
+    out.storage_nics_known =
+        read_into(*map, path, "storage_nics", s.storage_nics,
+                  [&](const Node& n, const std::string& p) { return read_int(n, p, 0, kMaxNicsPerServer, issues); });
     NicRead storage_nic = validate_nic(map->find("storage_nic"), key_path(path, "storage_nic"), issues);
     s.storage_nic = storage_nic.spec;
     out.storage_nic_rate_known = storage_nic.rate_known;

@@ -47,13 +47,15 @@ std::optional<double> read_load(const Node& node, const std::string& path, Issue
         parsed = ec == std::errc{} && at == end && std::isfinite(v);
     }
     if (!parsed) {
-        issues.add(node.location, path,
-                   fmt::format("expected a fraction of the senders' line rate in (0, 1], found {}", describe_found(node)));
+        issues.add(
+            node.location, path,
+            fmt::format("expected a fraction of the senders' line rate in (0, 1], found {}", describe_found(node)));
         return std::nullopt;
     }
     if (!(v > 0 && v <= 1)) {
-        issues.add(node.location, path,
-                   fmt::format("{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate", node.text));
+        issues.add(
+            node.location, path,
+            fmt::format("{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate", node.text));
         return std::nullopt;
     }
     return v;
@@ -116,7 +118,8 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
     auto pattern = read_choice(kind_node, key_path(path, "traffic"), "traffic pattern", kPatterns, issues);
     if (!pattern) return std::nullopt;
     TrafficSpec spec;
-    spec.pattern = static_cast<TrafficPattern>(std::find(kPatterns.begin(), kPatterns.end(), *pattern) - kPatterns.begin());
+    spec.pattern =
+        static_cast<TrafficPattern>(std::find(kPatterns.begin(), kPatterns.end(), *pattern) - kPatterns.begin());
     const auto& keys = pattern_keys()[static_cast<std::size_t>(spec.pattern)];
     bool ok = true;
     for (const auto& e : entry.entries) {
@@ -131,7 +134,8 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
     const auto required = [&](const char* key) {
         const Node* n = find(key);
         if (n == nullptr) {
-            issues.add(entry.location, key_path(path, key), fmt::format("missing required key for {} traffic", *pattern));
+            issues.add(entry.location, key_path(path, key),
+                       fmt::format("missing required key for {} traffic", *pattern));
             ok = false;
         }
         return n;
@@ -174,7 +178,8 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
         if (s) spec.senders = *s;
         const bool pairwise = spec.pattern == TrafficPattern::permutation || spec.pattern == TrafficPattern::all_to_all;
         if (s && pairwise && s->size() == 1) {
-            issues.add(n->location, key_path(path, "senders"), fmt::format("{} traffic needs at least 2 senders", *pattern));
+            issues.add(n->location, key_path(path, "senders"),
+                       fmt::format("{} traffic needs at least 2 senders", *pattern));
             ok = false;
         }
     }
@@ -190,8 +195,10 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
             ok = ok && v.has_value();
             if (v) spec.load = *v;
         }
-        if (const Node* n = find("cdf")) ok = read_cdf(*n, key_path(path, "cdf"), spec, issues) && ok;
-        else spec.sizes = *builtin_flow_size_cdf(spec.cdf);
+        if (const Node* n = find("cdf"))
+            ok = read_cdf(*n, key_path(path, "cdf"), spec, issues) && ok;
+        else
+            spec.sizes = *builtin_flow_size_cdf(spec.cdf);
         if (const Node* n = required("duration")) {
             auto t = read_time(*n, key_path(path, "duration"), Zero::rejected, issues);
             ok = ok && t.has_value();
@@ -284,8 +291,9 @@ std::optional<TrafficSpec> validate_traffic(const Node& entry, const Node& kind_
         return std::nullopt;
     }
     if (flows > static_cast<double>(kMaxTrafficFlows)) {
-        issues.add(kind_node.location, key_path(path, "traffic"),
-                   fmt::format("this entry would make about {:.0f} flows; at most {} per entry", flows, kMaxTrafficFlows));
+        issues.add(
+            kind_node.location, key_path(path, "traffic"),
+            fmt::format("this entry would make about {:.0f} flows; at most {} per entry", flows, kMaxTrafficFlows));
         return std::nullopt;
     }
     return spec;

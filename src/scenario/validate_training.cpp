@@ -20,7 +20,7 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const std::vector<std::string> kTrainingKeys{"model", "batch", "gpu", "parallelism", "recompute",
+const std::vector<std::string> kTrainingKeys{"model",   "batch",     "gpu",   "parallelism", "recompute",
                                              "overlap", "placement", "ranks", "iterations"};
 const std::vector<std::string> kModelKeys{"parameters", "layers", "hidden", "sequence", "experts", "top_k"};
 const std::vector<std::string> kBatchKeys{"global", "micro"};
@@ -182,7 +182,8 @@ void read_model(TrainingRead& t, TrainingSpec& spec, Reader& rd) {
             spec.model.parameters = *v;
         }
     }
-    rd.integer(rd.required(*m, mp, "layers", "transformer layers"), key_path(mp, "layers"), 1, 100'000, spec.model.layers);
+    rd.integer(rd.required(*m, mp, "layers", "transformer layers"), key_path(mp, "layers"), 1, 100'000,
+               spec.model.layers);
     rd.integer(rd.required(*m, mp, "hidden", "hidden size"), key_path(mp, "hidden"), 1, 1'000'000, spec.model.hidden);
     rd.integer(rd.required(*m, mp, "sequence", "tokens per sequence"), key_path(mp, "sequence"), 1, 10'000'000,
                spec.model.sequence);
@@ -190,7 +191,8 @@ void read_model(TrainingRead& t, TrainingSpec& spec, Reader& rd) {
     const Node* top_k = m->find("top_k");
     rd.integer(top_k, key_path(mp, "top_k"), 1, 100'000, spec.model.top_k);
     if (rd.ok && top_k && spec.model.experts == 0 && spec.model.top_k != 1) {
-        issues.add(top_k->location, key_path(mp, "top_k"), "top_k applies to a mixture-of-experts model; set model.experts");
+        issues.add(top_k->location, key_path(mp, "top_k"),
+                   "top_k applies to a mixture-of-experts model; set model.experts");
         rd.ok = false;
     } else if (rd.ok && top_k && spec.model.top_k > spec.model.experts && spec.model.experts > 0) {
         issues.add(top_k->location, key_path(mp, "top_k"),
@@ -218,8 +220,9 @@ void read_gpu(TrainingRead& t, TrainingSpec& spec, Reader& rd) {
         std::optional<std::int64_t> v;
         if (n->is_scalar()) v = parse_flops(n->text);
         if (!v || *v <= 0) {
-            issues.add(n->location, key_path(gp, "peak"),
-                       fmt::format("expected a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS), found {}", describe_found(*n)));
+            issues.add(
+                n->location, key_path(gp, "peak"),
+                fmt::format("expected a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS), found {}", describe_found(*n)));
             rd.ok = false;
         } else {
             spec.peak_flops = *v;
@@ -229,7 +232,8 @@ void read_gpu(TrainingRead& t, TrainingSpec& spec, Reader& rd) {
         std::optional<double> v;
         if (n->is_scalar()) v = parse_double(n->text);
         if (!v || *v <= 0 || *v > 1) {
-            issues.add(n->location, key_path(gp, "mfu"), fmt::format("expected a fraction in (0, 1], found {}", describe_found(*n)));
+            issues.add(n->location, key_path(gp, "mfu"),
+                       fmt::format("expected a fraction in (0, 1], found {}", describe_found(*n)));
             rd.ok = false;
         } else {
             spec.mfu = *v;
@@ -276,7 +280,7 @@ void read_job_keys(TrainingRead& t, TrainingSpec& spec, Reader& rd) {
     if (t.placement) {
         if (auto v = read_choice(*t.placement, key_path(t.tpath, "placement"), "placement", kPlacements, rd.issues);
             rd.keep(v))
-            spec.placement = *v == "random" ? Placement::random
+            spec.placement = *v == "random"           ? Placement::random
                              : *v == "topology_aware" ? Placement::topology_aware
                                                       : Placement::packed;
     }
@@ -336,8 +340,8 @@ bool check_training(const TrainingRead& t, TrainingSpec& spec, const ClusterSpec
         if (!t.dp) {
             if (t.rank_count % tp_pp != 0) {
                 fail(t.ranks, ranks_path,
-                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", t.rank_count, spec.tp,
-                                 spec.pp, tp_pp));
+                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", t.rank_count,
+                                 spec.tp, spec.pp, tp_pp));
                 return false;
             }
             spec.dp = static_cast<int>(t.rank_count / tp_pp);
@@ -352,24 +356,29 @@ bool check_training(const TrainingRead& t, TrainingSpec& spec, const ClusterSpec
     const std::int64_t gpus = tp_pp * spec.dp;
     if (cluster && gpus > cluster_ranks) {
         fail(t.dp ? t.dp : (t.pp ? t.pp : t.tp), t.par_path,
-             fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp, spec.dp,
-                         gpus, cluster_ranks));
+             fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp,
+                         spec.dp, gpus, cluster_ranks));
     }
     if (spec.model.layers % spec.pp != 0)
         fail(t.pp, key_path(t.par_path, "pp"),
-             fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers, spec.pp));
+             fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers,
+                         spec.pp));
     if (spec.model.hidden % spec.tp != 0)
         fail(t.tp, key_path(t.par_path, "tp"),
-             fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden, spec.tp));
+             fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden,
+                         spec.tp));
     if (spec.ep > 1 && spec.model.experts == 0)
-        fail(t.ep, key_path(t.par_path, "ep"), "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
-    else if (spec.ep > 1 && spec.dp % spec.ep != 0)
         fail(t.ep, key_path(t.par_path, "ep"),
-             fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
-                         spec.dp, spec.ep));
+             "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+    else if (spec.ep > 1 && spec.dp % spec.ep != 0)
+        fail(
+            t.ep, key_path(t.par_path, "ep"),
+            fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
+                        spec.dp, spec.ep));
     else if (spec.ep > 1 && spec.model.experts % spec.ep != 0)
         fail(t.ep, key_path(t.par_path, "ep"),
-             fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts, spec.ep));
+             fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts,
+                         spec.ep));
     const std::int64_t per_step = std::int64_t{spec.micro_batch} * spec.dp;
     if (spec.global_batch % per_step != 0)
         fail(t.global, key_path(t.tpath, "batch.global"),

@@ -17,6 +17,6 @@ const std::vector<std::string>& training_keys();
 // `entry` is the whole entry mapping; `kind_node` the value of its `training` key; `cluster`
 // the validated cluster, or null when it had issues (then ranks are not checked).
 std::optional<TrainingSpec> validate_training(const Node& entry, const Node& kind_node, const std::string& path,
-                                     const ClusterSpec* cluster, Issues& issues);
+                                              const ClusterSpec* cluster, Issues& issues);
 
 }  // namespace fabricsim::scenario

@@ -27,8 +27,7 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
     return std::find(list.begin(), list.end(), s) != list.end();
 }
 
-std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks,
-                                Issues& issues) {
+std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks, Issues& issues) {
     auto v = read_int(node, path, 0, kMaxRank, issues);
     if (!v) return std::nullopt;
     if (ranks && *v >= *ranks) {
@@ -40,8 +39,8 @@ std::optional<RankId> read_rank(const Node& node, const std::string& path, std::
     return RankId{static_cast<RankId::rep>(*v)};
 }
 
-std::optional<TransferSpec> validate_transfer(const Node& node, const std::string& path,
-                                              std::optional<int> ranks, Issues& issues) {
+std::optional<TransferSpec> validate_transfer(const Node& node, const std::string& path, std::optional<int> ranks,
+                                              Issues& issues) {
     const Node* map = read_section(node, path, issues);
     if (map == nullptr) return std::nullopt;
     check_keys(*map, path, {"from", "to", "size", "start"}, issues);
@@ -63,8 +62,7 @@ std::optional<TransferSpec> validate_transfer(const Node& node, const std::strin
     if (to) to_rank = read_rank(*to, key_path(path, "to"), ranks, issues);
     if (from_rank && to_rank && *from_rank == *to_rank) {
         issues.add(to->location, key_path(path, "to"),
-                   fmt::format("from and to are both rank {}; a transfer needs two different ranks",
-                               to_rank->value()));
+                   fmt::format("from and to are both rank {}; a transfer needs two different ranks", to_rank->value()));
         ok = false;
     }
     ok = ok && from_rank && to_rank;
@@ -106,15 +104,18 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
     std::vector<std::string> allowed = kAvailableKinds;
     allowed.insert(allowed.end(), {"name", "after", "priority"});
     // A collective's parameters sit beside its kind key.
-    if (node.find("collective") != nullptr) allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
+    if (node.find("collective") != nullptr)
+        allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
     if (node.find("traffic") != nullptr) allowed.insert(allowed.end(), traffic_keys().begin(), traffic_keys().end());
     if (node.find("training") != nullptr) allowed.insert(allowed.end(), training_keys().begin(), training_keys().end());
 
     std::vector<const Entry*> kinds;
     std::vector<const Entry*> unknown;
     for (const auto& e : node.entries) {
-        if (contains(kAvailableKinds, e.key)) kinds.push_back(&e);
-        else if (!contains(allowed, e.key)) unknown.push_back(&e);
+        if (contains(kAvailableKinds, e.key))
+            kinds.push_back(&e);
+        else if (!contains(allowed, e.key))
+            unknown.push_back(&e);
     }
     // In an entry without a known kind, an unknown key is most likely the kind, misspelt.
     for (const Entry* e : unknown) {
@@ -267,7 +268,8 @@ std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec
     }
     std::vector<ReadEntry> read;
     read.reserve(node.items.size());
-    for (std::size_t i = 0; i < node.items.size(); ++i) read.push_back(validate_entry(node.items[i], i, ranks, cluster, issues));
+    for (std::size_t i = 0; i < node.items.size(); ++i)
+        read.push_back(validate_entry(node.items[i], i, ranks, cluster, issues));
     check_names(read, issues);
     check_after(read, issues);
     std::vector<WorkloadEntry> out;

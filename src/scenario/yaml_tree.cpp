@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 namespace fabricsim::scenario {
 
@@ -68,7 +68,7 @@ private:
         YAML::anchor_t anchor = 0;
         std::size_t first_count = 0;  // nodes counted before this one, to size an anchor
         std::string path;
-        bool have_key = false;        // a mapping between its key and its value
+        bool have_key = false;  // a mapping between its key and its value
         bool key_ok = false;
         std::string key;
         SourceLocation key_location;
@@ -138,8 +138,7 @@ private:
             f.key_ok = n.is_scalar();
             f.key = f.key_ok ? n.text : std::string{};
             f.key_location = n.location;
-            if (!f.key_ok)
-                issues_.add(n.location, f.path, fmt::format("expected a key, found {}", describe_found(n)));
+            if (!f.key_ok) issues_.add(n.location, f.path, fmt::format("expected a key, found {}", describe_found(n)));
             return;
         }
         f.have_key = false;
@@ -175,16 +174,30 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
         const unsigned char c = s[i];
         std::size_t len = 0;
         unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-        if (c < 0x80) len = 1;
-        else if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) { len = 3; lo = 0xA0; }
-        else if (c >= 0xE1 && c <= 0xEC) len = 3;
-        else if (c == 0xED) { len = 3; hi = 0x9F; }
-        else if (c >= 0xEE && c <= 0xEF) len = 3;
-        else if (c == 0xF0) { len = 4; lo = 0x90; }
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) { len = 4; hi = 0x8F; }
-        else return i;
+        if (c < 0x80)
+            len = 1;
+        else if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c == 0xE0) {
+            len = 3;
+            lo = 0xA0;
+        } else if (c >= 0xE1 && c <= 0xEC)
+            len = 3;
+        else if (c == 0xED) {
+            len = 3;
+            hi = 0x9F;
+        } else if (c >= 0xEE && c <= 0xEF)
+            len = 3;
+        else if (c == 0xF0) {
+            len = 4;
+            lo = 0x90;
+        } else if (c >= 0xF1 && c <= 0xF3)
+            len = 4;
+        else if (c == 0xF4) {
+            len = 4;
+            hi = 0x8F;
+        } else
+            return i;
         if (i + len > n) return i;
         for (std::size_t k = 1; k < len; ++k) {
             const unsigned char b = s[i + k];
@@ -203,9 +216,9 @@ std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
         const std::size_t newline = before.rfind('\n');
         const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
         const int column = static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1) + 1;
-        issues.add(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
-                   fmt::format("the text is not valid UTF-8 (byte 0x{:02x})",
-                               static_cast<unsigned char>(source.text[*bad])));
+        issues.add(
+            SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
+            fmt::format("the text is not valid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(source.text[*bad])));
         return std::nullopt;
     }
     std::istringstream in{std::string(source.text)};
@@ -227,9 +240,9 @@ std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
         TreeBuilder second(source, found);
         if (parser.HandleNextDocument(second)) {
             const YAML::Mark& m = second.document_start();
-            return syntax_error(SourceLocation{source.file, source.positions ? m.line + 1 : 0,
-                                               source.positions ? m.column + 1 : 0},
-                                "a scenario file holds one YAML document; found a second one");
+            return syntax_error(
+                SourceLocation{source.file, source.positions ? m.line + 1 : 0, source.positions ? m.column + 1 : 0},
+                "a scenario file holds one YAML document; found a second one");
         }
         issues.append(found);
         return root;

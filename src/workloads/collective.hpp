@@ -27,7 +27,7 @@ struct CollectiveRun {
     Bytes size;
     int iteration = 0;
     scenario::CollectiveAlgorithm algorithm = scenario::CollectiveAlgorithm::ring;  // as resolved
-    std::string choice;               // why auto chose it ("" when the user chose)
+    std::string choice;  // why auto chose it ("" when the user chose)
     int channels = 0;
     std::uint32_t first_op = 0;
     std::uint32_t end_op = 0;

@@ -36,8 +36,8 @@ void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes
 
 // Rabenseifner's all-reduce (recursive-halving reduce-scatter, then recursive-doubling
 // all-gather); n must be a power of two. `reduce_scatter`/`all_gather` select the halves.
-void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes,
-                      bool reduce_scatter, bool all_gather);
+void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, bool reduce_scatter,
+                      bool all_gather);
 
 // Pairwise exchange all-to-all: in round k every rank sends its block for rank (i+k) mod n,
 // after its round k−1 block has arrived.

@@ -12,7 +12,7 @@ using scenario::CollectiveOp;
 namespace {
 
 constexpr std::uint64_t kJoin = ~std::uint64_t{0};  // the run's closing join
-constexpr int kChannelShift = 40;                    // local = channel << 40 | index in channel
+constexpr int kChannelShift = 40;                   // local = channel << 40 | index in channel
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kChannelShift) - 1;
 
 // Runs that ring_rounds makes (collective.cpp's build_channel): they stream.
@@ -30,7 +30,8 @@ std::int64_t ring_loops(Bytes channel_bytes, std::int64_t n) {
 
 }  // namespace
 
-CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout, const Network* network)
+CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout,
+                                     const Network* network)
     : op_(spec.op), layout_(layout), group_(collective_group(spec, layout)) {
     check_collective(spec, group_, layout, network);
     plan_.op = spec.op;
@@ -169,7 +170,9 @@ void CollectiveProgram::ring_finished(std::uint64_t local, ReadyOps& ready) {
     const std::int64_t i = index % n, p = index / n;
     const std::int64_t k = p % steps_, l = p / steps_;
     const std::int64_t end = r.loops * steps_;  // positions on a connection
-    const auto at = [&](std::int64_t position, std::int64_t rank) { return static_cast<std::uint64_t>(position * n + rank); };
+    const auto at = [&](std::int64_t position, std::int64_t rank) {
+        return static_cast<std::uint64_t>(position * n + rank);
+    };
     // Its successors in the order they were made (their ids): the next rank's next round,
     // then, by position, the window's and the next loop's same round (one op twice when
     // steps = kWindow, as the graph holds the dependency twice).

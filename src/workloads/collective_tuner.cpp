@@ -118,8 +118,9 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
                 if (layout.same_server(r, group.front())) first_server.push_back(r);
             const bool nvls = g > 1 && network->offers(Offload::nvswitch_reduce, first_server) &&
                               network->offers(Offload::nvswitch_multicast, first_server);
-            const double intra_ps = g < 2 ? 0 : nvls ? 2 * intra.alpha + S * (1 + 1 / g) * intra.beta
-                                                    : 2 * (g - 1) * intra.alpha + 2 * (g - 1) / g * S * intra.beta;
+            const double intra_ps = g < 2  ? 0
+                                    : nvls ? 2 * intra.alpha + S * (1 + 1 / g) * intra.beta
+                                           : 2 * (g - 1) * intra.alpha + 2 * (g - 1) / g * S * intra.beta;
             const double intra_bw = g < 2 ? 0 : nvls ? S * (1 + 1 / g) * intra.beta : 2 * (g - 1) / g * S * intra.beta;
             const double intra_lat = intra_ps - intra_bw;
             e.push_back({CollectiveAlgorithm::sharp, intra_lat + inter.alpha + std::max(intra_bw, S / g * inter.beta)});
@@ -142,8 +143,9 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
     std::string others;
     for (std::size_t i = 1; i < e.size(); ++i)
         others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(e[i].algorithm), time(e[i].ps));
-    return {e.front().algorithm, fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm),
-                                             ran ? "run alone on the α–β model," : "estimated", time(e.front().ps), others)};
+    return {e.front().algorithm,
+            fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm),
+                        ran ? "run alone on the α–β model," : "estimated", time(e.front().ps), others)};
 }
 
 }  // namespace fabricsim::workloads

@@ -22,7 +22,8 @@ public:
         std::uint8_t& c = slot(id);
         if (c == kReleased) throw InternalError(fmt::format("counter window: op {} released twice", id));
         if (c == kUntouched) c = predecessors;
-        if (c == 0) throw InternalError(fmt::format("counter window: op {} has more predecessors than {}", id, predecessors));
+        if (c == 0)
+            throw InternalError(fmt::format("counter window: op {} has more predecessors than {}", id, predecessors));
         const std::uint32_t left = --c;
         if (left == 0) released(id);
         return left;

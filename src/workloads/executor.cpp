@@ -12,7 +12,7 @@ namespace fabricsim::workloads {
 namespace {
 // Event args: the low bit says what the event is, the next whether the rest is a graph op id
 // or a program op's slot.
-constexpr std::uint64_t kIssue = 0;       // not_before reached
+constexpr std::uint64_t kIssue = 0;  // not_before reached
 constexpr std::uint64_t kComputeDone = 1;
 constexpr std::uint64_t kSlot = 2;
 std::uint64_t encode(OpId id, std::uint64_t what) { return (std::uint64_t{id.value()} << 2) | what; }
@@ -123,8 +123,9 @@ void Executor::start_op(Simulator& sim, const Op& op, std::uint8_t priority, Mes
     }
     if (op.kind == OpKind::group) {
         if (group == nullptr) throw InternalError("executor: a group op without its group");
-        network_.start_group(sim, GroupOperation{id, group->offload, group->ranks, op.size, group->egress, group->ingress, op.rail},
-                             *this);
+        network_.start_group(
+            sim, GroupOperation{id, group->offload, group->ranks, op.size, group->egress, group->ingress, op.rail},
+            *this);
         return;
     }
     Message m;
@@ -257,8 +258,8 @@ void Executor::issue_local(Simulator& sim, std::uint32_t slot, const Op& op) {
     Live& live = live_[slot];
     live.start = sim.now();
     const OpProgram& program = program_of(live);
-    start_op(sim, op, graph_.entries()[live.entry].priority, MessageId{kSlotMessage | slot}, encode_slot(slot, kComputeDone),
-             op.kind == OpKind::group ? program.group(live.local) : nullptr);
+    start_op(sim, op, graph_.entries()[live.entry].priority, MessageId{kSlotMessage | slot},
+             encode_slot(slot, kComputeDone), op.kind == OpKind::group ? program.group(live.local) : nullptr);
 }
 
 void Executor::finish_local(Simulator& sim, std::uint32_t slot) {

@@ -27,7 +27,7 @@ struct OpTiming {
 struct EntryTiming {
     Time start = Time::max();
     Time finish = Time::max();
-    Bytes bytes;                // sum of its sends
+    Bytes bytes;  // sum of its sends
 };
 
 class Executor final : private EventTarget, private DeliveryListener {
@@ -69,7 +69,7 @@ private:
 
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void on_delivered(Simulator& sim, MessageId id) override;
-    void release(Simulator& sim, OpId id);   // all its waits are over: start now or at not_before
+    void release(Simulator& sim, OpId id);  // all its waits are over: start now or at not_before
     void issue(Simulator& sim, OpId id);
     void finish(Simulator& sim, OpId id);
     void open_gates(Simulator& sim, std::uint32_t entry);  // `entry` finished
@@ -85,16 +85,16 @@ private:
     OpGraph graph_;
     Network& network_;
     std::vector<OpTiming> timings_;
-    std::vector<std::uint32_t> waiting_;     // per op: predecessors and entry gate not yet done
-    std::vector<std::uint32_t> entry_left_;  // per entry: ops not yet finished
+    std::vector<std::uint32_t> waiting_;             // per op: predecessors and entry gate not yet done
+    std::vector<std::uint32_t> entry_left_;          // per entry: ops not yet finished
     std::vector<std::vector<std::uint32_t>> gated_;  // per entry: entries waiting for it
-    std::vector<Time> entry_open_;           // per entry: when its `after` entry finished (0 if none)
+    std::vector<Time> entry_open_;                   // per entry: when its `after` entry finished (0 if none)
     std::vector<std::vector<OpId>> entry_ops_;
     std::vector<std::unique_ptr<OpProgram>> programs_;  // per entry; null: its ops are in the graph
     bool streams_ = false;
-    std::vector<Live> live_;                 // slots, reused through free_
+    std::vector<Live> live_;  // slots, reused through free_
     std::vector<std::uint32_t> free_;
-    std::deque<ReadyOps> ready_;             // one buffer per nesting level of finish()
+    std::deque<ReadyOps> ready_;  // one buffer per nesting level of finish()
     std::size_t depth_ = 0;
     std::size_t done_ = 0;
     std::size_t total_ = 0;

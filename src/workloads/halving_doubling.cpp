@@ -8,8 +8,8 @@
 
 namespace fabricsim::workloads {
 
-void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes,
-                      bool reduce_scatter, bool all_gather) {
+void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, bool reduce_scatter,
+                      bool all_gather) {
     const auto n = static_cast<std::uint32_t>(order.size());
     if (!std::has_single_bit(n)) throw InternalError("halving_doubling needs a power-of-two group");
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
@@ -26,7 +26,7 @@ void halving_doubling(ChannelContext& ctx, const std::vector<RankId>& order, Byt
     };
     if (reduce_scatter)  // distance n/2, n/4, ..., 1; the data halves every round
         for (int r = 0; r < rounds; ++r) round(n >> (r + 1), share(channel_bytes, std::int64_t{1} << (r + 1), 0));
-    if (all_gather)      // distance 1, 2, ..., n/2; the data doubles every round
+    if (all_gather)  // distance 1, 2, ..., n/2; the data doubles every round
         for (int r = 0; r < rounds; ++r) round(1u << r, share(channel_bytes, std::int64_t{n} >> r, 0));
 }
 

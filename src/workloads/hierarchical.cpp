@@ -5,10 +5,10 @@
 // offers it (as NCCL pairs NVLS with CollNet/SHARP on H100 systems), ring otherwise.
 //
 // The buffer is cut into pieces of g·kMessageBytes (one message per ring block inside the
-// server) and the three phases are pipelined piece by piece, at most kWindow pieces ahead: piece k's inter-server step runs
-// while piece k+1 is reduce-scattered. A piece moves to its next phase when that phase's
-// previous step is done on every server (a join), which is stricter than NCCL's per-peer
-// flags; with a single piece the time is exactly the sum of the phases' α–β forms.
+// server) and the three phases are pipelined piece by piece, at most kWindow pieces ahead: piece k's inter-server step
+// runs while piece k+1 is reduce-scattered. A piece moves to its next phase when that phase's previous step is done on
+// every server (a join), which is stricter than NCCL's per-peer flags; with a single piece the time is exactly the sum
+// of the phases' α–β forms.
 //
 // NVLS inside and SHARP across (NCCL's NVLS algorithm on several nodes, which runs CollNet for
 // the network part) is pipelined as NCCL's kernel runs it: each phase is a stage that takes

@@ -14,14 +14,13 @@ std::uint32_t OpGraph::add_entry(std::string name) {
 
 void OpGraph::set_after(std::uint32_t entry, std::uint32_t must_finish_first) {
     if (entry >= entries_.size() || must_finish_first >= entries_.size() || entry == must_finish_first)
-        throw InternalError(fmt::format("OpGraph::set_after({}, {}) with {} entries", entry,
-                                        must_finish_first, entries_.size()));
+        throw InternalError(
+            fmt::format("OpGraph::set_after({}, {}) with {} entries", entry, must_finish_first, entries_.size()));
     entries_[entry].after = must_finish_first;
 }
 
 OpId OpGraph::add(Op op) {
-    if (op.entry >= entries_.size())
-        throw InternalError(fmt::format("OpGraph: op of unknown entry {}", op.entry));
+    if (op.entry >= entries_.size()) throw InternalError(fmt::format("OpGraph: op of unknown entry {}", op.entry));
     ops_.push_back(op);
     successors_.emplace_back();
     predecessors_.push_back(0);
@@ -85,8 +84,8 @@ void OpGraph::add_dependency(OpId earlier, OpId later) {
     // Ops are only ever added after what they wait for, so ids give a topological order
     // and the graph cannot hold a cycle.
     if (earlier.value() >= ops_.size() || later.value() >= ops_.size() || earlier >= later)
-        throw InternalError(fmt::format("OpGraph: dependency {} -> {} must point forward",
-                                        earlier.value(), later.value()));
+        throw InternalError(
+            fmt::format("OpGraph: dependency {} -> {} must point forward", earlier.value(), later.value()));
     successors_[earlier.value()].push_back(later);
     ++predecessors_[later.value()];
 }

@@ -25,16 +25,16 @@ enum class OpKind { send, compute, group, open };
 
 struct Op {
     OpKind kind = OpKind::send;
-    std::uint32_t entry = 0;         // index into OpGraph::entries()
-    RankId src;                      // send: source; compute: the rank that computes; group: first rank
-    RankId dst;                      // send only
-    Bytes size;                      // send only
-    Time duration;                   // compute only
+    std::uint32_t entry = 0;  // index into OpGraph::entries()
+    RankId src;               // send: source; compute: the rank that computes; group: first rank
+    RankId dst;               // send only
+    Bytes size;               // send only
+    Time duration;            // compute only
     Time not_before = Time::zero();
     std::uint32_t flow_hint = 0;
-    std::int16_t rail = -1;          // send and group: see Message::rail
-    std::uint32_t group = 0;         // group only: index into OpGraph::groups(); open: into streams()
-    std::uint32_t member = 0;        // open only: the member that joins (OpProgram::kAllMembers: all)
+    std::int16_t rail = -1;    // send and group: see Message::rail
+    std::uint32_t group = 0;   // group only: index into OpGraph::groups(); open: into streams()
+    std::uint32_t member = 0;  // open only: the member that joins (OpProgram::kAllMembers: all)
 };
 
 // A program run inside the graph (a training job's ring collective, ring_stream.hpp): each of
@@ -50,13 +50,13 @@ struct Stream {
 struct GroupOp {
     Offload offload = Offload::switch_aggregation;
     std::vector<RankId> ranks;
-    Bytes egress;                    // per rank
-    Bytes ingress;                   // per rank
+    Bytes egress;   // per rank
+    Bytes ingress;  // per rank
 };
 
 struct Entry {
     std::string name;
-    std::uint32_t after = kNoEntry;  // entry that must finish first
+    std::uint32_t after = kNoEntry;               // entry that must finish first
     std::uint8_t priority = Message::kDataClass;  // its messages' traffic class
     static constexpr std::uint32_t kNoEntry = UINT32_MAX;
 };

@@ -12,9 +12,9 @@ void pairwise_all_to_all(ChannelContext& ctx, const std::vector<RankId>& order, 
         for (std::int64_t i = 0; i < n; ++i) {
             const RankId src = order[static_cast<std::size_t>(i)];
             const RankId dst = order[static_cast<std::size_t>((i + k) % n)];
-            previous[static_cast<std::size_t>(i)] = ctx.chain.send(
-                src, dst, share(channel_bytes, n, (i + k) % n), ctx.channel, ctx.rail(src, dst),
-                {previous[static_cast<std::size_t>(i)]});
+            previous[static_cast<std::size_t>(i)] =
+                ctx.chain.send(src, dst, share(channel_bytes, n, (i + k) % n), ctx.channel, ctx.rail(src, dst),
+                               {previous[static_cast<std::size_t>(i)]});
         }
 }
 

@@ -9,7 +9,8 @@ RankLayout::RankLayout(const scenario::ClusterSpec& cluster)
 
 RankLayout::RankLayout(int servers, int ranks_per_server, int nics_per_server)
     : servers_(servers), per_server_(ranks_per_server), nics_(nics_per_server) {
-    if (servers_ < 1 || per_server_ < 1 || nics_ < 1) throw InternalError("RankLayout needs at least one server, rank and NIC");
+    if (servers_ < 1 || per_server_ < 1 || nics_ < 1)
+        throw InternalError("RankLayout needs at least one server, rank and NIC");
 }
 
 }  // namespace fabricsim::workloads

@@ -33,7 +33,8 @@ void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes ch
                 const OpId received = k > 0 ? sent[uk - 1][(i + un - 1) % un] : OpId::invalid();
                 const OpId same_round_before = sent[uk][i];
                 const Bytes block = share(loop_size, n, (static_cast<std::int64_t>(i) - k + 2 * n * steps) % n);
-                sent[uk][i] = ctx.chain.send(src, dst, block, ctx.channel, ctx.rail(src, dst), {received, same_round_before});
+                sent[uk][i] =
+                    ctx.chain.send(src, dst, block, ctx.channel, ctx.rail(src, dst), {received, same_round_before});
             }
         }
     }

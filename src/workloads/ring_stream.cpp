@@ -84,8 +84,8 @@ std::uint8_t RingStream::dependencies(std::int64_t p) const {
                                      (p < kWindow ? 1 : 0));
 }
 
-void RingStream::offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by, std::uint16_t root,
-                       ReadyOps& ready) {
+void RingStream::offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by,
+                       std::uint16_t root, ReadyOps& ready) {
     Ring& r = rings_[channel];
     const auto index = static_cast<std::uint64_t>(p * r.n + i);
     Track& track = r.window.at(index);

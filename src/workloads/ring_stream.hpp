@@ -69,7 +69,7 @@ private:
         Time finish = Time::zero();
         std::uint32_t by = UINT32_MAX;  // UINT32_MAX: none yet
         std::uint16_t root = 0;
-        std::uint8_t waits = 0xFF;      // dependencies left; kUntouched before the first
+        std::uint8_t waits = 0xFF;  // dependencies left; kUntouched before the first
         bool retired = false;
         void offer(Time t, std::uint32_t id, std::uint16_t by_root) {
             if (by == UINT32_MAX || t > finish || (t == finish && id < by)) {

@@ -19,7 +19,8 @@ OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16
     for (OpId dep : after)
         if (dep.valid()) graph_.add_dependency(dep, id);
     auto& history = connections_[{channel, src.value(), dst.value()}];
-    if (static_cast<int>(history.size()) >= window_) graph_.add_dependency(history[history.size() - static_cast<std::size_t>(window_)], id);
+    if (static_cast<int>(history.size()) >= window_)
+        graph_.add_dependency(history[history.size() - static_cast<std::size_t>(window_)], id);
     history.push_back(id);
     return id;
 }

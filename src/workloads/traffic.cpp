@@ -126,7 +126,8 @@ TrafficPlan add_traffic(OpGraph& graph, std::uint32_t entry, const TrafficSpec& 
             const auto senders = or_all(spec.senders, ranks);
             const std::size_t n = senders.size();
             for (std::size_t k = 1; k < n; ++k)
-                for (std::size_t i = 0; i < n; ++i) graph.add_send(entry, senders[i], senders[(i + k) % n], spec.size, spec.start);
+                for (std::size_t i = 0; i < n; ++i)
+                    graph.add_send(entry, senders[i], senders[(i + k) % n], spec.size, spec.start);
             break;
         }
         case TrafficPattern::poisson: add_poisson(graph, entry, spec, cluster, rng, plan); break;
@@ -136,8 +137,10 @@ TrafficPlan add_traffic(OpGraph& graph, std::uint32_t entry, const TrafficSpec& 
             const auto gpus = or_all(spec.ranks, ranks);
             for (std::size_t j = 0; j < gpus.size(); ++j) {
                 const RankId node = cluster.storage_endpoint(static_cast<int>(j % static_cast<std::size_t>(nodes)));
-                if (spec.operation == scenario::StorageOperation::read) graph.add_send(entry, node, gpus[j], spec.size, spec.start);
-                else graph.add_send(entry, gpus[j], node, spec.size, spec.start);
+                if (spec.operation == scenario::StorageOperation::read)
+                    graph.add_send(entry, node, gpus[j], spec.size, spec.start);
+                else
+                    graph.add_send(entry, gpus[j], node, spec.size, spec.start);
             }
             break;
         }

@@ -24,7 +24,7 @@ namespace fabricsim::workloads {
 
 struct TrafficPlan {
     std::uint32_t entry = 0;
-    std::uint32_t first_op = 0;     // the entry's ops are [first_op, end_op)
+    std::uint32_t first_op = 0;  // the entry's ops are [first_op, end_op)
     std::uint32_t end_op = 0;
     scenario::TrafficPattern pattern = scenario::TrafficPattern::permutation;
     // poisson: load = bytes arriving in the window / (senders · sender_rate · window)

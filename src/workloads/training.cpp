@@ -37,7 +37,8 @@ public:
         return id.value();
     }
 
-    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front, TrainingOpKind kind) override {
+    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+               TrainingOpKind kind) override {
         const std::uint32_t s = g_.add_stream(entry_, std::move(ring));
         std::vector<Ref> all;
         if (gates.size() == 1) {
@@ -89,8 +90,9 @@ private:
 
 }  // namespace
 
-TrainingPlan plan_training(const scenario::TrainingSpec& spec, const scenario::ClusterSpec& cluster, std::uint32_t entry,
-                           const std::string& name, std::uint64_t seed, const std::vector<TrainingPlan>& earlier) {
+TrainingPlan plan_training(const scenario::TrainingSpec& spec, const scenario::ClusterSpec& cluster,
+                           std::uint32_t entry, const std::string& name, std::uint64_t seed,
+                           const std::vector<TrainingPlan>& earlier) {
     const RankLayout layout(cluster);
     const std::string key = fmt::format("workload[{}].training.ranks", entry);
     std::vector<bool> taken(static_cast<std::size_t>(layout.ranks()), false);

@@ -48,7 +48,7 @@ struct TrainingPlan {
     std::vector<RankId> ranks;
     int tp = 1, pp = 1, dp = 1, ep = 1;
     int micro_batches = 0;
-    std::vector<TrainingOpKind> kinds;      // per op in [first_op, end_op)
+    std::vector<TrainingOpKind> kinds;  // per op in [first_op, end_op)
     // Its ring collectives that run as streams (ring_stream.hpp): the graph's stream index,
     // what they are for and the iteration that made them.
     struct StreamRef {
@@ -57,10 +57,10 @@ struct TrainingPlan {
         int iteration = 0;
     };
     std::vector<StreamRef> streams;
-    OpId start;                             // zero-time op every first op waits for
-    std::vector<OpId> iteration_end;        // zero-time barrier closing each iteration
-    Time compute_per_rank;                  // one iteration's compute on one GPU (exact sum of its ops)
-    double flops_per_rank = 0;              // FLOPs one GPU executes per iteration, recomputation included
+    OpId start;                       // zero-time op every first op waits for
+    std::vector<OpId> iteration_end;  // zero-time barrier closing each iteration
+    Time compute_per_rank;            // one iteration's compute on one GPU (exact sum of its ops)
+    double flops_per_rank = 0;        // FLOPs one GPU executes per iteration, recomputation included
 
     RankId rank(int t, int d, int p) const { return ranks[static_cast<std::size_t>(t + tp * (d + dp * p))]; }
     TrainingOpKind kind(std::uint32_t op) const { return kinds[op - first_op]; }
@@ -71,8 +71,9 @@ using BuildProgressFn = std::function<void(std::size_t ops)>;
 
 // The job's ranks and figures without its ops (place_training, training_steps.hpp's shape):
 // what add_training and the job's program (training_program.hpp) start from.
-TrainingPlan plan_training(const scenario::TrainingSpec& spec, const scenario::ClusterSpec& cluster, std::uint32_t entry,
-                           const std::string& name, std::uint64_t seed, const std::vector<TrainingPlan>& earlier);
+TrainingPlan plan_training(const scenario::TrainingSpec& spec, const scenario::ClusterSpec& cluster,
+                           std::uint32_t entry, const std::string& name, std::uint64_t seed,
+                           const std::vector<TrainingPlan>& earlier);
 
 // The job as a whole graph (tests compare it with the program, which the runs use).
 // `earlier` holds the plans of the training entries before this one: their ranks are taken.

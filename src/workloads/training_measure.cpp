@@ -112,8 +112,8 @@ TrainingMeasurement measure_training(const TrainingPlan& plan, const OpGraph& gr
         begin = end;
     }
     // Bytes by link class (per iteration) and by kind for the last critical rank.
-    const std::uint32_t last_begin = plan.iteration_end.size() > 1 ? plan.iteration_end[plan.iteration_end.size() - 2].value()
-                                                                   : plan.start.value();
+    const std::uint32_t last_begin =
+        plan.iteration_end.size() > 1 ? plan.iteration_end[plan.iteration_end.size() - 2].value() : plan.start.value();
     const RankId critical = out.iterations.back().critical;
     for (std::uint32_t i = plan.first_op; i < plan.end_op; ++i) {
         const Op& o = graph.ops()[i];

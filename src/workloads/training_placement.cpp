@@ -20,7 +20,8 @@ namespace fabricsim::workloads {
 
 namespace {
 
-[[noreturn]] void too_big(const std::string& key_path, int need, int free_ranks, int cluster_ranks, std::string_view what) {
+[[noreturn]] void too_big(const std::string& key_path, int need, int free_ranks, int cluster_ranks,
+                          std::string_view what) {
     throw_config_error(key_path, fmt::format("the job needs {} GPUs{}; {} of the cluster's {} ranks are free after the "
                                              "training jobs before it",
                                              need, what, free_ranks, cluster_ranks));
@@ -39,7 +40,8 @@ std::vector<RankId> place_training(const scenario::TrainingSpec& spec, const Ran
     if (!spec.ranks.empty()) {
         for (RankId r : spec.ranks)
             if (static_cast<int>(r.value()) >= layout.ranks() || taken[r.value()])
-                throw_config_error(key_path, fmt::format("rank {} is already used by an earlier training job", r.value()));
+                throw_config_error(key_path,
+                                   fmt::format("rank {} is already used by an earlier training job", r.value()));
         return spec.ranks;
     }
     const int free_count = static_cast<int>(free_ranks.size());

@@ -39,7 +39,8 @@ TrainingProgram::TrainingProgram(const scenario::TrainingSpec& spec, const scena
       job_rank_(static_cast<std::size_t>(layout_.ranks()), UINT32_MAX),
       tally_(plan_.ranks.size()),
       inside_(cluster.server.nvlink.links_per_gpu > 0 ? LinkClass::nvlink : LinkClass::pcie) {
-    for (std::size_t j = 0; j < plan_.ranks.size(); ++j) job_rank_[plan_.ranks[j].value()] = static_cast<std::uint32_t>(j);
+    for (std::size_t j = 0; j < plan_.ranks.size(); ++j)
+        job_rank_[plan_.ranks[j].value()] = static_cast<std::uint32_t>(j);
     for (auto& b : rank_bytes_) b.assign(plan_.ranks.size(), {});
     count_ops(spec_, layout_, network);
     TrainingSink& sink = *this;
@@ -48,7 +49,8 @@ TrainingProgram::TrainingProgram(const scenario::TrainingSpec& spec, const scena
     const auto& order = steps_->order();
     sweep_.resize(order.size());
     std::vector<std::size_t> next(order.size(), 0);
-    std::vector<std::vector<bool>> arrived_f(order.size(), std::vector<bool>(static_cast<std::size_t>(plan_.micro_batches)));
+    std::vector<std::vector<bool>> arrived_f(order.size(),
+                                             std::vector<bool>(static_cast<std::size_t>(plan_.micro_batches)));
     auto arrived_b = arrived_f;
     const int pp = static_cast<int>(order.size());
     bool progress = true;
@@ -87,8 +89,8 @@ void TrainingProgram::count_ops(const scenario::TrainingSpec& spec, const RankLa
         Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>&, RankId, TrainingOpKind) override {
             return fresh(2 + ring->ops_total());  // its sends, its join, the barrier (no open counts)
         }
-        Ref whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>&, const std::vector<Ref>&,
-                  TrainingOpKind) override {
+        Ref whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>&,
+                  const std::vector<Ref>&, TrainingOpKind) override {
             OpGraph scratch;
             scratch.add_entry("count");
             add_collective(scratch, 0, spec, layout_, &network_, message);
@@ -168,13 +170,15 @@ void TrainingProgram::depend(Ref earlier, Ref later) {
     // After every successor of the same or an earlier step: the whole graph's order, where a
     // step's dependencies are added as it is made and steps are made in the sweep's order.
     auto& s = node(earlier).successors;
-    const auto pos = std::upper_bound(s.begin(), s.end(), key_step_,
-                                      [](std::uint64_t step, const std::pair<std::uint64_t, Ref>& e) { return step < e.first; });
+    const auto pos =
+        std::upper_bound(s.begin(), s.end(), key_step_,
+                         [](std::uint64_t step, const std::pair<std::uint64_t, Ref>& e) { return step < e.first; });
     s.insert(pos, {key_step_, later});
     ++l.waiting;
 }
 
-TrainingSink::Ref TrainingProgram::compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after, std::size_t n) {
+TrainingSink::Ref TrainingProgram::compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after,
+                                           std::size_t n) {
     Op op;
     op.kind = OpKind::compute;
     op.src = rank;
@@ -202,7 +206,8 @@ TrainingSink::Ref TrainingProgram::send(RankId src, RankId dst, Bytes size, Ref 
     if (after != kNone) depend(after, r);
     const LinkClass c = layout_.same_server(src, dst) ? inside_ : LinkClass::fabric;
     link_bytes_[static_cast<std::size_t>(c)] += size;
-    rank_bytes_[static_cast<std::size_t>(making_ % 2)][job_rank(src)][static_cast<std::size_t>(TrainingOpKind::pp) - 1] += size;
+    rank_bytes_[static_cast<std::size_t>(making_ % 2)][job_rank(src)]
+               [static_cast<std::size_t>(TrainingOpKind::pp) - 1] += size;
     return r;
 }
 
@@ -244,8 +249,9 @@ TrainingSink::Ref TrainingProgram::stream(std::shared_ptr<RingStream> ring, cons
     return sync(front, all);
 }
 
-TrainingSink::Ref TrainingProgram::whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>& group,
-                                         const std::vector<Ref>& gates, TrainingOpKind kind) {
+TrainingSink::Ref TrainingProgram::whole(const scenario::CollectiveSpec& spec, Bytes message,
+                                         const std::vector<RankId>& group, const std::vector<Ref>& gates,
+                                         TrainingOpKind kind) {
     // add_collective's ops, made here in its order with its dependencies in its order.
     OpGraph scratch;
     scratch.add_entry("collective");
@@ -262,7 +268,8 @@ TrainingSink::Ref TrainingProgram::whole(const scenario::CollectiveSpec& spec, B
         if (o.kind == OpKind::send) {
             const LinkClass c = layout_.same_server(o.src, o.dst) ? inside_ : LinkClass::fabric;
             link_bytes_[static_cast<std::size_t>(c)] += o.size;
-            rank_bytes_[static_cast<std::size_t>(making_ % 2)][job_rank(o.src)][static_cast<std::size_t>(kind) - 1] += o.size;
+            rank_bytes_[static_cast<std::size_t>(making_ % 2)][job_rank(o.src)][static_cast<std::size_t>(kind) - 1] +=
+                o.size;
         }
         all.push_back(r);
     }
@@ -318,8 +325,7 @@ void TrainingProgram::begin(ReadyOps& ready) {
 // --- Running -----------------------------------------------------------------------------
 
 Op TrainingProgram::op(std::uint64_t local) const {
-    if ((local & kStreamBit) != 0)
-        return streams_[slot_of(local)].ring->op(ring_local(local));
+    if ((local & kStreamBit) != 0) return streams_[slot_of(local)].ring->op(ring_local(local));
     return node(local).op;
 }
 

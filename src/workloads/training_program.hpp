@@ -54,10 +54,10 @@ private:
     struct Record {
         Time start = Time::max();
         Time finish = Time::max();
-        std::uint64_t key = 0;             // (step << 32) | its index in the step: the whole graph's id order
-        Ref by = kNone;                    // the predecessor that released it
-        std::uint32_t rank_kind = 0;       // job rank << 3 | TrainingOpKind
-        std::uint32_t node = kNoNode;      // its slot in nodes_ until it finishes
+        std::uint64_t key = 0;         // (step << 32) | its index in the step: the whole graph's id order
+        Ref by = kNone;                // the predecessor that released it
+        std::uint32_t rank_kind = 0;   // job rank << 3 | TrainingOpKind
+        std::uint32_t node = kNoNode;  // its slot in nodes_ until it finishes
         std::uint32_t rank() const { return rank_kind >> 3; }
         TrainingOpKind kind() const { return static_cast<TrainingOpKind>(rank_kind & 7); }
     };
@@ -78,7 +78,8 @@ private:
     // TrainingSink: the ops of the step being made.
     Ref compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after, std::size_t n) override;
     Ref send(RankId src, RankId dst, Bytes size, Ref after) override;
-    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front, TrainingOpKind kind) override;
+    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+               TrainingOpKind kind) override;
     Ref whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>& group,
               const std::vector<Ref>& gates, TrainingOpKind kind) override;
 
@@ -105,11 +106,11 @@ private:
     const Network& network_;
     std::unique_ptr<TrainingSteps> steps_;
     std::size_t steps_per_iteration_ = 0;
-    std::vector<std::vector<std::size_t>> sweep_;           // [p][k]: the step's place in add_training's sweep
+    std::vector<std::vector<std::size_t>> sweep_;             // [p][k]: the step's place in add_training's sweep
     std::vector<std::pair<int, std::size_t>> step_of_sweep_;  // and back
-    std::vector<bool> made_, triggered_;                     // per sweep place, this iteration
+    std::vector<bool> made_, triggered_;                      // per sweep place, this iteration
     std::size_t made_count_ = 0;
-    int making_ = -1;  // the iteration whose steps are being made
+    int making_ = -1;                   // the iteration whose steps are being made
     ReadyOps* making_ready_ = nullptr;  // while a release makes steps: where ops that wait for nothing go
     Time now_;
     std::uint64_t key_step_ = 0;

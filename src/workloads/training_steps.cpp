@@ -24,9 +24,9 @@ constexpr int kMaxBuckets = 8;
 
 // Parameters of the model, split as the compute and the gradient reduction need them.
 struct ModelShares {
-    double active;      // per token: dense + top_k experts
-    double dense;       // reduced over all dp replicas
-    double expert;      // sharded over ep, reduced over dp / ep
+    double active;  // per token: dense + top_k experts
+    double dense;   // reduced over all dp replicas
+    double expert;  // sharded over ep, reduced over dp / ep
 };
 
 ModelShares shares(const scenario::TrainingSpec& spec) {
@@ -70,16 +70,16 @@ TrainingShape training_shape(const scenario::TrainingSpec& spec) {
     // micro-batch's b·s tokens.
     const long double tokens = static_cast<long double>(spec.micro_batch) * md.sequence;
     const long double rate = static_cast<long double>(spec.peak_flops) * spec.mfu;  // FLOP/s
-    const long double attention = 4.0L * md.layers * md.sequence * md.hidden;  // per token, forward
+    const long double attention = 4.0L * md.layers * md.sequence * md.hidden;       // per token, forward
     s.flops_fwd = (2.0L * params.active + attention) * tokens / (s.tp * s.pp);
     s.passes = recompute ? 4 : 3;  // forward-equivalents per micro-batch: backward is two
     s.fwd_ps = s.flops_fwd / rate * 1e12L;
     s.bwd_ps = s.fwd_ps * (s.passes - 1);
     s.reduce = s.dp > 1 || s.expert_dp > 1;
-    s.buckets = spec.overlap && s.dp > 1 ? std::clamp(static_cast<int>(std::ceil(
-                                                           dense_per_rank / std::max(kBucketParameters, 1e6 * s.dp))),
-                                                       1, kMaxBuckets)
-                                         : 1;
+    s.buckets = spec.overlap && s.dp > 1
+                    ? std::clamp(static_cast<int>(std::ceil(dense_per_rank / std::max(kBucketParameters, 1e6 * s.dp))),
+                                 1, kMaxBuckets)
+                    : 1;
     return s;
 }
 
@@ -131,9 +131,11 @@ TrainingSteps::TrainingSteps(const scenario::TrainingSpec& spec, std::vector<Ran
     for (std::size_t p = 0; p < order_.size(); ++p)
         for (std::size_t k = 0; k < order_[p].size(); ++k) {
             const TrainingStep s = order_[p][k];
-            position_[(p * static_cast<std::size_t>(shape_.m) + static_cast<std::size_t>(s.micro)) * 2 + (s.forward ? 0 : 1)] = k;
+            position_[(p * static_cast<std::size_t>(shape_.m) + static_cast<std::size_t>(s.micro)) * 2 +
+                      (s.forward ? 0 : 1)] = k;
         }
-    fwd_in_.assign(static_cast<std::size_t>(shape_.pp), std::vector<std::vector<Ref>>(static_cast<std::size_t>(shape_.m)));
+    fwd_in_.assign(static_cast<std::size_t>(shape_.pp),
+                   std::vector<std::vector<Ref>>(static_cast<std::size_t>(shape_.m)));
     bwd_in_ = fwd_in_;
 }
 
@@ -155,8 +157,9 @@ std::pair<int, std::size_t> TrainingSteps::input_of(int p, std::size_t k) const 
     const TrainingStep s = order_[static_cast<std::size_t>(p)][k];
     const int from = s.forward ? p - 1 : p + 1;
     if (from < 0 || from >= shape_.pp) return {p, k};
-    const auto at = (static_cast<std::size_t>(from) * static_cast<std::size_t>(shape_.m) + static_cast<std::size_t>(s.micro)) * 2 +
-                    (s.forward ? 0 : 1);
+    const auto at =
+        (static_cast<std::size_t>(from) * static_cast<std::size_t>(shape_.m) + static_cast<std::size_t>(s.micro)) * 2 +
+        (s.forward ? 0 : 1);
     return {from, position_[at]};
 }
 
@@ -167,8 +170,8 @@ bool TrainingSteps::ready(int p, std::size_t k) const {
     return s.forward ? (p == 0 || !fwd_in_[pu][ju].empty()) : (p == shape_.pp - 1 || !bwd_in_[pu][ju].empty());
 }
 
-TrainingSink::Ref TrainingSteps::collective(CollectiveOp op, const std::vector<RankId>& group, const std::vector<Ref>& gates,
-                                            Bytes size, TrainingOpKind kind) {
+TrainingSink::Ref TrainingSteps::collective(CollectiveOp op, const std::vector<RankId>& group,
+                                            const std::vector<Ref>& gates, Bytes size, TrainingOpKind kind) {
     bool one_server = true;
     for (RankId r : group) one_server = one_server && layout_.same_server(r, group.front());
     // One ring inside a server (it already fills the GPU's NVLink port); across servers
@@ -262,7 +265,8 @@ void TrainingSteps::build(int p, std::size_t k) {
     // sender, as Megatron's batched isend/irecv).
     const int to = s.forward ? p + 1 : p - 1;
     if (to >= 0 && to < pp) {
-        auto& arrivals = s.forward ? fwd_in_[static_cast<std::size_t>(to)][ju] : bwd_in_[static_cast<std::size_t>(to)][ju];
+        auto& arrivals =
+            s.forward ? fwd_in_[static_cast<std::size_t>(to)][ju] : bwd_in_[static_cast<std::size_t>(to)][ju];
         arrivals.assign(grid, TrainingSink::kNone);
         for (int d = 0; d < dp; ++d)
             for (int t = 0; t < tp; ++t)
@@ -291,9 +295,9 @@ void TrainingSteps::reduce_gradients(int p, const std::vector<std::vector<Ref>>&
                 std::vector<Ref> gates;
                 for (int d = 0; d < dp; ++d) gates.push_back(gates_of(k, d));
                 const Bytes bucket = workloads::share(shape_.dense_grads, buckets, k);
-                joins.push_back(collective(spec_.dp_mode == scenario::DpMode::zero ? CollectiveOp::reduce_scatter
-                                                                                    : CollectiveOp::all_reduce,
-                                           group, gates, bucket, TrainingOpKind::dp));
+                joins.push_back(collective(
+                    spec_.dp_mode == scenario::DpMode::zero ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                    group, gates, bucket, TrainingOpKind::dp));
             }
             if (spec_.dp_mode == scenario::DpMode::zero) {
                 // After the optimizer step on its shard (not timed), every rank gathers the
@@ -312,8 +316,8 @@ void TrainingSteps::reduce_gradients(int p, const std::vector<std::vector<Ref>>&
                     group.push_back(ranks_[idx(t, d, p)]);
                     gates.push_back(gates_of(chunks - 1, d));
                 }
-                reductions_.push_back(collective(CollectiveOp::all_reduce, group, gates, shape_.expert_grads,
-                                                 TrainingOpKind::dp));
+                reductions_.push_back(
+                    collective(CollectiveOp::all_reduce, group, gates, shape_.expert_grads, TrainingOpKind::dp));
             }
     }
 }

@@ -93,8 +93,8 @@ private:
     using Ref = TrainingSink::Ref;
     std::size_t idx(int t, int d, int p) const { return static_cast<std::size_t>(t + shape_.tp * (d + shape_.dp * p)); }
     Time next_duration(std::size_t j, long double ps);
-    Ref collective(scenario::CollectiveOp op, const std::vector<RankId>& group, const std::vector<Ref>& gates, Bytes size,
-                   TrainingOpKind kind);
+    Ref collective(scenario::CollectiveOp op, const std::vector<RankId>& group, const std::vector<Ref>& gates,
+                   Bytes size, TrainingOpKind kind);
     void reduce_gradients(int p, const std::vector<std::vector<Ref>>& chunk_done, int chunks);
 
     const scenario::TrainingSpec& spec_;

@@ -45,7 +45,7 @@ std::vector<int> second_tree(int n) {
 }
 
 struct RankTree {
-    std::vector<int> parent;                 // by position in `order`; -1: root
+    std::vector<int> parent;  // by position in `order`; -1: root
     std::vector<std::vector<int>> children;
 };
 
@@ -66,7 +66,8 @@ RankTree rank_tree(const std::vector<RankId>& order, const RankLayout& layout, b
         const std::vector<int> node_parent = mirrored ? second_tree(n) : binary_tree(n);
         for (int s = 0; s < n; ++s) {
             const auto us = static_cast<std::size_t>(s);
-            if (node_parent[us] >= 0) t.parent[static_cast<std::size_t>(heads[us])] = heads[static_cast<std::size_t>(node_parent[us])];
+            if (node_parent[us] >= 0)
+                t.parent[static_cast<std::size_t>(heads[us])] = heads[static_cast<std::size_t>(node_parent[us])];
             const int end = s + 1 < n ? heads[us + 1] : static_cast<int>(order.size());
             for (int i = heads[us] + 1; i < end; ++i) t.parent[static_cast<std::size_t>(i)] = i - 1;  // the chain
         }
@@ -87,7 +88,9 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
         for (int p = t.parent[i]; p >= 0; p = t.parent[static_cast<std::size_t>(p)]) ++depth[i];
     std::vector<int> up_order(n);
     for (std::size_t i = 0; i < n; ++i) up_order[i] = static_cast<int>(i);
-    std::stable_sort(up_order.begin(), up_order.end(), [&](int a, int b) { return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)]; });
+    std::stable_sort(up_order.begin(), up_order.end(), [&](int a, int b) {
+        return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)];
+    });
 
     std::vector<OpId> up(n), down(n);  // this message's send from node i to its parent / from its parent to i
     std::vector<OpId> deps;
@@ -110,10 +113,12 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
                 if (t.parent[ui] >= 0) {
                     deps.push_back(down[ui]);  // received from its parent
                 } else {
-                    for (int k : t.children[ui]) deps.push_back(up[static_cast<std::size_t>(k)]);  // the root reduced it
+                    for (int k : t.children[ui])
+                        deps.push_back(up[static_cast<std::size_t>(k)]);  // the root reduced it
                 }
                 const RankId src = order[ui], dst = order[static_cast<std::size_t>(c)];
-                down[static_cast<std::size_t>(c)] = ctx.chain.send(src, dst, size, channel_key, ctx.rail(src, dst), deps);
+                down[static_cast<std::size_t>(c)] =
+                    ctx.chain.send(src, dst, size, channel_key, ctx.rail(src, dst), deps);
             }
         }
     }

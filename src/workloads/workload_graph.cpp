@@ -20,29 +20,32 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
             std::uint32_t j = 0;
             while (j < spec.workload.size() && spec.workload[j].name != entry.after) ++j;
             if (j == spec.workload.size())  // the loader checks this; reaching here is a bug
-                throw InternalError(fmt::format("workload entry {} is after unknown entry {}", entry.name, entry.after));
+                throw InternalError(
+                    fmt::format("workload entry {} is after unknown entry {}", entry.name, entry.after));
             graph.set_after(i, j);
         }
         if (entry.priority) graph.set_priority(i, static_cast<std::uint8_t>(*entry.priority));
-        std::visit([&](const auto& kind) {
-            using Kind = std::decay_t<decltype(kind)>;
-            if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
-            if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>)
-            {
-                auto program = std::make_unique<CollectiveProgram>(kind, layout, &network);
-                const CollectiveProgram* view = program.get();
-                workload.collectives.push_back({i, std::move(program), view});
-            }
-            if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
-                workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
-            if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
-                workload.training.push_back(
-                    plan_training(kind, spec.cluster, i, entry.name, spec.seed, workload.training));
-                auto program = std::make_unique<TrainingProgram>(kind, spec.cluster, network, workload.training.back());
-                const TrainingProgram* view = program.get();
-                workload.training_jobs.push_back({i, std::move(program), view});
-            }
-        }, entry.kind);
+        std::visit(
+            [&](const auto& kind) {
+                using Kind = std::decay_t<decltype(kind)>;
+                if constexpr (std::is_same_v<Kind, scenario::TransferSpec>) add_transfer(graph, i, kind);
+                if constexpr (std::is_same_v<Kind, scenario::CollectiveSpec>) {
+                    auto program = std::make_unique<CollectiveProgram>(kind, layout, &network);
+                    const CollectiveProgram* view = program.get();
+                    workload.collectives.push_back({i, std::move(program), view});
+                }
+                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
+                    workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
+                if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
+                    workload.training.push_back(
+                        plan_training(kind, spec.cluster, i, entry.name, spec.seed, workload.training));
+                    auto program =
+                        std::make_unique<TrainingProgram>(kind, spec.cluster, network, workload.training.back());
+                    const TrainingProgram* view = program.get();
+                    workload.training_jobs.push_back({i, std::move(program), view});
+                }
+            },
+            entry.kind);
     }
     return workload;
 }

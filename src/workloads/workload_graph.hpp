@@ -34,7 +34,7 @@ struct Workload {
     OpGraph graph;
     std::vector<PlannedCollective> collectives;
     std::vector<TrafficPlan> traffic;
-    std::vector<TrainingPlan> training;       // each job's plan (its ranks), in entry order
+    std::vector<TrainingPlan> training;          // each job's plan (its ranks), in entry order
     std::vector<PlannedTraining> training_jobs;  // and its program
 };
 

@@ -13,8 +13,8 @@
 namespace fabricsim::test {
 
 Outcome run_fabricsim(const std::string& args) {
-    const std::string command = std::string("cd '") + FABRICSIM_SOURCE_DIR + "' && '" + FABRICSIM_BINARY + "' " +
-                                args + " 2>&1";
+    const std::string command =
+        std::string("cd '") + FABRICSIM_SOURCE_DIR + "' && '" + FABRICSIM_BINARY + "' " + args + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
     std::string output;

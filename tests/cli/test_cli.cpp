@@ -82,10 +82,15 @@ TEST_CASE("fabricsim run prints the side-by-side summary table", "[cli]") {
     CHECK(r.output.find("unfinished ops") == std::string::npos);
 }
 
-TEST_CASE("the same scenario and seed give byte-identical result.json apart from wall-clock cost", "[cli][determinism]") {
+TEST_CASE("the same scenario and seed give byte-identical result.json apart from wall-clock cost",
+          "[cli][determinism]") {
     TempDir a("det-a"), b("det-b");
-    REQUIRE(run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + a.path().string()).exit_code == 0);
-    REQUIRE(run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + b.path().string()).exit_code == 0);
+    REQUIRE(
+        run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + a.path().string()).exit_code ==
+        0);
+    REQUIRE(
+        run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --seed 11 --out " + b.path().string()).exit_code ==
+        0);
     auto strip = [](const std::string& text) {
         Json j = Json::parse(text);
         for (auto& v : j["variants"])
@@ -108,7 +113,8 @@ TEST_CASE("fabricsim validate accepts the quick-start scenario and names its var
 TEST_CASE("every bench scenario is valid input", "[cli][bench]") {
     // bench/ runs them only by hand; a key renamed in the loader must not break them unseen.
     int scenarios = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "bench/scenarios")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "bench/scenarios")) {
         if (entry.path().extension() != ".yaml") continue;
         ++scenarios;
         const std::string file = "bench/scenarios/" + entry.path().filename().string();
@@ -133,21 +139,22 @@ TEST_CASE("fabricsim validate --print shows every variant resolved with presets 
 TEST_CASE("bad input exits 2 and names file and line and column and key path and the fix", "[cli]") {
     TempDir dir("bad");
     const auto file = dir.path() / "bad.yaml";
-    write_file(file,
-               "name: bad\n"
-               "cluster:\n"
-               "  servers: 2\n"
-               "  server: { preset: host-1nic, nic: { preset: connectx-7, line_rate: 400G } }\n"
-               "workload:\n"
-               "  - transfer: { from: 0, to: 1, size: 1MB }\n");
+    write_file(file, "name: bad\n"
+                     "cluster:\n"
+                     "  servers: 2\n"
+                     "  server: { preset: host-1nic, nic: { preset: connectx-7, line_rate: 400G } }\n"
+                     "workload:\n"
+                     "  - transfer: { from: 0, to: 1, size: 1MB }\n");
     const auto r = run_fabricsim("validate " + file.string());
     CHECK(r.exit_code == 2);
-    CHECK(r.output == file.string() + ":4:70: cluster.server.nic.line_rate: \"400G\" has no unit; did you mean \"400Gbps\"?\n"
-                                      "fabricsim: 1 error in the input\n");
+    CHECK(r.output == file.string() +
+                          ":4:70: cluster.server.nic.line_rate: \"400G\" has no unit; did you mean \"400Gbps\"?\n"
+                          "fabricsim: 1 error in the input\n");
 }
 
 TEST_CASE("a bad --set exits 2 and so do unknown flags and a missing file", "[cli]") {
-    CHECK(run_fabricsim("run scenarios/ideal-transfers.yaml --set cluster.servers=0 --quiet --out /tmp/unused").exit_code == 2);
+    CHECK(run_fabricsim("run scenarios/ideal-transfers.yaml --set cluster.servers=0 --quiet --out /tmp/unused")
+              .exit_code == 2);
     CHECK(run_fabricsim("run scenarios/ideal-transfers.yaml --frobnicate").exit_code == 2);
     CHECK(run_fabricsim("run scenarios/no-such-file.yaml").exit_code == 2);
     CHECK(run_fabricsim("").exit_code == 2);  // a subcommand is required
@@ -179,10 +186,12 @@ TEST_CASE("errors map to exit codes: input 2 and model 3 and internal 1", "[cli]
 }
 
 TEST_CASE("run rejects a cluster the topology cannot hold and states the largest buildable size", "[cli]") {
-    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --set cluster.servers=300 --out /tmp/unused");
+    const auto r =
+        run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --set cluster.servers=300 --out /tmp/unused");
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("scenarios/ideal-transfers.yaml: cluster.servers: 300 servers with 8 NICs each need 2400 endpoints; "
-                        "a leaf-spine fabric of 64-port switches at 1:1 holds at most 2048 endpoints (256 servers)") !=
+    CHECK(r.output.find(
+              "scenarios/ideal-transfers.yaml: cluster.servers: 300 servers with 8 NICs each need 2400 endpoints; "
+              "a leaf-spine fabric of 64-port switches at 1:1 holds at most 2048 endpoints (256 servers)") !=
           std::string::npos);
 }
 
@@ -198,10 +207,12 @@ TEST_CASE("run --check stops with exit 3 when the lossless class dropped packets
     TempDir out("check");
     // 1 KiB of PFC headroom cannot hold what is on the cable when the pause goes out.
     const auto bad = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --set "
-                                         "cluster.roce.pfc.headroom=1KiB --out " + out.path().string());
+                                   "cluster.roce.pfc.headroom=1KiB --out " +
+                                   out.path().string());
     CHECK(bad.exit_code == 3);
     CHECK(bad.output.find("invariant broken: ") != std::string::npos);
-    CHECK(bad.output.find("dropped on the lossless class (PFC headroom or switch buffer too small)") != std::string::npos);
+    CHECK(bad.output.find("dropped on the lossless class (PFC headroom or switch buffer too small)") !=
+          std::string::npos);
     // With the headroom PFC computes, every invariant holds.
     const auto good = run_fabricsim("run scenarios/roce-incast.yaml --check --quiet --out " + out.path().string());
     CHECK(good.exit_code == 0);
@@ -257,7 +268,8 @@ TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.cs
 TEST_CASE("outputs.qp_rates writes each InfiniBand QP's CCTI and rate over time", "[cli][packet][infiniband]") {
     TempDir out("qp_ccti");
     const auto r = run_fabricsim("run scenarios/incast-roce-vs-ib.yaml --quiet "
-                                 "--set outputs.qp_rates=1us --out " + out.path().string());
+                                 "--set outputs.qp_rates=1us --out " +
+                                 out.path().string());
     REQUIRE(r.exit_code == 0);
     // 32 senders at 400G, each QP starting at CCTI 0 and the line rate; BECNs raise CCTI, and
     // each rate is the line rate slowed by its CCT entry: a higher CCTI never sends faster.

@@ -72,7 +72,8 @@ TEST_CASE("run's console for a training job: times in s/ms with three digits, th
         if (cells.size() != 3) continue;
         const double v = std::stod(cells[2]);
         if (cells[1] == "llama70b_iteration_time_s") iteration = v;
-        if (cells[1] == "llama70b_compute_s" || cells[1] == "llama70b_bubble_s" || cells[1] == "llama70b_exposed_comm_s")
+        if (cells[1] == "llama70b_compute_s" || cells[1] == "llama70b_bubble_s" ||
+            cells[1] == "llama70b_exposed_comm_s")
             parts += v;
     }
     REQUIRE(iteration > 0);

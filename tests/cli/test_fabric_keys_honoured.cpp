@@ -13,12 +13,16 @@ namespace {
 // mapping's extra keys, `model` the simulation model.
 std::string storage_scenario(const std::string& model, const std::string& storage) {
     return "name: storage-keys\n"
-           "simulation: { model: " + model + " }\n"
+           "simulation: { model: " +
+           model +
+           " }\n"
            "cluster:\n"
            "  servers: 2\n"
            "  server: { preset: host-1nic, storage_nics: 1, storage_nic: connectx-7 }\n"
            "  fabric: { technology: roce, mtu: 4KiB }\n"
-           "  storage_fabric: { storage_nodes: 1, " + storage + " }\n"
+           "  storage_fabric: { storage_nodes: 1, " +
+           storage +
+           " }\n"
            "workload:\n"
            "  - transfer: { from: 0, to: 1, size: 1MB }\n";
 }
@@ -55,14 +59,13 @@ TEST_CASE("packet model: a storage fabric that repeats the compute fabric's valu
 TEST_CASE("a NIC receive buffer below its link's PFC headroom is a located input error at run time", "[cli][nic]") {
     TempDir dir("rx-buffer");
     const auto file = dir.path() / "rx.yaml";
-    write_file(file,
-               "name: rx\n"
-               "simulation: { model: packet }\n"
-               "cluster:\n"
-               "  servers: 2\n"
-               "  server: { preset: host-1nic, nic: { preset: connectx-7, receive_buffer: 8KiB } }\n"
-               "workload:\n"
-               "  - transfer: { from: 0, to: 1, size: 1MB }\n");
+    write_file(file, "name: rx\n"
+                     "simulation: { model: packet }\n"
+                     "cluster:\n"
+                     "  servers: 2\n"
+                     "  server: { preset: host-1nic, nic: { preset: connectx-7, receive_buffer: 8KiB } }\n"
+                     "workload:\n"
+                     "  - transfer: { from: 0, to: 1, size: 1MB }\n");
     const auto r = run_fabricsim("run " + file.string() + " --quiet --out " + (dir.path() / "out").string());
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("cluster.server.nic.receive_buffer: NIC s0.nic0: its receive buffer of 8KiB must hold more "

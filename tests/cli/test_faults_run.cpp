@@ -2,9 +2,9 @@
 // ideal model: its training iteration against the same run without it, by the 1F1B closed form.
 #include <catch2/catch.hpp>
 
-#include "report/fault_figures.hpp"
-#include "cli_harness.hpp"
 #include "cli/run_variant.hpp"
+#include "cli_harness.hpp"
+#include "report/fault_figures.hpp"
 #include "scenario/loader.hpp"
 
 #include <filesystem>
@@ -55,14 +55,14 @@ faults:
 TEST_CASE("a fault naming a node the topology does not have is bad input, found before any variant runs",
           "[faults][cli]") {
     test::TempDir dir("faults-bad");
-    test::write_file(dir.path() / "bad.yaml",
-                     "name: bad\n"
-                     "simulation: { model: packet }\n"
-                     "cluster: { servers: 2, server: { gpus: 0, nics: 1 } }\n"
-                     "workload: [{ transfer: { from: 0, to: 1, size: 1MiB } }]\n"
-                     "faults:\n"
-                     "  - link_down: { link: [leaf0, spine9], at: 0s }\n");
-    const auto r = test::run_fabricsim("run " + (dir.path() / "bad.yaml").string() + " --out " + (dir.path() / "out").string());
+    test::write_file(dir.path() / "bad.yaml", "name: bad\n"
+                                              "simulation: { model: packet }\n"
+                                              "cluster: { servers: 2, server: { gpus: 0, nics: 1 } }\n"
+                                              "workload: [{ transfer: { from: 0, to: 1, size: 1MiB } }]\n"
+                                              "faults:\n"
+                                              "  - link_down: { link: [leaf0, spine9], at: 0s }\n");
+    const auto r =
+        test::run_fabricsim("run " + (dir.path() / "bad.yaml").string() + " --out " + (dir.path() / "out").string());
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("bad.yaml:6:5: faults[0].link_down.link: no node is named \"spine9\"") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir.path() / "out" / "result.json"));
@@ -76,6 +76,7 @@ TEST_CASE("a degraded link must be slower than its line rate", "[faults][cli]") 
                              "faults:\n"
                              "  - link_degraded: { link: [s0.nic0, leaf0], at: 0s, speed: 400Gbps }\n";
     const auto loaded = scenario::load_scenario_text(text, "fast.yaml", {});
-    CHECK_THROWS_WITH(cli::run_variant(loaded.variants.front()),
-                      "fast.yaml:6:5: faults[0].link_degraded.speed: 400Gbps is not below the link's line rate, 100Gbps");
+    CHECK_THROWS_WITH(
+        cli::run_variant(loaded.variants.front()),
+        "fast.yaml:6:5: faults[0].link_degraded.speed: 400Gbps is not below the link's line rate, 100Gbps");
 }

@@ -55,8 +55,8 @@ TEST_CASE("every shipped scenario runs on the flow model or is refused for its n
 
 TEST_CASE("result.json names the flow backend and cuda without a device is bad input", "[flow]") {
     test::TempDir out("flow-backend");
-    const auto r = test::run_fabricsim("run scenarios/roce-pfc-two-to-one.yaml --set simulation.model=flow --quiet --out " +
-                                       out.path().string());
+    const auto r = test::run_fabricsim(
+        "run scenarios/roce-pfc-two-to-one.yaml --set simulation.model=flow --quiet --out " + out.path().string());
     REQUIRE(r.exit_code == 0);
     const auto json = nlohmann::json::parse(test::read_file(out.path() / "result.json"));
     const auto& variants = json.at("variants");
@@ -66,14 +66,19 @@ TEST_CASE("result.json names the flow backend and cuda without a device is bad i
 
     if (flow::cuda_availability().usable) return;  // a machine with a device: nothing to refuse
     const auto c = test::run_fabricsim("run scenarios/roce-pfc-two-to-one.yaml --set simulation.model=flow --set "
-                                       "simulation.flow_backend=cuda --quiet --out " + out.path().string());
+                                       "simulation.flow_backend=cuda --quiet --out " +
+                                       out.path().string());
     CHECK(c.exit_code == 2);
     CHECK(c.output.find("simulation.flow_backend: \"cuda\" needs a CUDA device, and this run has none: ") !=
           std::string::npos);
     // auto falls back to the CPU and says so in result.json.
     const auto a = test::run_fabricsim("run scenarios/roce-pfc-two-to-one.yaml --set simulation.model=flow --set "
-                                       "simulation.flow_backend=auto --quiet --out " + out.path().string());
+                                       "simulation.flow_backend=auto --quiet --out " +
+                                       out.path().string());
     REQUIRE(a.exit_code == 0);
-    CHECK(nlohmann::json::parse(test::read_file(out.path() / "result.json")).at("variants").at(0).at("cost").at(
-              "flow_backend") == "cpu");
+    CHECK(nlohmann::json::parse(test::read_file(out.path() / "result.json"))
+              .at("variants")
+              .at(0)
+              .at("cost")
+              .at("flow_backend") == "cpu");
 }

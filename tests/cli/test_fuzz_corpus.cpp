@@ -41,7 +41,7 @@ Outcome run_limited(const std::string& args) {
 }
 
 struct Expectation {
-    int exit_code = -1;      // -1: none stated
+    int exit_code = -1;  // -1: none stated
     std::string fragment;
 };
 
@@ -49,8 +49,10 @@ Expectation expectation_of(const std::string& text) {
     Expectation e;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line) && line.starts_with("#");) {
-        if (line.starts_with("# expect-exit: ")) e.exit_code = std::stoi(line.substr(15));
-        else if (line.starts_with("# expect: ")) e.fragment = line.substr(10);
+        if (line.starts_with("# expect-exit: "))
+            e.exit_code = std::stoi(line.substr(15));
+        else if (line.starts_with("# expect: "))
+            e.fragment = line.substr(10);
     }
     return e;
 }

@@ -29,9 +29,8 @@ TEST_CASE("a streamed all-reduce reports its whole op count from its first progr
     // 2 HGX H100 servers: 16 ranks in 16 channels; 1GiB: each channel's 64MiB in 8 loops of
     // 16 x 512KiB, each loop 2(n-1) = 30 rounds of 16 sends: 16 x 8 x 30 x 16 = 61440 sends
     // and the run's join, 61441 ops, known before the first of them is made.
-    const auto variant = variant_of(
-        "name: p\nsimulation: { model: ideal }\ncluster: { servers: 2, server: hgx-h100 }\n"
-        "workload:\n  - collective: all_reduce\n    algorithm: ring\n    size: 1GiB\n");
+    const auto variant = variant_of("name: p\nsimulation: { model: ideal }\ncluster: { servers: 2, server: hgx-h100 }\n"
+                                    "workload:\n  - collective: all_reduce\n    algorithm: ring\n    size: 1GiB\n");
     std::vector<std::pair<std::size_t, std::size_t>> reports;
     cli::VariantOptions options;
     options.progress = [&](Time, std::size_t done, std::size_t total) { reports.emplace_back(done, total); };
@@ -45,13 +44,12 @@ TEST_CASE("a streamed all-reduce reports its whole op count from its first progr
 
 TEST_CASE("a training job reports its whole op count from its first progress report, with nothing built before",
           "[progress]") {
-    const auto variant = variant_of(
-        "name: p\nsimulation: { model: ideal }\ncluster: { servers: 2, server: hgx-h100 }\n"
-        "workload:\n  - name: job\n    training:\n"
-        "      model: { parameters: 7B, layers: 32, hidden: 4096, sequence: 2048 }\n"
-        "      batch: { global: 64, micro: 1 }\n"
-        "      gpu: { peak: 989TFLOPS, mfu: 0.4 }\n"
-        "      parallelism: { tp: 8, pp: 2, dp: 1 }\n");
+    const auto variant = variant_of("name: p\nsimulation: { model: ideal }\ncluster: { servers: 2, server: hgx-h100 }\n"
+                                    "workload:\n  - name: job\n    training:\n"
+                                    "      model: { parameters: 7B, layers: 32, hidden: 4096, sequence: 2048 }\n"
+                                    "      batch: { global: 64, micro: 1 }\n"
+                                    "      gpu: { peak: 989TFLOPS, mfu: 0.4 }\n"
+                                    "      parallelism: { tp: 8, pp: 2, dp: 1 }\n");
     // 64 micro-batches: enough events for progress reports (a few thousand events apart).
     std::vector<std::size_t> built;
     std::vector<std::pair<std::size_t, std::size_t>> reports;

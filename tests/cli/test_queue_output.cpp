@@ -17,17 +17,25 @@ namespace {
 // each send `packets` 4 KiB packets to host 2 at once. `queues` is the outputs.queues mapping.
 std::string incast_scenario(const std::string& queues, int packets = 16, const std::string& model = "packet") {
     return "name: queue-series\n"
-           "simulation: { model: " + model + " }\n"
+           "simulation: { model: " +
+           model +
+           " }\n"
            "cluster:\n"
            "  servers: 3\n"
            "  server: { preset: host-1nic, nic: { preset: connectx-7, line_rate: 100Gbps } }\n"
-           "  fabric: { topology: single-switch, mtu: 4KiB, switch: { preset: spectrum-4, port_speed: 100Gbps, radix: 32 } }\n"
+           "  fabric: { topology: single-switch, mtu: 4KiB, switch: { preset: spectrum-4, port_speed: 100Gbps, radix: "
+           "32 } }\n"
            "  roce: { ecn: { enabled: false }, dcqcn: { enabled: false } }\n"
            "workload:\n"
-           "  - transfer: { from: 0, to: 2, size: " + std::to_string(packets * 4096) + "B }\n"
-           "  - transfer: { from: 1, to: 2, size: " + std::to_string(packets * 4096) + "B }\n"
+           "  - transfer: { from: 0, to: 2, size: " +
+           std::to_string(packets * 4096) +
+           "B }\n"
+           "  - transfer: { from: 1, to: 2, size: " +
+           std::to_string(packets * 4096) +
+           "B }\n"
            "outputs:\n"
-           "  queues: " + queues + "\n";
+           "  queues: " +
+           queues + "\n";
 }
 
 // The switch's name, from `fabricsim topo` would do as well; the single switch is the only
@@ -88,7 +96,8 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
                       0) == 0);
     // makespan: the last transfer's end (transfers.csv).
     double makespan = 0;
-    for (const auto& f : csv_rows(read_file(dir.path() / "named" / "transfers.csv"))) makespan = std::max(makespan, std::stod(f[6]));
+    for (const auto& f : csv_rows(read_file(dir.path() / "named" / "transfers.csv")))
+        makespan = std::max(makespan, std::stod(f[6]));
     REQUIRE(makespan > 0);
     const double tau = static_cast<double>(wire) * 8 / 100e9;
     bool found = false;
@@ -102,7 +111,8 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
     CHECK(found);
 }
 
-TEST_CASE("outputs.queues: an unknown node, unjoined nodes and a malformed port are exit 2 at the entry", "[cli][queues]") {
+TEST_CASE("outputs.queues: an unknown node, unjoined nodes and a malformed port are exit 2 at the entry",
+          "[cli][queues]") {
     TempDir dir("queue-series-bad");
     const auto file = dir.path() / "q.yaml";
     // outputs.queues is on line 12 of the scenario.

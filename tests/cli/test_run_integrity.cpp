@@ -49,10 +49,13 @@ std::size_t columns(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("a run cut short by simulation.stop_time exits 3, says so first and reports the time simulated", "[cli][integrity]") {
+TEST_CASE("a run cut short by simulation.stop_time exits 3, says so first and reports the time simulated",
+          "[cli][integrity]") {
     TempDir out("cut");
-    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --variant nic-400g --set simulation.stop_time=30ms "
-                                 "--out " + out.path().string());
+    const auto r =
+        run_fabricsim("run scenarios/ideal-transfers.yaml --variant nic-400g --set simulation.stop_time=30ms "
+                      "--out " +
+                      out.path().string());
     CHECK(r.exit_code == 3);
     INFO(r.output);
     CHECK(r.output.rfind("fabricsim: INCOMPLETE RESULT", 0) == 0);  // the first thing said
@@ -67,7 +70,7 @@ TEST_CASE("a run cut short by simulation.stop_time exits 3, says so first and re
     CHECK(v["complete"] == false);
     CHECK(v["cut_short"] == true);
     CHECK(v["interrupted"].is_null());
-    CHECK(v["unfinished_ops"] == 1);               // second-hop: one send, in flight at 30 ms
+    CHECK(v["unfinished_ops"] == 1);                                       // second-hop: one send, in flight at 30 ms
     CHECK(v["makespan_s"].get<double>() == Approx(0.030).epsilon(1e-12));  // the time simulated
     // Finished transfers are reported; the unfinished one is listed, marked.
     REQUIRE(v["transfers"].size() == 3);
@@ -85,8 +88,8 @@ TEST_CASE("a run cut short by simulation.stop_time exits 3, says so first and re
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 3);
 
     // Without the stop the same variant is complete, and exits 0.
-    const auto full = run_fabricsim("run scenarios/ideal-transfers.yaml --variant nic-400g --quiet --out " +
-                                    out.path().string());
+    const auto full =
+        run_fabricsim("run scenarios/ideal-transfers.yaml --variant nic-400g --quiet --out " + out.path().string());
     CHECK(full.exit_code == 0);
     CHECK(full.output.empty());
     CHECK(Json::parse(read_file(out.path() / "result.json"))["variants"][0]["complete"] == true);
@@ -97,8 +100,10 @@ TEST_CASE("a packet run cut short reports port utilisation over the time simulat
     // pfc-only incast: 16 x 4 MiB into one 100 Gb/s port takes 2^29 b / 1e11 b/s = 5.37 ms; at
     // 1 ms the switch port to the receiver has been sending since the first packet arrived
     // (a few microseconds in), so its utilisation over the 1 ms simulated is close to 1.
-    const auto r = run_fabricsim("run scenarios/roce-incast.yaml --variant pfc-only --quiet --set simulation.stop_time=1ms "
-                                 "--out " + out.path().string());
+    const auto r =
+        run_fabricsim("run scenarios/roce-incast.yaml --variant pfc-only --quiet --set simulation.stop_time=1ms "
+                      "--out " +
+                      out.path().string());
     CHECK(r.exit_code == 3);
     const Json j = Json::parse(read_file(out.path() / "result.json"));
     CHECK(j["variants"][0]["cut_short"] == true);
@@ -123,8 +128,10 @@ TEST_CASE("lossless drops make any run exit 3 and are said first, with results w
     TempDir out("drops");
     // 1 KiB of PFC headroom cannot hold what is on the cable when the pause goes out: no
     // --check needed, the end-of-run checks run always.
-    const auto r = run_fabricsim("run scenarios/roce-incast.yaml --variant pfc-only --set cluster.roce.pfc.headroom=1KiB "
-                                 "--out " + out.path().string());
+    const auto r =
+        run_fabricsim("run scenarios/roce-incast.yaml --variant pfc-only --set cluster.roce.pfc.headroom=1KiB "
+                      "--out " +
+                      out.path().string());
     CHECK(r.exit_code == 3);
     INFO(r.output);
     CHECK(r.output.rfind("fabricsim: INCOMPLETE RESULT", 0) == 0);
@@ -149,7 +156,8 @@ TEST_CASE("lossless drops make any run exit 3 and are said first, with results w
     CHECK(!j["variants"][0]["problems"].empty());
 }
 
-TEST_CASE("variants with different workloads share one table, keyed by metric, '—' where one has none", "[cli][integrity]") {
+TEST_CASE("variants with different workloads share one table, keyed by metric, '—' where one has none",
+          "[cli][integrity]") {
     TempDir dir("table-keys");
     // One variant runs an all-reduce beside the transfer, the other the transfer alone; in
     // both orders the table has the all-reduce's rows, aligned, with "—" for the other.
@@ -165,10 +173,14 @@ workload:
     for (const bool collective_first : {true, false}) {
         const fs::path file = dir.path() / (collective_first ? "a.yaml" : "b.yaml");
         if (collective_first)
-            write_file(file, base + with_ar + "variants:\n  both: {}\n  copy-only: { workload: [ { transfer: { from: 0, to: 8, size: 1MiB }, name: copy } ] }\n");
+            write_file(file, base + with_ar +
+                                 "variants:\n  both: {}\n  copy-only: { workload: [ { transfer: { from: 0, to: 8, "
+                                 "size: 1MiB }, name: copy } ] }\n");
         else
-            write_file(file, base + "variants:\n  copy-only: {}\n  both: { workload: [ { transfer: { from: 0, to: 8, size: "
-                             "1MiB }, name: copy }, { collective: all_reduce, name: ar, algorithm: ring, size: 1MiB } ] }\n");
+            write_file(
+                file,
+                base + "variants:\n  copy-only: {}\n  both: { workload: [ { transfer: { from: 0, to: 8, size: "
+                       "1MiB }, name: copy }, { collective: all_reduce, name: ar, algorithm: ring, size: 1MiB } ] }\n");
         const auto r = run_fabricsim("run " + file.string() + " --out " + (dir.path() / "out").string());
         INFO(r.output);
         REQUIRE(r.exit_code == 0);
@@ -177,15 +189,18 @@ workload:
         std::vector<std::string> table;
         for (const auto& line : lines) {
             if (!table.empty() && line.empty()) break;
-            if (!table.empty() || (line.find("copy-only") != std::string::npos && line.find("both") != std::string::npos))
+            if (!table.empty() ||
+                (line.find("copy-only") != std::string::npos && line.find("both") != std::string::npos))
                 table.push_back(line);
         }
         REQUIRE(table.size() > 5);
         for (const auto& line : table) CHECK(columns(line) == columns(table.front()));  // aligned
-        const auto ar_row = std::find_if(table.begin(), table.end(), [](const std::string& l) { return l.rfind("ar 1MiB time", 0) == 0; });
+        const auto ar_row = std::find_if(table.begin(), table.end(),
+                                         [](const std::string& l) { return l.rfind("ar 1MiB time", 0) == 0; });
         REQUIRE(ar_row != table.end());
         CHECK(ar_row->find("—") != std::string::npos);
-        const auto flows_row = std::find_if(table.begin(), table.end(), [](const std::string& l) { return l.rfind("flows ", 0) == 0; });
+        const auto flows_row =
+            std::find_if(table.begin(), table.end(), [](const std::string& l) { return l.rfind("flows ", 0) == 0; });
         REQUIRE(flows_row != table.end());
         CHECK(flows_row->find("—") == std::string::npos);  // both have the transfer
     }
@@ -198,11 +213,12 @@ TEST_CASE("run --out that cannot be made fails with exit 2 before anything is si
     const auto r = run_fabricsim("run scenarios/roce-incast.yaml --set workload.0.size=4GiB --out " +
                                  (dir.path() / "file" / "sub").string());
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("--out: outputs.dir: cannot create output folder \"" + (dir.path() / "file" / "sub").string()) !=
-          std::string::npos);
+    CHECK(r.output.find("--out: outputs.dir: cannot create output folder \"" +
+                        (dir.path() / "file" / "sub").string()) != std::string::npos);
 }
 
-TEST_CASE("a results folder keeps no result file of an earlier run and no temporary file", "[cli][integrity][outputs]") {
+TEST_CASE("a results folder keeps no result file of an earlier run and no temporary file",
+          "[cli][integrity][outputs]") {
     TempDir out("stale");
     for (const char* name : {"result.json", "ports.csv", "qp_rates.csv"}) write_file(out.path() / name, "old");
     write_file(out.path() / "notes.txt", "mine");
@@ -227,23 +243,29 @@ TEST_CASE("the default results folder is one safe folder under results/", "[cli]
     CHECK(default_results_dir("") == fs::path("results") / "scenario");
 }
 
-TEST_CASE("run --variant runs only the named variants, and an unknown name is exit 2 with the names", "[cli][integrity]") {
+TEST_CASE("run --variant runs only the named variants, and an unknown name is exit 2 with the names",
+          "[cli][integrity]") {
     TempDir out("select");
-    const auto r = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-200g --out " + out.path().string());
+    const auto r =
+        run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-200g --out " + out.path().string());
     REQUIRE(r.exit_code == 0);
     const Json j = Json::parse(read_file(out.path() / "result.json"));
     REQUIRE(j["variants"].size() == 1);
     CHECK(j["variants"][0]["name"] == "nic-200g");
-    const auto bad = run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-100g --out " + out.path().string());
+    const auto bad =
+        run_fabricsim("run scenarios/ideal-transfers.yaml --quiet --variant nic-100g --out " + out.path().string());
     CHECK(bad.exit_code == 2);
     CHECK(bad.output == "--variant: no variant \"nic-100g\" in scenarios/ideal-transfers.yaml; it has: nic-400g, "
                         "nic-200g\nfabricsim: 1 error in the input\n");
 }
 
-TEST_CASE("variants run in parallel give the files a serial run gives, apart from wall-clock cost", "[cli][integrity][packet]") {
+TEST_CASE("variants run in parallel give the files a serial run gives, apart from wall-clock cost",
+          "[cli][integrity][packet]") {
     TempDir serial("j1"), parallel("j3");
-    REQUIRE(run_fabricsim("run scenarios/roce-incast.yaml --quiet -j 1 --out " + serial.path().string()).exit_code == 0);
-    REQUIRE(run_fabricsim("run scenarios/roce-incast.yaml --quiet -j 3 --out " + parallel.path().string()).exit_code == 0);
+    REQUIRE(run_fabricsim("run scenarios/roce-incast.yaml --quiet -j 1 --out " + serial.path().string()).exit_code ==
+            0);
+    REQUIRE(run_fabricsim("run scenarios/roce-incast.yaml --quiet -j 3 --out " + parallel.path().string()).exit_code ==
+            0);
     auto strip = [](const std::string& text) {
         Json j = Json::parse(text);
         for (auto& v : j["variants"])
@@ -300,7 +322,8 @@ int interrupt_run(const fs::path& out, int signal) {
 
 }  // namespace
 
-TEST_CASE("SIGINT and SIGTERM stop a run, which writes what it measured marked incomplete", "[cli][integrity][signal]") {
+TEST_CASE("SIGINT and SIGTERM stop a run, which writes what it measured marked incomplete",
+          "[cli][integrity][signal]") {
     for (const auto& [signal, code, name] : {std::tuple{SIGINT, 130, "SIGINT"}, std::tuple{SIGTERM, 143, "SIGTERM"}}) {
         TempDir dir("signal");
         const fs::path out = dir.path() / "out";
@@ -323,11 +346,13 @@ TEST_CASE("validate refuses a cluster the topology cannot hold and names the fix
     // each, 300 servers <= 2048 / 4); 128-port switches (128 x 64 = 8192).
     const auto r = run_fabricsim("validate scenarios/ideal-transfers.yaml --set cluster.servers=300");
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("holds at most 2048 endpoints (256 servers); it would fit with topology: fat-tree, planes: 2 or "
-                        "switches with 128 ports at this link rate") != std::string::npos);
+    CHECK(
+        r.output.find("holds at most 2048 endpoints (256 servers); it would fit with topology: fat-tree, planes: 2 or "
+                      "switches with 128 ports at this link rate") != std::string::npos);
 }
 
-TEST_CASE("SHARP on a RoCE fabric is an input error at the collective's algorithm, in validate and run", "[cli][integrity]") {
+TEST_CASE("SHARP on a RoCE fabric is an input error at the collective's algorithm, in validate and run",
+          "[cli][integrity]") {
     const std::string set = " --set cluster.fabric.technology=roce --set cluster.fabric.switch=spectrum-4";
     const auto v = run_fabricsim("validate scenarios/sharp-allreduce.yaml" + set);
     INFO(v.output);
@@ -337,7 +362,8 @@ TEST_CASE("SHARP on a RoCE fabric is an input error at the collective's algorith
     CHECK(r.exit_code == 2);
 }
 
-TEST_CASE("a model's warnings reach the console and result.json without failing the run", "[cli][integrity][infiniband]") {
+TEST_CASE("a model's warnings reach the console and result.json without failing the run",
+          "[cli][integrity][infiniband]") {
     TempDir dir("warnings");
     // Two hosts on one Quantum-2 over 2 km cables: the credit round trip of a 400G link
     // (2 x 10 us of cable) carries about 1 MB, more than the switch's share per port and VL

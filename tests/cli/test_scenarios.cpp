@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "cli/commands.hpp"
-#include "cli_harness.hpp"
 #include "cli/run_variant.hpp"
+#include "cli_harness.hpp"
 #include "scenario/loader.hpp"
 
 #include <nlohmann/json.hpp>
@@ -67,7 +67,7 @@ TEST_CASE("faults-leaf-spine.yaml: each fault's damage in result.json, and the s
     CHECK(f["target"] == "leaf0 - spine0");
     CHECK(f["at_s"].get<double>() == Approx(200e-6));
     CHECK(f["time_to_reconverge_s"].get<double>() == Approx(20e-6));  // the scenario's reconverge
-    CHECK(f["packets_lost"].get<std::int64_t>() > 0);  // the link carried traffic when it failed
+    CHECK(f["packets_lost"].get<std::int64_t>() > 0);                 // the link carried traffic when it failed
     CHECK(down["fabric"]["retransmitted_packets"].get<std::int64_t>() > 0);
     CHECK(down["fabric"]["lossless_drops"] == 0);
     // From 200 us on, leaf0 has half its uplinks: the all-reduce's cross-leaf rounds take
@@ -90,7 +90,8 @@ TEST_CASE("custom-400g-uplink.yaml: the 8-to-1 incast shares host 9's 100G port,
           "[scenarios][custom]") {
     scenario::LoadOptions options;
     for (const auto& d : cli::config_dirs()) options.config_dirs.emplace_back(d);
-    const auto loaded = scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/custom-400g-uplink.yaml", options);
+    const auto loaded = scenario::load_scenario(
+        std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/custom-400g-uplink.yaml", options);
     REQUIRE(loaded.variants.size() == 3);
     const auto fct = [](const report::VariantResult& r, const std::string& name) {
         std::vector<double> out;

@@ -26,8 +26,8 @@ TEST_CASE("a rate_increase_timer of the largest Time never fires: the cut rate s
     // (2^33 - a) / 2^33 of the line rate, rounded down.
     std::uint64_t a = Dcqcn::alpha_one;
     for (int k = 0; k < 4; ++k) a -= a >> 8;
-    const auto cut = static_cast<std::int64_t>(
-        static_cast<unsigned __int128>(100'000'000'000) * (2 * Dcqcn::alpha_one - a) / (2 * Dcqcn::alpha_one));
+    const auto cut = static_cast<std::int64_t>(static_cast<unsigned __int128>(100'000'000'000) *
+                                               (2 * Dcqcn::alpha_one - a) / (2 * Dcqcn::alpha_one));
     CHECK(cc.rate() == Bandwidth::bps(cut));
     CHECK(cc.target_rate() == 100_Gbps);
     // No CNP since: later decrease checks cut nothing, and no increase ever comes.

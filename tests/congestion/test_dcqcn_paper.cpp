@@ -83,8 +83,7 @@ TEST_CASE("paper: a CNP every 50 us keeps alpha at 1 and halves the rate down to
     CHECK(bps(cc.rate()) == 100'000'000);
 }
 
-TEST_CASE("paper: five fast-recovery steps halve the gap to the target then additive increase",
-          "[dcqcn][paper]") {
+TEST_CASE("paper: five fast-recovery steps halve the gap to the target then additive increase", "[dcqcn][paper]") {
     Dcqcn cc(DcqcnParams::paper(), 100_Gbps);
     cc.on_cnp(0_us);  // R_C 50G, R_T 100G
     cc.on_cnp(1_us);  // alpha still 1: R_T 50G, R_C 25G; timers restart at 1 us

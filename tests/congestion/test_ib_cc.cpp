@@ -33,10 +33,10 @@ TEST_CASE("ib cc: a table entry is an inter-packet delay of multiplier / 2^shift
     // rate = line * 2^s / (2^s + m), rounded down.
     CHECK(CctEntry{0, 0}.rate(400_Gbps) == 400_Gbps);
     CHECK(CctEntry{0, 1}.rate(400_Gbps) == 200_Gbps);
-    CHECK(CctEntry{2, 1}.rate(400_Gbps) == 320_Gbps);                   // IPD 1/4: 400 * 4/5
+    CHECK(CctEntry{2, 1}.rate(400_Gbps) == 320_Gbps);                         // IPD 1/4: 400 * 4/5
     CHECK(CctEntry{3, 6}.rate(400_Gbps) == Bandwidth::bps(228'571'428'571));  // 400e9 * 8/14
     CHECK(CctEntry{0, 2}.rate(100_Gbps) == Bandwidth::bps(33'333'333'333));
-    CHECK(CctEntry{0, 16383}.rate(400_Gbps) == Bandwidth::bps(24'414'062));   // 400e9 / 16384
+    CHECK(CctEntry{0, 16383}.rate(400_Gbps) == Bandwidth::bps(24'414'062));  // 400e9 / 16384
     // The delay itself: T_pkt * m >> s (the OPA spec's IPG), 82.44 ns packets.
     CHECK(CctEntry{3, 6}.delay(82'440_ps) == 61'830_ps);
     CHECK(CctEntry{3, 776}.delay(82'440_ps) == 7'996'680_ps);
@@ -203,9 +203,9 @@ TEST_CASE("fecn: a port marks one in every marking_rate + 1 eligible packets", "
 TEST_CASE("fecn: only packets of at least packet_size on a queue above threshold are eligible", "[ibcc][fecn]") {
     const FecnMarker m(FecnMarkerParams{8_KiB, 0, 512_B});  // marking_rate 0: every eligible packet
     FecnMarkState s;
-    CHECK_FALSE(m.should_mark(8_KiB, 4096_B, s));           // at the threshold: not above it
+    CHECK_FALSE(m.should_mark(8_KiB, 4096_B, s));  // at the threshold: not above it
     CHECK(m.should_mark(8_KiB + 1_B, 4096_B, s));
-    CHECK_FALSE(m.should_mark(1_MiB, 511_B, s));            // too small to mark
+    CHECK_FALSE(m.should_mark(1_MiB, 511_B, s));  // too small to mark
     CHECK(m.should_mark(1_MiB, 512_B, s));
     CHECK(m.should_mark(1_MiB, 512_B, s));
 
@@ -219,8 +219,9 @@ TEST_CASE("fecn: only packets of at least packet_size on a queue above threshold
     CHECK(every3.should_mark(1_B, 64_B, t));
 }
 
-TEST_CASE("fecn: marking_rate 10 marks the 1st and 12th of 22 eligible packets and each port counts alone", "[ibcc][fecn]") {
-    CHECK(FecnMarkerParams{}.marking_rate == 10);  // the default: the Mellanox CC manager's 0xa
+TEST_CASE("fecn: marking_rate 10 marks the 1st and 12th of 22 eligible packets and each port counts alone",
+          "[ibcc][fecn]") {
+    CHECK(FecnMarkerParams{}.marking_rate == 10);            // the default: the Mellanox CC manager's 0xa
     const FecnMarker m{FecnMarkerParams{8_KiB, 10, 512_B}};  // the Mellanox CC manager's rate
     CHECK(m.params().threshold == 8_KiB);
     CHECK(m.params().marking_rate == 10);

@@ -33,10 +33,10 @@ TEST_CASE("red: probability is 0 at Kmin and Pmax/2 at the midpoint and Pmax at 
 
 TEST_CASE("red: should_mark compares the caller's draw with the probability", "[red]") {
     const RedMarker red(RedParams::nic(100_Gbps));
-    CHECK_FALSE(red.should_mark(400_KB, 0.0));           // p = 0: never
-    CHECK(red.should_mark(1000_KB, 0.0999));             // p = 0.1
+    CHECK_FALSE(red.should_mark(400_KB, 0.0));  // p = 0: never
+    CHECK(red.should_mark(1000_KB, 0.0999));    // p = 0.1
     CHECK_FALSE(red.should_mark(1000_KB, 0.1));
-    CHECK(red.should_mark(1600_KB, 0.1999));             // p = 0.2 at Kmax
+    CHECK(red.should_mark(1600_KB, 0.1999));  // p = 0.2 at Kmax
     CHECK_FALSE(red.should_mark(1600_KB, 0.2));
     CHECK(red.should_mark(Bytes{1'600'001}, 0.999999));  // above Kmax: always
 }

@@ -145,8 +145,7 @@ TEST_CASE("events pop in ascending time order", "[event_queue]") {
 TEST_CASE("events at the same time pop in push order", "[event_queue]") {
     EventQueue q;
     // Three tie groups pushed interleaved; each must come out in push order, groups by time.
-    for (std::uint64_t i = 0; i < 3000; ++i)
-        q.push(Time::ns(static_cast<std::int64_t>(2 - i % 3)), nullptr, i);
+    for (std::uint64_t i = 0; i < 3000; ++i) q.push(Time::ns(static_cast<std::int64_t>(2 - i % 3)), nullptr, i);
     const auto popped = drain(q);
     REQUIRE(popped.size() == 3000);
     for (std::size_t i = 0; i < popped.size(); ++i) {
@@ -274,8 +273,7 @@ TEST_CASE("mass cancellation leaves the survivors in order", "[event_queue][canc
     EventQueue q;
     Reference ref;
     Rng rng(7);
-    for (int i = 0; i < 50'000; ++i)
-        ref.push(q, Time::ps(static_cast<std::int64_t>(rng.below(1'000'000'000))));
+    for (int i = 0; i < 50'000; ++i) ref.push(q, Time::ps(static_cast<std::int64_t>(rng.below(1'000'000'000))));
     std::string why;
     for (int i = 0; i < 100; ++i) REQUIRE(ref.pop(q, why));
     for (int i = 0; i < 45'000; ++i) REQUIRE(ref.cancel_random(q, rng));
@@ -295,8 +293,7 @@ TEST_CASE("mass cancellation inside a large heap keeps it ordered", "[event_queu
     REQUIRE(ref.pop(q, why));
     for (int i = 0; i < 1000; ++i) ref.push(q, 1_us + Time::ns(i));
     REQUIRE(q.next_time() == 1_us);  // buckets now start at 1 us
-    for (int i = 0; i < 3000; ++i)
-        ref.push(q, 5_ns + Time::ps(static_cast<std::int64_t>(rng.below(995'000))));
+    for (int i = 0; i < 3000; ++i) ref.push(q, 5_ns + Time::ps(static_cast<std::int64_t>(rng.below(995'000))));
     for (int i = 0; i < 2500; ++i) REQUIRE(ref.cancel_random(q, rng));
     CHECK(q.size() == ref.size());
     while (!ref.empty()) REQUIRE(ref.pop(q, why));
@@ -346,9 +343,17 @@ TEST_CASE("a moved queue keeps its events and handles, and the source is empty a
 TEST_CASE("events at Time::max() and across the whole time range", "[event_queue]") {
     EventQueue q;
     Reference ref;
-    const std::vector<std::int64_t> times = {INT64_MAX, 0, INT64_MAX - 1, 1, std::int64_t{1} << 62,
-                                             INT64_MAX, (std::int64_t{1} << 62) + 1, 1'000'000,
-                                             INT64_MAX / 2, INT64_MAX, 2};
+    const std::vector<std::int64_t> times = {INT64_MAX,
+                                             0,
+                                             INT64_MAX - 1,
+                                             1,
+                                             std::int64_t{1} << 62,
+                                             INT64_MAX,
+                                             (std::int64_t{1} << 62) + 1,
+                                             1'000'000,
+                                             INT64_MAX / 2,
+                                             INT64_MAX,
+                                             2};
     for (const std::int64_t t : times) ref.push(q, Time::ps(t));
     std::string why;
     // Interleave pops with pushes that are not earlier than the last pop, up to Time::max().
@@ -357,8 +362,7 @@ TEST_CASE("events at Time::max() and across the whole time range", "[event_queue
         const Time now = q.next_time();
         REQUIRE(ref.pop(q, why));
         const std::uint64_t room = static_cast<std::uint64_t>(INT64_MAX - now.picoseconds());
-        const std::uint64_t step =
-            rng.below(4) == 0 ? room : rng.below(std::min<std::uint64_t>(room, 1'000'000) + 1);
+        const std::uint64_t step = rng.below(4) == 0 ? room : rng.below(std::min<std::uint64_t>(room, 1'000'000) + 1);
         ref.push(q, Time::ps(now.picoseconds() + static_cast<std::int64_t>(step)));
         if (rng.below(3) == 0) ref.push(q, Time::max());
     }
@@ -372,9 +376,8 @@ TEST_CASE("events at Time::max() and across the whole time range", "[event_queue
 TEST_CASE("hold model, near-FIFO increments, matches the reference", "[event_queue][hold]") {
     // Every port's next transmit completion: 1 us plus a few ns of jitter.
     Rng rng(3);
-    const std::string error = hold_model(20'000, 300'000, [&] {
-        return 1_us + Time::ps(static_cast<std::int64_t>(rng.below(4'001)));
-    });
+    const std::string error =
+        hold_model(20'000, 300'000, [&] { return 1_us + Time::ps(static_cast<std::int64_t>(rng.below(4'001))); });
     CHECK(error == "");
 }
 

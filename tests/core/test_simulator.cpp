@@ -34,8 +34,8 @@ TEST_CASE("the simulator runs events in time order and advances the clock", "[si
     sim.at(1_ns, r, 3);  // same time: after the earlier-scheduled one
     sim.at(2_ns, r, 103);
     CHECK(sim.run() == RunEnd::idle);
-    const std::vector<std::pair<Time, std::uint64_t>> want{
-        {1_ns, 2}, {1_ns, 3}, {2_ns, 103}, {3_ns, 1}, {4_ns, 2}, {5_ns, 1}, {5_ns, 3}};
+    const std::vector<std::pair<Time, std::uint64_t>> want{{1_ns, 2}, {1_ns, 3}, {2_ns, 103}, {3_ns, 1},
+                                                           {4_ns, 2}, {5_ns, 1}, {5_ns, 3}};
     CHECK(r.seen == want);
     CHECK(sim.now() == 5_ns);
     CHECK(sim.cost().events == 7);

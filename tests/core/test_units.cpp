@@ -23,8 +23,14 @@ TEST_CASE("transmit_time rounds up to the next picosecond", "[units]") {
 TEST_CASE("transmit_time's 64-bit path for packets gives the 128-bit result", "[units]") {
     // Sizes and rates around the edges of the narrow path (1 MiB, 1 Pb/s) and between.
     const std::int64_t sizes[] = {0, 1, 63, 4096, 4178, 65536, (1 << 20) - 1, 1 << 20, (1 << 20) + 1};
-    const std::int64_t rates[] = {1, 3, 999'999'999, 25'000'000'000, 400'000'000'000 * 4096 / 4178,
-                                  3'200'000'000'000, (std::int64_t{1} << 50) - 1, std::int64_t{1} << 50};
+    const std::int64_t rates[] = {1,
+                                  3,
+                                  999'999'999,
+                                  25'000'000'000,
+                                  400'000'000'000 * 4096 / 4178,
+                                  3'200'000'000'000,
+                                  (std::int64_t{1} << 50) - 1,
+                                  std::int64_t{1} << 50};
     for (std::int64_t b : sizes)
         for (std::int64_t r : rates)
             CHECK(transmit_time(Bytes{b}, Bandwidth::bps(r)) == transmit_time_wide(Bytes{b}, Bandwidth::bps(r)));
@@ -43,11 +49,13 @@ TEST_CASE("transmit_time needs 128 bits: exact for 8 GiB at 100 Mb/s and at 1.6 
     CHECK(transmit_time(2_MiB, 1_Tbps).picoseconds() == 16'777'216);
 }
 
-TEST_CASE("transmit_time rejects a zero rate (a bug) and an overflowing result (an input beyond the engine)", "[units]") {
+TEST_CASE("transmit_time rejects a zero rate (a bug) and an overflowing result (an input beyond the engine)",
+          "[units]") {
     CHECK_THROWS_AS(transmit_time(1_B, Bandwidth::zero()), InternalError);
     // 2^40 B at 1 bit/s is 8.8e12 s, past the 9.2e6 s that int64 picoseconds hold.
     CHECK_THROWS_AS(transmit_time(Bytes{INT64_MAX / 8}, 1_bps), ModelError);
-    CHECK_THROWS_WITH(transmit_time(Bytes{INT64_MAX / 8}, 1_bps), Catch::Contains("takes longer than the simulator can count"));
+    CHECK_THROWS_WITH(transmit_time(Bytes{INT64_MAX / 8}, 1_bps),
+                      Catch::Contains("takes longer than the simulator can count"));
     CHECK_THROWS_AS(transmit_time(Bytes{std::int64_t{1} << 40}, 1_bps), ModelError);
 }
 

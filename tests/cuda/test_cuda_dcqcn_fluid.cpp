@@ -23,8 +23,9 @@ TEST_CASE("CUDA and CPU DCQCN fluid steps agree to 1e-6 relative on random model
         auto rel = [](double a, double b) { return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1.0}); };
         double worst = 0;
         for (std::uint32_t f = 0; f < cpu.flows(); ++f) {
-            worst = std::max({worst, rel(cpu.current_rate(f), gpu.current_rate(f)), rel(cpu.target_rate(f), gpu.target_rate(f)),
-                              rel(cpu.sending(f), gpu.sending(f)), rel(cpu.bytes_left(f), gpu.bytes_left(f))});
+            worst = std::max({worst, rel(cpu.current_rate(f), gpu.current_rate(f)),
+                              rel(cpu.target_rate(f), gpu.target_rate(f)), rel(cpu.sending(f), gpu.sending(f)),
+                              rel(cpu.bytes_left(f), gpu.bytes_left(f))});
             CHECK(std::abs(cpu.alpha(f) - gpu.alpha(f)) <= 1e-6);
         }
         for (std::uint32_t l = 0; l < cpu.links(); ++l) worst = std::max(worst, rel(cpu.queue(l), gpu.queue(l)));

@@ -116,7 +116,8 @@ TEST_CASE("BOM of a 2:1 leaf-spine: a 42/21/1 leaf split leaves spare ports on l
     CHECK(b.transceiver_count() == 168);
 }
 
-TEST_CASE("plan cost: counts x unit figures, network apart, items without a figure named and left out", "[plan][cost]") {
+TEST_CASE("plan cost: counts x unit figures, network apart, items without a figure named and left out",
+          "[plan][cost]") {
     const scenario::ClusterSpec c = sixteen_h100(TopologyKind::leaf_spine, {1, 1});
     const report::BillOfMaterials b = report::bill_of_materials(fabric::build_topology(c), c);
     const report::PlanCost cost = report::plan_cost(b, report::parse_price_table(kPrices, "prices.yaml"));
@@ -143,7 +144,8 @@ TEST_CASE("price table: bad input names the file, line, key and what was expecte
         (void)report::parse_price_table("switch: {}\n", "p.yaml");
         FAIL("no error");
     } catch (const ConfigError& e) {
-        CHECK(e.issues()[0].message == "unknown key; expected currency, servers, nics, switches, transceivers or cables");
+        CHECK(e.issues()[0].message ==
+              "unknown key; expected currency, servers, nics, switches, transceivers or cables");
     }
     CHECK_THROWS_AS(report::load_price_table("/nonexistent/prices.yaml"), ConfigError);
 }
@@ -167,7 +169,7 @@ TEST_CASE("the shipped price table reads, and every figure in it says where it c
 TEST_CASE("buffer checks: headroom and reserved space per port, XOFF against ECN Kmax, headroom that does not fit",
           "[plan][buffers]") {
     scenario::ClusterSpec c = sixteen_h100(TopologyKind::leaf_spine, {1, 1});
-    c.roce.pfc.headroom = Bytes{100 * 1024};          // per port and lossless priority
+    c.roce.pfc.headroom = Bytes{100 * 1024};  // per port and lossless priority
     c.roce.pfc.priorities = {3};
     c.roce.mmu.reserved_per_queue = Bytes{4 * 1024};  // priority 3 and the control priority 6
     c.roce.mmu.alpha = 0.125;

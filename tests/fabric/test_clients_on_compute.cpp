@@ -7,9 +7,9 @@
 #include "core/errors.hpp"
 #include "fabric/topology_builder.hpp"
 #include "fabric/topology_summary.hpp"
+#include "fabric_test_helpers.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
-#include "fabric_test_helpers.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -49,7 +49,8 @@ int ports_to_kind(const Topology& t, NodeId node, NodeKind kind) {
 
 }  // namespace
 
-TEST_CASE("16 HGX servers + 4 storage nodes + 30 clients: clients after the storage nodes on ceil(162 / 32) leaves", "[fabric][clients]") {
+TEST_CASE("16 HGX servers + 4 storage nodes + 30 clients: clients after the storage nodes on ceil(162 / 32) leaves",
+          "[fabric][clients]") {
     // Endpoints in leaf order: 128 server NICs (0..127), 4 storage nodes (128..131), then the
     // 30 clients (132..161). 64-port leaves at 1:1 have 32 downlinks: 6 leaves; leaf 4 holds
     // the storage nodes and clients 0..27, leaf 5 clients 28 and 29.
@@ -120,7 +121,8 @@ TEST_CASE("clients in the summary: counts - NIC-leaf cables and the topo JSON ke
     CHECK(j["storage_nodes"] == 0);
     CHECK(j["switches"]["leaf"] == 4);
     CHECK(j["cables"]["by_tier"]["nic-leaf"] == 144);
-    CHECK(report::topology_text(s).find("  clients       8 client hosts (16 NICs on the compute fabric)\n") != std::string::npos);
+    CHECK(report::topology_text(s).find("  clients       8 client hosts (16 NICs on the compute fabric)\n") !=
+          std::string::npos);
 
     // No clients: the keys are there with 0, the text line is not.
     const scenario::ClusterSpec bare = test::cluster(16, test::hgx_h100(), TopologyKind::leaf_spine, 64);
@@ -174,7 +176,8 @@ TEST_CASE("clients count in the largest-buildable error and the single-switch co
     CHECK(error_of(with_clients(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 4, 2)) ==
           "(no error)");
     // Storage nodes and clients: 24 + 2 x 4 + 4 x 1 = 36.
-    CHECK(error_of(with_clients(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 2, 4), 4)) ==
+    CHECK(error_of(
+              with_clients(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 2, 4), 4)) ==
           "cluster.servers: 3 servers with 8 NICs each, 8 storage node NICs and 4 client NICs need 36 endpoints; a "
           "leaf-spine fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes "
           "and client hosts); it would fit with topology: fat-tree or switches with 16 ports at this link rate");
@@ -184,7 +187,8 @@ TEST_CASE("clients count in the largest-buildable error and the single-switch co
           "holds at most 8 endpoints (0 servers beside the client hosts); it would fit with topology: leaf-spine or "
           "switches with 16 ports at this link rate");
     // 7 hosts + 1 client fit one 64-port leaf's 32 downlinks: a single switch.
-    const Topology t = build_topology(with_clients(test::cluster(7, test::host_1nic(), TopologyKind::leaf_spine, 64), 1));
+    const Topology t =
+        build_topology(with_clients(test::cluster(7, test::host_1nic(), TopologyKind::leaf_spine, 64), 1));
     CHECK(t.count(NodeKind::leaf) == 1U);
     CHECK(t.count(NodeKind::spine) == 0U);
     CHECK(leaf_of(t, t.clients()[0]) == nodes_of(t, NodeKind::leaf)[0]);
@@ -213,17 +217,18 @@ TEST_CASE("clients on a fat tree: endpoints after the servers' fill the next lea
     }
 }
 
-TEST_CASE("plan_fabric with client ports: leaf of each client port and the servers left beside them", "[fabric][clients]") {
+TEST_CASE("plan_fabric with client ports: leaf of each client port and the servers left beside them",
+          "[fabric][clients]") {
     // 16 servers x 8 NICs, 4 storage ports, 30 client ports on 64-port switches at 1:1.
     const FabricPlan p = plan_fabric(TopologyKind::leaf_spine, 64, Ratio{1, 1}, PlaneDemand{16, 8, 1, 4, 30});
     CHECK(p.endpoints == 162);
     CHECK(p.leaves == 6);
     CHECK(p.storage_ports == 4);
     CHECK(p.client_ports == 30);
-    CHECK(p.storage_leaf_of(0) == 4);   // endpoint 128
-    CHECK(p.client_leaf_of(0) == 4);    // endpoint 132
-    CHECK(p.client_leaf_of(27) == 4);   // endpoint 159
-    CHECK(p.client_leaf_of(28) == 5);   // endpoint 160
+    CHECK(p.storage_leaf_of(0) == 4);  // endpoint 128
+    CHECK(p.client_leaf_of(0) == 4);   // endpoint 132
+    CHECK(p.client_leaf_of(27) == 4);  // endpoint 159
+    CHECK(p.client_leaf_of(28) == 5);  // endpoint 160
     // 64 leaves x 32 down = 2048 endpoints; the servers get (2048 - 34) / 8 = 251.
     CHECK(p.max_endpoints == 2048);
     CHECK(p.max_servers == 251);

@@ -90,7 +90,8 @@ TEST_CASE("topo --json on a custom topology: two switches, eleven 100G hosts, on
     CHECK(link_between(ib["custom_fabric"]["links"], "sw0", "sw1")->at("class") == "ib-ndr");
 }
 
-TEST_CASE("topo on a custom topology: the text says custom, and --dot draws the written cables", "[cli][topo][custom]") {
+TEST_CASE("topo on a custom topology: the text says custom, and --dot draws the written cables",
+          "[cli][topo][custom]") {
     const auto dir = std::filesystem::temp_directory_path() / "fabricsim-topo-custom-test";
     std::filesystem::create_directories(dir);
     cli::TopoArgs a = custom_args();

@@ -30,7 +30,8 @@ TEST_CASE("a single switch holds its radix: 9 HGX servers do not fit 64 ports", 
           "endpoints (8 servers); it would fit with topology: leaf-spine, planes: 2 or switches with 128 ports "
           "at this link rate");
     // All 64 ports are downlinks on a single switch.
-    CHECK(build_topology(test::cluster(8, test::hgx_h100(), TopologyKind::single_switch, 64)).count(NodeKind::leaf) == 1);
+    CHECK(build_topology(test::cluster(8, test::hgx_h100(), TopologyKind::single_switch, 64)).count(NodeKind::leaf) ==
+          1);
 }
 
 TEST_CASE("a k = 4 fat tree holds 16 hosts - one more is an error", "[fabric][errors][fat-tree]") {
@@ -39,9 +40,11 @@ TEST_CASE("a k = 4 fat tree holds 16 hosts - one more is an error", "[fabric][er
           "holds at most 16 endpoints (16 servers); it would fit with switches with 8 ports at this link rate");
 }
 
-TEST_CASE("rail-optimized: at most R / rails leaves per rail - 256 HGX servers on 64-port switches", "[fabric][errors][rail]") {
+TEST_CASE("rail-optimized: at most R / rails leaves per rail - 256 HGX servers on 64-port switches",
+          "[fabric][errors][rail]") {
     CHECK(error_of(test::cluster(257, test::hgx_h100(), TopologyKind::rail_optimized, 64)) ==
-          "cluster.servers: 257 servers with 8 NICs each need 2056 endpoints; a rail-optimized fabric of 64-port switches "
+          "cluster.servers: 257 servers with 8 NICs each need 2056 endpoints; a rail-optimized fabric of 64-port "
+          "switches "
           "at 1:1 holds at most 2048 endpoints (256 servers)"
           "; it would fit with topology: fat-tree, planes: 2 or switches with 128 ports at this link rate");
 }
@@ -70,8 +73,9 @@ TEST_CASE("links faster than the switch ports and too many planes are ConfigErro
     CHECK(error_of(c) == "cluster.fabric.link_speed: 800Gbps is faster than the switch's 400Gbps ports");
     c.fabric.link_speed = Bandwidth::zero();
     c.fabric.planes = 16;
-    CHECK(error_of(c) ==
-          "cluster.fabric.planes: 16 planes for servers with 8 NICs; every plane needs at least one NIC of every server");
+    CHECK(
+        error_of(c) ==
+        "cluster.fabric.planes: 16 planes for servers with 8 NICs; every plane needs at least one NIC of every server");
 }
 
 TEST_CASE("a storage fabric too small for its endpoints names them", "[fabric][errors][storage]") {

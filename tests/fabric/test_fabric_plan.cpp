@@ -71,7 +71,8 @@ TEST_CASE("largest sizes: leaf-spine R*down - fat-tree R*R/2*down - rails R/rail
     CHECK(capacity(TopologyKind::leaf_spine, 64, leaf_split(64, Ratio{2, 1}), 1).endpoints == 64 * 42);
 }
 
-TEST_CASE("a k-ary fat tree plan: k pods of k/2 leaves and k/2 aggregation switches - (k/2)^2 cores", "[plan][fat-tree]") {
+TEST_CASE("a k-ary fat tree plan: k pods of k/2 leaves and k/2 aggregation switches - (k/2)^2 cores",
+          "[plan][fat-tree]") {
     for (int k : {4, 8, 16, 64}) {
         INFO("k = " << k);
         const FabricPlan p = plan_fabric(TopologyKind::fat_tree, k, Ratio{1, 1}, PlaneDemand{k * k * k / 4, 1, 1});
@@ -109,7 +110,8 @@ TEST_CASE("any kind collapses to one switch when the endpoints fit one leaf's do
     CHECK(plan_fabric(TopologyKind::leaf_spine, 64, Ratio{1, 1}, PlaneDemand{5, 8, 1}).leaves == 2);
 }
 
-TEST_CASE("rail-optimized: a half-filled rail leaf cables uplinks for its servers only - at the ratio", "[plan][rail]") {
+TEST_CASE("rail-optimized: a half-filled rail leaf cables uplinks for its servers only - at the ratio",
+          "[plan][rail]") {
     // 128-port leaves at 1:1 (64 down): 32 servers per rail use 32 downlinks and 32 uplinks.
     const FabricPlan p = plan_fabric(TopologyKind::rail_optimized, 128, Ratio{1, 1}, PlaneDemand{32, 8, 1});
     CHECK(p.leaves == 8);

@@ -24,7 +24,8 @@ double tbps(Bandwidth b) { return static_cast<double>(b.bits_per_second()) / 1e1
 
 }  // namespace
 
-TEST_CASE("k-ary fat trees (k = 4 8 16): k^3/4 hosts - 5k^2/4 switches - bisection hosts x link / 2", "[fabric][fat-tree]") {
+TEST_CASE("k-ary fat trees (k = 4 8 16): k^3/4 hosts - 5k^2/4 switches - bisection hosts x link / 2",
+          "[fabric][fat-tree]") {
     for (int k : {4, 8, 16}) {
         INFO("k = " << k);
         const int hosts = k * k * k / 4;
@@ -39,7 +40,7 @@ TEST_CASE("k-ary fat trees (k = 4 8 16): k^3/4 hosts - 5k^2/4 switches - bisecti
         CHECK(s.switches.core == k * k / 4);
         CHECK(s.switches.total() == 5 * k * k / 4);
         CHECK(s.links.at("fabric") == 3 * hosts);  // hosts + leaf-agg + agg-core, k^3/4 each
-        CHECK(s.spare_ports == 0);                  // every switch port in use
+        CHECK(s.spare_ports == 0);                 // every switch port in use
         CHECK(s.bisection == 100_Gbps * (hosts / 2));
         CHECK(s.diameter_hops == 6);
         REQUIRE(s.oversubscription.size() == 2);
@@ -58,11 +59,12 @@ TEST_CASE("k-ary fat trees (k = 4 8 16): k^3/4 hosts - 5k^2/4 switches - bisecti
     }
 }
 
-TEST_CASE("leaf-spine at 1:1 2:1 and 3:1 on 64-port switches: leaves spines spares and bisection", "[fabric][leaf-spine]") {
+TEST_CASE("leaf-spine at 1:1 2:1 and 3:1 on 64-port switches: leaves spines spares and bisection",
+          "[fabric][leaf-spine]") {
     struct Case {
-        int down, up;           // the ratio
+        int down, up;  // the ratio
         int leaf_down, leaf_up, spare;
-        int spines, parallel;   // 4 leaves: the largest divisor p of `up` with 4p <= 64
+        int spines, parallel;  // 4 leaves: the largest divisor p of `up` with 4p <= 64
     };
     for (const Case& k : {Case{1, 1, 32, 32, 0, 2, 16}, Case{2, 1, 42, 21, 1, 3, 7}, Case{3, 1, 48, 16, 0, 1, 16}}) {
         INFO(k.down << ":" << k.up);
@@ -91,7 +93,8 @@ TEST_CASE("leaf-spine at 1:1 2:1 and 3:1 on 64-port switches: leaves spines spar
     }
 }
 
-TEST_CASE("a full 64-port leaf-spine: 2048 endpoints on 64 leaves and 32 spines - 409.6 Tbps bisection", "[fabric][leaf-spine]") {
+TEST_CASE("a full 64-port leaf-spine: 2048 endpoints on 64 leaves and 32 spines - 409.6 Tbps bisection",
+          "[fabric][leaf-spine]") {
     const scenario::ClusterSpec c = test::cluster(256, test::hgx_h100(), TopologyKind::leaf_spine, 64);
     const Topology t = build_topology(c);
     const TopologySummary s = summarize(t, c);
@@ -105,7 +108,8 @@ TEST_CASE("a full 64-port leaf-spine: 2048 endpoints on 64 leaves and 32 spines 
 }
 
 TEST_CASE("the 2:1 example: a 64-port leaf gives 42 down - 21 up and leaves 1 port spare", "[fabric][leaf-spine]") {
-    const scenario::ClusterSpec c = test::cluster(100, test::host_1nic(), TopologyKind::leaf_spine, 64, 400_Gbps, Ratio{2, 1});
+    const scenario::ClusterSpec c =
+        test::cluster(100, test::host_1nic(), TopologyKind::leaf_spine, 64, 400_Gbps, Ratio{2, 1});
     const Topology t = build_topology(c);
     const TopologySummary s = summarize(t, c);
     CHECK(s.switches.leaf == 3);  // ceil(100 / 42)
@@ -118,17 +122,20 @@ TEST_CASE("the 2:1 example: a 64-port leaf gives 42 down - 21 up and leaves 1 po
     CHECK(t.node(nodes_of(t, NodeKind::leaf)[2]).ports.size() == 16 + 21);  // 100 - 84 hosts on the last
 }
 
-TEST_CASE("bisection is the worst balanced cut when the last leaf is nearly empty (2:1, 32 HGX, 128 ports)", "[fabric][leaf-spine]") {
+TEST_CASE("bisection is the worst balanced cut when the last leaf is nearly empty (2:1, 32 HGX, 128 ports)",
+          "[fabric][leaf-spine]") {
     // topology-h100-leaf-spine.yaml's 2:1 variant: 256 NICs at 400G, 128-port leaves split
     // 84 down : 42 up, so the leaves hold 84, 84, 84 and 4 NICs, each with 42 uplinks to
     // non-blocking spines. A balanced cut with l_i of leaf i's t_i NICs on the left carries
     // sum min(l_i, t_i - l_i) inside the leaves, plus what the leaves with more on one side can
     // send up (at most 42 each) and the others take down (at most 42 each):
-    //   flow(l) = sum_i min(l_i, t_i - l_i) + min(sum_{l_i > r_i} min(l_i - r_i, 42), sum_{l_i <= r_i} min(r_i - l_i, 42))
+    //   flow(l) = sum_i min(l_i, t_i - l_i) + min(sum_{l_i > r_i} min(l_i - r_i, 42), sum_{l_i <= r_i} min(r_i - l_i,
+    //   42))
     // The bisection is the least flow over l with sum l_i = 128, computed here by enumeration:
     // 86 links at (0, 40, 84, 4), 34.4 Tbps. The closed form endpoints x link / (2 x ratio) =
     // 25.6 Tbps assumes full leaves; the 4-NIC leaf's 42 uplinks make this fabric better.
-    const scenario::ClusterSpec c = test::cluster(32, test::hgx_h100(), TopologyKind::leaf_spine, 128, 400_Gbps, Ratio{2, 1});
+    const scenario::ClusterSpec c =
+        test::cluster(32, test::hgx_h100(), TopologyKind::leaf_spine, 128, 400_Gbps, Ratio{2, 1});
     const Topology t = build_topology(c);
     const TopologySummary s = summarize(t, c);
     REQUIRE(s.leaf_down == 84);
@@ -255,7 +262,8 @@ TEST_CASE("cable length sets propagation at 5 ns/m on every fabric link", "[fabr
     }
 }
 
-TEST_CASE("worst zero-load NIC-to-NIC latency: cables plus every switch on the longest shortest path", "[fabric][latency]") {
+TEST_CASE("worst zero-load NIC-to-NIC latency: cables plus every switch on the longest shortest path",
+          "[fabric][latency]") {
     // Leaf-spine: NIC -5m- leaf -30m- spine -30m- leaf -5m- NIC, 600 ns per switch.
     scenario::ClusterSpec c = test::cluster(128, test::host_1nic(), TopologyKind::leaf_spine, 64);
     c.fabric.switch_spec.latency = 600_ns;
@@ -268,7 +276,8 @@ TEST_CASE("worst zero-load NIC-to-NIC latency: cables plus every switch on the l
     CHECK(sf.max_nic_to_nic_latency == 2 * 25_ns + 4 * 150_ns + 5 * 300_ns);
 }
 
-TEST_CASE("the storage fabric: its own switches - the servers' storage NICs and the storage nodes", "[fabric][storage]") {
+TEST_CASE("the storage fabric: its own switches - the servers' storage NICs and the storage nodes",
+          "[fabric][storage]") {
     scenario::ClusterSpec c = test::cluster(16, test::hgx_h100(), TopologyKind::leaf_spine, 64);
     c.storage_fabric.enabled = true;
     c.storage_fabric.fabric.switch_spec.radix = 16;

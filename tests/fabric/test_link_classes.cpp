@@ -32,7 +32,8 @@ TEST_CASE("an unknown NVLink generation is a ConfigError naming the choices", "[
         FAIL("no error");
     } catch (const ConfigError& e) {
         CHECK(e.issues().at(0).key_path == "cluster.server.nvlink.generation");
-        CHECK(e.issues().at(0).message == "unknown NVLink generation \"nvlink9\"; expected nvlink3, nvlink4 or nvlink5");
+        CHECK(e.issues().at(0).message ==
+              "unknown NVLink generation \"nvlink9\"; expected nvlink3, nvlink4 or nvlink5");
     }
 }
 
@@ -46,7 +47,8 @@ TEST_CASE("PCIe x16 line rates per direction: 15.75 31.5 and 63 GB/s after 128b/
     CHECK(pcie_class(5, 16).name == "pcie-gen5-x16");
 }
 
-TEST_CASE("PCIe efficiency: 256-byte TLPs with 24 bytes of framing - header and LCRC - Gen6 flits 236 of 256", "[links]") {
+TEST_CASE("PCIe efficiency: 256-byte TLPs with 24 bytes of framing - header and LCRC - Gen6 flits 236 of 256",
+          "[links]") {
     CHECK(pcie_efficiency(3) == Approx(256.0 / 280.0));
     CHECK(pcie_efficiency(5) == Approx(256.0 / 280.0));
     CHECK(pcie_efficiency(4, Bytes{128}) == Approx(128.0 / 152.0));
@@ -74,7 +76,8 @@ TEST_CASE("InfiniBand at a 4 KiB MTU pays LRH+BTH+ICRC+VCRC = 26 bytes: 4096/412
     CHECK(fabric_class(Technology::infiniband, 400_Gbps, 4_KiB).name == "ib-ndr");
     CHECK(fabric_class(Technology::infiniband, 200_Gbps, 4_KiB).name == "ib-hdr");
     CHECK(fabric_class(Technology::infiniband, 100_Gbps, 4_KiB).name == "ib-edr");
-    CHECK(fabric_class(Technology::infiniband, 800_Gbps, 4_KiB, LinkType::storage_fabric).type == LinkType::storage_fabric);
+    CHECK(fabric_class(Technology::infiniband, 800_Gbps, 4_KiB, LinkType::storage_fabric).type ==
+          LinkType::storage_fabric);
 }
 
 TEST_CASE("passive copper reaches 5 m at 100G and 3 m at 200G and 400G but 1 m with 200G lanes", "[links][cables]") {

@@ -47,8 +47,7 @@ TEST_CASE("the estimated op count of a ring all-reduce is the builder's, by the 
     CHECK(built_ops(spec) == 61441);
 }
 
-TEST_CASE("the estimated op counts of tree, pairwise and halving-doubling collectives are the builder's",
-          "[memory]") {
+TEST_CASE("the estimated op counts of tree, pairwise and halving-doubling collectives are the builder's", "[memory]") {
     // Tree all-reduce of 64MiB on 16 ranks in 16 channels: each channel's 4MiB in 8 messages of
     // 512KiB, each up and down the tree's 15 edges: 16 x 8 x 30 = 3840 sends + 1 barrier.
     const auto tree = spec_of(collective("2", "all_reduce\n    algorithm: tree\n    size: 64MiB\n"));
@@ -89,7 +88,8 @@ TEST_CASE("a streaming ring holds the same ops whatever its iterations, and a ru
     // and holds only its flight: kWindow = 8 sends on each of c·n = 16 x 16 connections, a
     // counter byte (1/64 op) per send of two loops of 2(n-1) = 30 rounds, and the join:
     // 256 x (8 + 60/64) + 1 = 2289 ops, as for one iteration.
-    const auto ring = spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n    iterations: 10000\n"));
+    const auto ring =
+        spec_of(collective("2", "all_reduce\n    algorithm: ring\n    size: 1GiB\n    iterations: 10000\n"));
     const auto streamed = cli::estimate_memory(ring);
     CHECK(streamed.ops == 614410000);
     CHECK(streamed.held_ops == 2289);
@@ -121,7 +121,8 @@ TEST_CASE("the estimate of a training job's ops is an upper bound within a facto
     // and the DP reduction as a ring across servers in 8 buckets.
     scenario::LoadOptions o;
     o.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
-    const auto loaded = scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o);
+    const auto loaded =
+        scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o);
     const auto& spec = loaded.variants.front().spec;
     const double estimated = cli::estimate_memory(spec).ops;
     const double built = built_ops(spec);

@@ -52,7 +52,8 @@ NodeId pcie_parent(const Topology& t, NodeId device) {
 
 }  // namespace
 
-TEST_CASE("preset hgx-h100: 18 links - 450 GB/s per direction - all 4 NVSwitches - GPU and NIC on one PCIe switch", "[presets]") {
+TEST_CASE("preset hgx-h100: 18 links - 450 GB/s per direction - all 4 NVSwitches - GPU and NIC on one PCIe switch",
+          "[presets]") {
     const scenario::ClusterSpec c = load_cluster("hgx-h100");
     const Topology t = build_topology(c);
     const ServerInfo& s = t.servers()[0];
@@ -72,7 +73,8 @@ TEST_CASE("preset hgx-h100: 18 links - 450 GB/s per direction - all 4 NVSwitches
     CHECK(summarize(t, c).nvlink_per_gpu == 450_GBps);
 }
 
-TEST_CASE("preset hgx-a100: 12 NVLink3 links - 300 GB/s per direction - 2 to each of 6 NVSwitches - 200G NICs", "[presets]") {
+TEST_CASE("preset hgx-a100: 12 NVLink3 links - 300 GB/s per direction - 2 to each of 6 NVSwitches - 200G NICs",
+          "[presets]") {
     const Topology t = build_topology(load_cluster("hgx-a100"));
     const ServerInfo& s = t.servers()[1];
     REQUIRE(s.nvswitches.size() == 6);
@@ -132,8 +134,8 @@ TEST_CASE("preset host-1nic: one rank on the CPU - one 400G NIC on a root port",
 }
 
 TEST_CASE("switch presets by name: quantum-2 (64 x NDR) and spectrum-4 (128 x 400G)", "[presets]") {
-    const scenario::ClusterSpec ib = load_cluster(
-        "hgx-h100", 64, "  fabric: { technology: infiniband, topology: leaf-spine, switch: quantum-2 }\n");
+    const scenario::ClusterSpec ib =
+        load_cluster("hgx-h100", 64, "  fabric: { technology: infiniband, topology: leaf-spine, switch: quantum-2 }\n");
     const TopologySummary s = summarize(build_topology(ib), ib);
     CHECK(s.radix == 64);
     CHECK(s.switches.leaf == 16);  // 512 NICs / 32

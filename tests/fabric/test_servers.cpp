@@ -41,7 +41,8 @@ Topology build(const scenario::ServerSpec& server, int servers = 2) {
 
 }  // namespace
 
-TEST_CASE("HGX H100: 18 NVLink4 links per GPU - 450 GB/s per direction - split 5-4-4-5 over 4 NVSwitches", "[servers]") {
+TEST_CASE("HGX H100: 18 NVLink4 links per GPU - 450 GB/s per direction - split 5-4-4-5 over 4 NVSwitches",
+          "[servers]") {
     const Topology t = build(test::hgx_h100());
     for (const ServerInfo& s : t.servers()) {
         REQUIRE(s.gpus.size() == 8);
@@ -51,7 +52,8 @@ TEST_CASE("HGX H100: 18 NVLink4 links per GPU - 450 GB/s per direction - split 5
             CHECK(nvlink_bandwidth(t, gpu) == 450_GBps);
             const int expected[] = {5, 4, 4, 5};
             for (int i = 0; i < 4; ++i)
-                CHECK(links_between(t, gpu, s.nvswitches[static_cast<std::size_t>(i)]).size() == static_cast<std::size_t>(expected[i]));
+                CHECK(links_between(t, gpu, s.nvswitches[static_cast<std::size_t>(i)]).size() ==
+                      static_cast<std::size_t>(expected[i]));
         }
         // Every NVSwitch port is a GPU's link: 8 GPUs x its share.
         CHECK(t.node(s.nvswitches[0]).ports.size() == 40);
@@ -132,7 +134,8 @@ TEST_CASE("an NVLink bridge joins two PCIe H100s directly with all their links -
     CHECK(pcie_parent(t, s.gpus[0]) == s.host);  // no PCIe switch: the CPU's root ports
 }
 
-TEST_CASE("a PCIe L40S server: no NVLink - GPUs 0-3 and NIC 0 on one switch - 4-7 and NIC 1 on the other", "[servers]") {
+TEST_CASE("a PCIe L40S server: no NVLink - GPUs 0-3 and NIC 0 on one switch - 4-7 and NIC 1 on the other",
+          "[servers]") {
     const Topology t = build(test::pcie_l40s());
     const ServerInfo& s = t.servers()[0];
     CHECK(s.nvswitches.empty());
@@ -173,7 +176,8 @@ TEST_CASE("an NVLink split that does not add up to the GPU's links is a ConfigEr
               "cluster.server.nvlink.split: the split adds up to 17 links, but each GPU has 18 (links_per_gpu)");
     }
     s.nvlink.split = {9, 9};
-    CHECK_THROWS_WITH(build(s), "cluster.server.nvlink.split: 2 entries for 4 NVSwitch chips; give one link count per switch");
+    CHECK_THROWS_WITH(build(s),
+                      "cluster.server.nvlink.split: 2 entries for 4 NVSwitch chips; give one link count per switch");
 }
 
 TEST_CASE("an even NVLink split when none is given: 18 links over 4 switches are 5-5-4-4", "[servers]") {
@@ -190,7 +194,8 @@ TEST_CASE("an even NVLink split when none is given: 18 links over 4 switches are
 TEST_CASE("servers without NICs cannot form a cluster of more than one", "[servers][errors]") {
     scenario::ServerSpec s = test::hgx_h100();
     s.nics = 0;
-    CHECK_THROWS_WITH(build(s, 3), "cluster.server.nics: servers without NICs cannot reach each other; 3 servers need at "
-                                   "least 1 NIC each");
+    CHECK_THROWS_WITH(build(s, 3),
+                      "cluster.server.nics: servers without NICs cannot reach each other; 3 servers need at "
+                      "least 1 NIC each");
     CHECK(build(s, 1).count(NodeKind::leaf) == 0);
 }

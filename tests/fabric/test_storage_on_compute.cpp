@@ -26,7 +26,6 @@ scenario::ClusterSpec with_storage(scenario::ClusterSpec c, int nodes, int nics_
     return c;
 }
 
-
 }  // namespace
 
 TEST_CASE("16 HGX servers x 8 NICs + 4 storage nodes: 132 endpoints on ceil(132 / down) leaves", "[fabric][storage]") {
@@ -59,7 +58,8 @@ TEST_CASE("16 HGX servers x 8 NICs + 4 storage nodes: 132 endpoints on ceil(132 
     }
 }
 
-TEST_CASE("storage nodes on 2 planes: NIC i on plane i mod 2 - 68 endpoints and 3 leaves per plane", "[fabric][storage]") {
+TEST_CASE("storage nodes on 2 planes: NIC i on plane i mod 2 - 68 endpoints and 3 leaves per plane",
+          "[fabric][storage]") {
     scenario::ClusterSpec c = with_storage(test::cluster(16, test::hgx_h100(), TopologyKind::leaf_spine, 64), 4, 2);
     c.fabric.planes = 2;
     const Topology t = build_topology(c);
@@ -76,16 +76,19 @@ TEST_CASE("storage nodes on 2 planes: NIC i on plane i mod 2 - 68 endpoints and 
           "needs the same number of NICs per storage node");
 }
 
-TEST_CASE("storage nodes count in the largest-buildable error and the single-switch collapse", "[fabric][storage][errors]") {
+TEST_CASE("storage nodes count in the largest-buildable error and the single-switch collapse",
+          "[fabric][storage][errors]") {
     // 8-port leaves at 1:1: 4 down, at most 8 leaves = 32 endpoints; 3 x 8 + 3 x 4 = 36.
     CHECK(error_of(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 3, 4)) ==
           "cluster.servers: 3 servers with 8 NICs each and 12 storage node NICs need 36 endpoints; a leaf-spine "
-          "fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes); it would fit "
+          "fabric of 8-port switches at 1:1 holds at most 32 endpoints (2 servers beside the storage nodes); it would "
+          "fit "
           "with topology: fat-tree or switches with 16 ports at this link rate");
     CHECK(error_of(with_storage(test::cluster(3, test::hgx_h100(), TopologyKind::leaf_spine, 8), 2, 4)) ==
           "(no error)");
     // 7 hosts + 1 storage node fit one 64-port leaf's 32 downlinks: a single switch.
-    const Topology t = build_topology(with_storage(test::cluster(7, test::host_1nic(), TopologyKind::leaf_spine, 64), 1));
+    const Topology t =
+        build_topology(with_storage(test::cluster(7, test::host_1nic(), TopologyKind::leaf_spine, 64), 1));
     CHECK(t.count(NodeKind::leaf) == 1U);
     CHECK(t.count(NodeKind::spine) == 0U);
     CHECK(error_of(with_storage(test::cluster(4, test::hgx_h100(), TopologyKind::rail_optimized, 64), 1)) ==

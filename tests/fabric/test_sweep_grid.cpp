@@ -11,8 +11,8 @@
 using namespace fabricsim;
 
 TEST_CASE("sweep grid: the cartesian product, the last key varying fastest", "[sweep]") {
-    const report::SweepGrid g = report::parse_sweep(
-        "name: x\nsweep:\n  a.b: [1, 2, 3]\n  c: [x, y]\nworkload: []\n", "s.yaml");
+    const report::SweepGrid g =
+        report::parse_sweep("name: x\nsweep:\n  a.b: [1, 2, 3]\n  c: [x, y]\nworkload: []\n", "s.yaml");
     REQUIRE(g.axes.size() == 2);
     CHECK(g.axes[0].key == "a.b");
     CHECK(g.axes[0].location.line == 3);
@@ -45,7 +45,7 @@ TEST_CASE("sweep grid: a key without a list of values is an error at its line an
 }
 
 TEST_CASE("content hash: FNV-1a 64 of the text, the same text the same key", "[sweep]") {
-    CHECK(report::content_hash("") == "cbf29ce484222325");  // the FNV-1a 64 offset basis
+    CHECK(report::content_hash("") == "cbf29ce484222325");   // the FNV-1a 64 offset basis
     CHECK(report::content_hash("a") == "af63dc4c8601ec8c");  // FNV-1a 64 of "a", the published test vector
     CHECK(report::content_hash("abc") != report::content_hash("abd"));
 }

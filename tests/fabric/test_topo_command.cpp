@@ -44,8 +44,8 @@ TEST_CASE("topo --json: 32 HGX H100 on Spectrum-4 leaf-spine - the result keys a
     CHECK(j["switches"]["pcie"] == 128);
     CHECK(j["links"]["fabric"] == 512);
     CHECK(j["links"]["nvlink"] == 32 * 8 * 18);
-    CHECK(j["cables"]["copper"] == 256);    // 3 m server-leaf cables at 400G
-    CHECK(j["cables"]["optical"] == 256);   // 30 m leaf-spine
+    CHECK(j["cables"]["copper"] == 256);   // 3 m server-leaf cables at 400G
+    CHECK(j["cables"]["optical"] == 256);  // 30 m leaf-spine
     CHECK(j["cables"]["transceivers"] == 512);
     CHECK(j["bisection_bandwidth_bps"] == 51'200'000'000'000);  // 128 x 400G
     CHECK(j["diameter_hops"] == 4);
@@ -90,7 +90,8 @@ TEST_CASE("topo prints one text block per variant and writes a GraphViz file per
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("topo: a cluster too large for the switches exits 2 naming the largest buildable size", "[cli][topo][errors]") {
+TEST_CASE("topo: a cluster too large for the switches exits 2 naming the largest buildable size",
+          "[cli][topo][errors]") {
     cli::TopoArgs a = args({"cluster.servers=1100"});
     a.variant = "leaf-spine";
     try {
@@ -99,11 +100,12 @@ TEST_CASE("topo: a cluster too large for the switches exits 2 naming the largest
     } catch (const ConfigError& e) {
         const cli::Failure f = cli::describe_failure(e);
         CHECK(f.exit_code == 2);
-        CHECK(f.text == kScenario +
-                            ": cluster.servers: 1100 servers with 8 NICs each need 8800 endpoints; a leaf-spine fabric of "
-                            "128-port switches at 1:1 holds at most 8192 endpoints (1024 servers); it would fit with topology: "
-                            "fat-tree, planes: 2 or switches with 256 ports at this link rate (variant \"leaf-spine\")\n"
-                            "fabricsim: 1 error in the input\n");
+        CHECK(f.text ==
+              kScenario +
+                  ": cluster.servers: 1100 servers with 8 NICs each need 8800 endpoints; a leaf-spine fabric of "
+                  "128-port switches at 1:1 holds at most 8192 endpoints (1024 servers); it would fit with topology: "
+                  "fat-tree, planes: 2 or switches with 256 ports at this link rate (variant \"leaf-spine\")\n"
+                  "fabricsim: 1 error in the input\n");
     }
     // At 2:1 the leaves have 84 downlinks: 128 x 84 = 10752 endpoints fit.
     cli::TopoArgs over = args({"cluster.servers=1100"});

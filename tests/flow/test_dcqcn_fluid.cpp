@@ -8,8 +8,8 @@
 #include "flow/dcqcn_standing_queue.hpp"
 #include "flow_fixtures.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 using namespace fabricsim;
@@ -47,7 +47,8 @@ DcqcnFluid one_bottleneck(const FluidParams& p, const std::vector<double>& start
     const std::uint32_t shared = m.add_link({100_Gbps, congestion::RedParams::nic(100_Gbps)});
     for (double r : start) {
         const std::uint32_t nic = m.add_link({100_Gbps, {Bytes::zero(), Bytes::zero(), 0.0}, Bytes::zero()});
-        m.add_flow(100_Gbps, kEndless, delay, Bandwidth::bps(static_cast<std::int64_t>(r * 8)), {{nic, 1.0}, {shared, 1.0}});
+        m.add_flow(100_Gbps, kEndless, delay, Bandwidth::bps(static_cast<std::int64_t>(r * 8)),
+                   {{nic, 1.0}, {shared, 1.0}});
     }
     m.start();
     return m;
@@ -166,8 +167,8 @@ TEST_CASE("DCQCN fluid: N flows on one bottleneck settle at the hand-derived fix
         CHECK(a.queue == Approx(q_star).epsilon(1e-3));
         // The flow model's standing queue (dcqcn_standing_queue.hpp) solves the same balance.
         CHECK(dcqcn_standing_queue(P, red, kC, n) == Approx(q_star).epsilon(1e-6));
-        CHECK(a.total == Approx(kC).epsilon(1e-3));                          // (2): Σ R = C
-        for (double r : a.rate) CHECK(r == Approx(kC / n).epsilon(1e-3));     // R_C = C/N
+        CHECK(a.total == Approx(kC).epsilon(1e-3));                        // (2): Σ R = C
+        for (double r : a.rate) CHECK(r == Approx(kC / n).epsilon(1e-3));  // R_C = C/N
         // The paper's observation: the standing queue grows with the number of flows.
         CHECK(q_star > previous);
         previous = q_star;
@@ -277,17 +278,19 @@ TEST_CASE("DCQCN fluid vs the packet model: an 8-to-1 incast of 2 MB each on RoC
     fluid += latency;
     double slowest = 1e300;
     for (fabric::DirectedLink d : pm.routing.path(RankId{0}, RankId{8}))
-        slowest = std::min(slowest, static_cast<double>(pm.topology.link(d.link).payload_bandwidth().bits_per_second()) / 8);
+        slowest =
+            std::min(slowest, static_cast<double>(pm.topology.link(d.link).payload_bandwidth().bits_per_second()) / 8);
     const double bound = 16e6 / slowest;
-    INFO("packet " << packet.picoseconds() * 1e-12 << " s, fluid " << fluid.picoseconds() * 1e-12 << " s, bound " << bound
-                   << " s");
+    INFO("packet " << packet.picoseconds() * 1e-12 << " s, fluid " << fluid.picoseconds() * 1e-12 << " s, bound "
+                   << bound << " s");
     CHECK(static_cast<double>(fluid.picoseconds()) == Approx(static_cast<double>(packet.picoseconds())).epsilon(0.05));
     CHECK(static_cast<double>(fluid.picoseconds()) * 1e-12 >= bound);
     CHECK(static_cast<double>(packet.picoseconds()) * 1e-12 > 1.2 * bound);  // the loss is real in both
 }
 
-TEST_CASE("flow model with flow_congestion dcqcn: a message starting at a saturated switch port waits DCQCN's standing queue",
-          "[flow][dcqcn-fluid]") {
+TEST_CASE(
+    "flow model with flow_congestion dcqcn: a message starting at a saturated switch port waits DCQCN's standing queue",
+    "[flow][dcqcn-fluid]") {
     // Hosts 0 and 1 stream into host 3, saturating the switch's port to it with two flows;
     // 10 µs later host 2 sends 4 KB to host 3. Without congestion control the flow model
     // charges half a packet at that port; with DCQCN, the standing queue q*(2) of the fixed

@@ -45,7 +45,8 @@ TEST_CASE("flow: n senders into one port finish together at n·S / R", "[flow]")
         // all started on an idle port: no queueing estimate).
         const double r = m.bottleneck(1, 0);
         const double expected = ps(n * static_cast<double>(size.count()) / r) + latency_ps(m, 1, 0, size);
-        for (std::uint32_t s = 0; s < n; ++s) CHECK(static_cast<double>(sink.at[s].picoseconds()) == Approx(expected).epsilon(1e-6));
+        for (std::uint32_t s = 0; s < n; ++s)
+            CHECK(static_cast<double>(sink.at[s].picoseconds()) == Approx(expected).epsilon(1e-6));
         m.network.check_invariants(sim.now());
     }
 }

@@ -11,7 +11,8 @@ using scenario::CollectiveAlgorithm;
 using scenario::CollectiveOp;
 
 namespace {
-void agree(const scenario::ClusterSpec& c, CollectiveOp op, CollectiveAlgorithm algorithm, Bytes size, int channels = 0) {
+void agree(const scenario::ClusterSpec& c, CollectiveOp op, CollectiveAlgorithm algorithm, Bytes size,
+           int channels = 0) {
     packet_test::Model packet(c, scenario::RoceSpec{});
     FlowModel flow(c);
     const Time p = run_collective(packet.network, c, op, algorithm, size, channels);

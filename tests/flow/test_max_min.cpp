@@ -85,7 +85,8 @@ TEST_CASE("the solver never loads a link above capacity and saturates every flow
         const int links = 30;
         for (int l = 0; l < links; ++l) s.add_link(1.0 + static_cast<double>(rng() % 100));
         for (int f = 0; f < 200; ++f) {
-            s.begin_flow(1.0 + static_cast<double>(rng() % 3), rng() % 5 == 0 ? 0.5 + static_cast<double>(rng() % 4) : kUncapped);
+            s.begin_flow(1.0 + static_cast<double>(rng() % 3),
+                         rng() % 5 == 0 ? 0.5 + static_cast<double>(rng() % 4) : kUncapped);
             const int hops = 1 + static_cast<int>(rng() % 4);
             for (int h = 0; h < hops; ++h) s.add_use(static_cast<std::uint32_t>(rng() % links), 1.0);
             s.end_flow();

@@ -22,7 +22,7 @@ inline scenario::ClusterSpec iwarp_hosts(int n, const scenario::IwarpSpec& iw, B
 // Lossy Ethernet (no PFC, no DCQCN); ECN marks every packet above `k` wire bytes (kmin = kmax = K,
 // DCTCP's step marking) when k is given.
 inline fabric::PacketModelSpec iwarp_spec(const scenario::ClusterSpec& c, scenario::IwarpSpec iw,
-                                         std::optional<Bytes> k = std::nullopt) {
+                                          std::optional<Bytes> k = std::nullopt) {
     scenario::RoceSpec roce = pfc_only();
     roce.lossless = false;
     roce.pfc.enabled = false;

@@ -75,9 +75,7 @@ struct Model {
     fabric::Routing routing;
     fabric::PacketNetwork network;
     // The NIC -> switch link of a plain host's rank r (its second hop).
-    fabric::DirectedLink uplink(std::uint32_t r) const {
-        return routing.path(RankId{r}, RankId{r == 0 ? 1u : 0u})[1];
-    }
+    fabric::DirectedLink uplink(std::uint32_t r) const { return routing.path(RankId{r}, RankId{r == 0 ? 1u : 0u})[1]; }
 };
 
 // Records when each message id was delivered (Time::max() until then).

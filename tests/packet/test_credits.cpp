@@ -8,7 +8,8 @@
 
 using namespace packet_test;
 
-TEST_CASE("credits: a paused NIC holds its QPs' pull windows, not PCIe credits, and the host waits", "[packet][credits]") {
+TEST_CASE("credits: a paused NIC holds its QPs' pull windows, not PCIe credits, and the host waits",
+          "[packet][credits]") {
     Model m(small_buffer_hosts(3), pfc_only());  // XOFF reached soon: the senders' NICs get paused
     Simulator sim(1);
     Sink sink;

@@ -154,7 +154,8 @@ struct RingRun {
 
 }  // namespace
 
-TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its paused ports named", "[packet][pfc][deadlock]") {
+TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its paused ports named",
+          "[packet][pfc][deadlock]") {
     RingRun run;
     run.send_all(2, 64_MiB);
     const std::string error = run.run_to_error();
@@ -166,7 +167,8 @@ TEST_CASE("a cyclic buffer dependency on a 4-switch ring is detected and its pau
                      "sw2 port 2 (to sw3, priority 3) -> sw3 port 2 (to sw0, priority 3) -> sw0") != std::string::npos);
 }
 
-TEST_CASE("an InfiniBand credit loop on the same ring is reported by the same detector", "[packet][infiniband][deadlock]") {
+TEST_CASE("an InfiniBand credit loop on the same ring is reported by the same detector",
+          "[packet][infiniband][deadlock]") {
     RingRun run(std::nullopt, scenario::Technology::infiniband);
     run.send_all(2, 64_MiB);
     const std::string error = run.run_to_error();
@@ -177,7 +179,8 @@ TEST_CASE("an InfiniBand credit loop on the same ring is reported by the same de
     CHECK(run.net.counters().drops == 0);  // credits never drop
 }
 
-TEST_CASE("the same ring with flows one switch apart drains: no dependency cycle and no report", "[packet][pfc][deadlock]") {
+TEST_CASE("the same ring with flows one switch apart drains: no dependency cycle and no report",
+          "[packet][pfc][deadlock]") {
     RingRun run;
     run.send_all(1, 16_MiB);
     CHECK_NOTHROW(run.sim.run());

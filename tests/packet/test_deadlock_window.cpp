@@ -9,7 +9,8 @@ using namespace packet_test;
 // (10 ms by default): a 20 ms switch, a 4000 km cable (5 ns/m: 20 ms) or a 100 bit/s NIC
 // (a 1000 B packet: 80 s on the wire) was "a PFC deadlock" with no cycle. Its window is now
 // at least 4 slowest hops, and a lone message on such a network is delivered.
-TEST_CASE("a slow network is not a deadlock: a 20 ms switch, a 4000 km cable, a 100 bit/s NIC", "[packet][pfc][deadlock]") {
+TEST_CASE("a slow network is not a deadlock: a 20 ms switch, a 4000 km cable, a 100 bit/s NIC",
+          "[packet][pfc][deadlock]") {
     const int which = GENERATE(0, 1, 2);
     scenario::ClusterSpec c = hosts(2);
     if (which == 0) c.fabric.switch_spec.latency = 20_ms;
@@ -36,4 +37,3 @@ TEST_CASE("a slow network is not a deadlock: a 20 ms switch, a 4000 km cable, a 
         CHECK(window >= 4 * Time::ms(327'680));
     }
 }
-

@@ -33,8 +33,8 @@ scenario::ClusterSpec leaf_spine() {
 
 fabric::PacketModelSpec faulty_spec(const scenario::ClusterSpec& c, scenario::RoceSpec roce) {
     fabric::PacketModelSpec spec = model_spec(c, roce);
-    spec.ooo_placement = c.fabric.routing == scenario::RoutingKind::spray ||
-                         c.fabric.routing == scenario::RoutingKind::adaptive;
+    spec.ooo_placement =
+        c.fabric.routing == scenario::RoutingKind::spray || c.fabric.routing == scenario::RoutingKind::adaptive;
     spec.recover_lossless = true;
     return spec;
 }
@@ -91,8 +91,6 @@ HdRun hd_all_reduce(fabric::PacketNetwork& net, fabric::FaultInjector* injector,
     if (r.finished) r.busbw_GBps = workloads::measure(plan, ex.op_timings()).at(0).busbw_GBps;
     return r;
 }
-
-
 
 }  // namespace
 
@@ -215,7 +213,8 @@ StormRun pfc_storm(std::optional<Time> watchdog) {
     m.network.send(sim, msg(4, 0, 5, 1_MiB, 1), sink);
     sim.run();
     StormRun r;
-    r.all_done = sink.at.size() == 5 && std::all_of(sink.at.begin(), sink.at.end(), [](Time t) { return t != Time::max(); });
+    r.all_done =
+        sink.at.size() == 5 && std::all_of(sink.at.begin(), sink.at.end(), [](Time t) { return t != Time::max(); });
     if (sink.at.size() == 5) r.victim_done = sink.at[4];
     for (const auto& port : m.network.port_reports())
         if (port.paused > Time::zero()) ++r.paused_ports;
@@ -278,7 +277,9 @@ TEST_CASE("a degraded link: its lower speed sets a lone transfer's time, as the 
         25e9 * m.topology.link(m.topology.node(m.topology.ranks()[0].nic).ports.back().link).efficiency));
     const Time t25 = transmit_time(4_KiB, p25);
     const Time alone = run_alone(fast, one);
-    const Time t100 = transmit_time(4_KiB, fast.topology.link(fast.topology.node(fast.topology.ranks()[0].nic).ports.back().link).payload_bandwidth());
+    const Time t100 = transmit_time(
+        4_KiB,
+        fast.topology.link(fast.topology.node(fast.topology.ranks()[0].nic).ports.back().link).payload_bandwidth());
     CHECK(sink.at[0].seconds() == Approx((alone + (t25 - t100) * 1024).seconds()).epsilon(0.001));
 }
 
@@ -306,9 +307,9 @@ TEST_CASE("bit errors drop each packet with probability 1 - (1 - BER)^bits, loss
     sim.run();
     REQUIRE(sink.at.size() == 1);
     CHECK(sink.at[0] != Time::max());
-    const fabric::DirectedLink up = fabric::DirectedLink{m.topology.node(m.topology.ranks()[0].nic).ports.back().link,
-                                                         m.topology.link(m.topology.node(m.topology.ranks()[0].nic).ports.back().link).a !=
-                                                             m.topology.ranks()[0].nic};
+    const fabric::DirectedLink up = fabric::DirectedLink{
+        m.topology.node(m.topology.ranks()[0].nic).ports.back().link,
+        m.topology.link(m.topology.node(m.topology.ranks()[0].nic).ports.back().link).a != m.topology.ranks()[0].nic};
     const double n = static_cast<double>(m.network.bytes_sent(up).count()) / 4096.0;
     const double p = 1.0 - std::pow(1.0 - 1e-6, 32768.0);
     const FabricCounters k = m.network.counters();
@@ -372,7 +373,8 @@ TEST_CASE("a failed spine: routes go through the other one, which carries everyt
     for (std::uint32_t n = 0; n < m.topology.nodes().size(); ++n)
         if (m.topology.nodes()[n].name == "spine1") spine1 = fabric::NodeId{n};
     for (const auto& port : m.topology.node(spine1).ports)
-        for (bool reverse : {false, true}) CHECK(m.network.bytes_sent(fabric::DirectedLink{port.link, reverse}) == Bytes::zero());
+        for (bool reverse : {false, true})
+            CHECK(m.network.bytes_sent(fabric::DirectedLink{port.link, reverse}) == Bytes::zero());
     CHECK(m.network.counters().fault_drops == 0);
 }
 

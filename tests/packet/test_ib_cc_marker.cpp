@@ -34,7 +34,8 @@ struct Setup {
         }
         layout.first.push_back(static_cast<std::uint32_t>(topology.directed_link_count()));
         for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p)
-            if (fabric::IbCredits::applies_to(topology.link(fabric::DirectedLink::from_index(p).link))) fabric_q.push_back(p);
+            if (fabric::IbCredits::applies_to(topology.link(fabric::DirectedLink::from_index(p).link)))
+                fabric_q.push_back(p);
         credits.emplace(topology, layout, c.infiniband, c.fabric.mtu, host);
         params.threshold = 8_KiB;
         params.marking_rate = 2;
@@ -63,8 +64,8 @@ TEST_CASE("IbCcMarker: a root port/VL above the threshold marks one eligible pac
           "[packet][ibcc]") {
     Setup s(false);
     REQUIRE(s.fabric_q.size() >= 3);
-    CHECK(s.marks(0, 8_KiB, 3) == "...");            // not above the threshold
-    CHECK(s.marks(0, 16_KiB, 7) == "M..M..M");       // marking_rate 2: every third
+    CHECK(s.marks(0, 8_KiB, 3) == "...");       // not above the threshold
+    CHECK(s.marks(0, 16_KiB, 7) == "M..M..M");  // marking_rate 2: every third
     CHECK(s.marker->marks() == 3);
     // A packet below packet_size is not eligible and does not count as skipped.
     Setup t(false);

@@ -238,7 +238,8 @@ PcieBoundRun pcie_bound_two_to_one(bool victim_mask) {
     const DirectedLink pcie = path.back();  // host 2's NIC -> its CPU
     REQUIRE(payload(m, pcie) < payload(m, path[2]));
     PcieBoundRun run;
-    run.time_over_bound = std::max(sink.at[0], sink.at[1]).seconds() / transmit_time(size * 2, payload(m, pcie)).seconds();
+    run.time_over_bound =
+        std::max(sink.at[0], sink.at[1]).seconds() / transmit_time(size * 2, payload(m, pcie)).seconds();
     run.fecn_marks = m.network.counters().fecn_marks;
     return run;
 }
@@ -262,7 +263,8 @@ TEST_CASE("IB CC: a switch port that only waits for credits is a victim and does
     CHECK(marks_all.fecn_marks > 0);
 }
 
-TEST_CASE("an InfiniBand switch's input buffer per VL is its preset buffer over radix and VLs", "[packet][infiniband][buffer]") {
+TEST_CASE("an InfiniBand switch's input buffer per VL is its preset buffer over radix and VLs",
+          "[packet][infiniband][buffer]") {
     // 32 MB (the Quantum-2 preset) over 64 ports and 2 VLs: 250000 B, down to 64-byte blocks:
     // 3906 blocks. A 4 KiB packet takes ceil(4122 / 64) = 65 blocks, so a sender's input buffer
     // at the switch holds floor(3906 / 65) = 60 packets. 32 senders into one port fill theirs

@@ -46,9 +46,11 @@ struct Bottleneck {
 
 TEST_CASE("iwarp: N flows on one bottleneck share it within 10 % (Jain >= 0.95) for each congestion control",
           "[packet][iwarp]") {
-    for (const auto cc : {scenario::TcpCongestion::newreno, scenario::TcpCongestion::cubic, scenario::TcpCongestion::dctcp}) {
+    for (const auto cc :
+         {scenario::TcpCongestion::newreno, scenario::TcpCongestion::cubic, scenario::TcpCongestion::dctcp}) {
         // DCTCP marks at K = 20 segments; the others see drop tail (16 MB buffer).
-        const std::optional<Bytes> k = cc == scenario::TcpCongestion::dctcp ? std::optional<Bytes>(Bytes{20 * 9038}) : std::nullopt;
+        const std::optional<Bytes> k =
+            cc == scenario::TcpCongestion::dctcp ? std::optional<Bytes>(Bytes{20 * 9038}) : std::nullopt;
         Bottleneck b(cc, 4, k, 40_ms);
         const double mean = std::accumulate(b.sent.begin(), b.sent.end(), 0.0) / 4;
         INFO("cc " << static_cast<int>(cc) << ": Jain " << jain(b.sent));
@@ -60,7 +62,8 @@ TEST_CASE("iwarp: N flows on one bottleneck share it within 10 % (Jain >= 0.95) 
     }
 }
 
-TEST_CASE("iwarp: DCTCP holds the queue between Q_max - A and Q_max = K + N (Alizadeh et al. §3.3)", "[packet][iwarp]") {
+TEST_CASE("iwarp: DCTCP holds the queue between Q_max - A and Q_max = K + N (Alizadeh et al. §3.3)",
+          "[packet][iwarp]") {
     // N synchronized flows through one port of capacity C marking above K packets: the queue
     // peaks at Q_max = K + N (one window's growth, a segment per flow, past K before the marks
     // come back) and falls by A = 1/2 sqrt(2 N (C x RTT + K)) (§3.3, eq. 11), in packets. The
@@ -74,8 +77,8 @@ TEST_CASE("iwarp: DCTCP holds the queue between Q_max - A and Q_max = K + N (Ali
         Bottleneck b(scenario::TcpCongestion::dctcp, n, Bytes{static_cast<std::int64_t>(k * kWire)}, 20_ms, 16_MB,
                      Length::m(1000), 1);
         // C x RTT: the base round trip of a full segment and its ACK on the idle path, in segments.
-        const Time rtt = b.model->network.unloaded_time(msg(0, 1, 0, 8928_B)) +
-                         b.model->network.unloaded_time(msg(0, 0, 1, 64_B));
+        const Time rtt =
+            b.model->network.unloaded_time(msg(0, 1, 0, 8928_B)) + b.model->network.unloaded_time(msg(0, 0, 1, 64_B));
         const double bdp = 100e9 * 8928.0 / 9038.0 * rtt.seconds() / 8 / 8928.0;
         const double q_max = k + n;
         const double a = 0.5 * std::sqrt(2.0 * n * (bdp + k));

@@ -8,7 +8,8 @@ using namespace iwarp_test;
 using fabricsim::fabric::DirectedLink;
 
 TEST_CASE("iwarp: one flow on an idle path reaches the line rate less TCP/IP/MPA overheads", "[packet][iwarp]") {
-    for (const auto cc : {scenario::TcpCongestion::newreno, scenario::TcpCongestion::cubic, scenario::TcpCongestion::dctcp}) {
+    for (const auto cc :
+         {scenario::TcpCongestion::newreno, scenario::TcpCongestion::cubic, scenario::TcpCongestion::dctcp}) {
         const scenario::IwarpSpec iw = with_cc(cc);
         const scenario::ClusterSpec c = iwarp_hosts(2, iw);
         Model m(c, iwarp_spec(c, iw, 200_KB));

@@ -47,7 +47,8 @@ scenario::RoceSpec two_lossless(bool dcqcn) {
 // DWRR with weights 3 : 1 on a port of payload rate B, both classes backlogged: class 3 gets
 // 3B/4 and class 4 B/4. Class 3's S is through at t1 = S / (3B/4) = 4/3 S/B; class 4 has then
 // sent B/4 * t1 = S/3 and sends its last 2S/3 alone at B: t2 = 4/3 S/B + 2/3 S/B = 2 S/B.
-TEST_CASE("a NIC shares its uplink between two priorities by DWRR weight: 4/3 S/B and 2 S/B", "[packet][classes][nic]") {
+TEST_CASE("a NIC shares its uplink between two priorities by DWRR weight: 4/3 S/B and 2 S/B",
+          "[packet][classes][nic]") {
     const bool dcqcn = GENERATE(true, false);
     INFO("DCQCN " << dcqcn);
     scenario::RoceSpec roce = two_lossless(dcqcn);

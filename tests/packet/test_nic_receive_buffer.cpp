@@ -60,7 +60,8 @@ TEST_CASE("a 2-to-1 into a host whose PCIe is the bottleneck: the NIC buffer sta
     CHECK_NOTHROW(m.network.check_invariants(sim.now()));
 }
 
-TEST_CASE("a NIC receive buffer smaller than its link's PFC headroom is an error naming the NIC", "[packet][pfc][nic]") {
+TEST_CASE("a NIC receive buffer smaller than its link's PFC headroom is an error naming the NIC",
+          "[packet][pfc][nic]") {
     scenario::ClusterSpec c = pcie_bound_hosts();
     c.server.nic.receive_buffer = 16_KiB;  // 400G headroom alone is tens of KB (pfc_headroom)
     CHECK_THROWS_WITH(Model(c, pfc_only()), Catch::Contains("NIC s0.nic0: its receive buffer (16384 B)"));

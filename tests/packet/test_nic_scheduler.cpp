@@ -97,8 +97,7 @@ TEST_CASE("NicScheduler: a class offers the QP whose packet may start first", "[
     CHECK(n.take(o2) == c);
 }
 
-TEST_CASE("NicScheduler: QPs that may start together take turns from the one after the last served",
-          "[packet][nic]") {
+TEST_CASE("NicScheduler: QPs that may start together take turns from the one after the last served", "[packet][nic]") {
     Nic n;
     const auto a = n.add_qp(0), b = n.add_qp(0), c = n.add_qp(0);
     for (int i = 0; i < 2; ++i)
@@ -158,17 +157,17 @@ TEST_CASE("NicScheduler: a congestion-controlled QP's next packet waits size / r
     n.take(n.offer(Time::ps(655'360)));
     n.send(qp, Time::zero());
     n.sched.sent(n.sim, qp, Time::zero(), 4_KiB, 90_Gbps, 100_Gbps);
-    CHECK(n.offer(Time::zero()).best == Time::ps((4096LL * 8 * 1'000'000'000'000LL + 45'000'000'000LL - 1) / 45'000'000'000LL));
+    CHECK(n.offer(Time::zero()).best ==
+          Time::ps((4096LL * 8 * 1'000'000'000'000LL + 45'000'000'000LL - 1) / 45'000'000'000LL));
 }
 
-TEST_CASE("NicScheduler: a QP holding the pull window holds its source until it has sent half of it",
-          "[packet][nic]") {
+TEST_CASE("NicScheduler: a QP holding the pull window holds its source until it has sent half of it", "[packet][nic]") {
     Nic n;
     const auto qp = n.add_qp(0);
     for (std::uint32_t i = 0; i + 1 < NicScheduler::kPullWindow; ++i) n.send(qp, Time::zero());
     CHECK_FALSE(n.sched.pull_full(qp));  // 63 packets
     n.send(qp, Time::zero());
-    CHECK(n.sched.pull_full(qp));        // 64: the source waits
+    CHECK(n.sched.pull_full(qp));  // 64: the source waits
     // Sending 31 leaves 33 > 32: still waiting; the 32nd leaves 32: go on, once.
     int resumed = 0;
     for (int i = 0; i < 33; ++i) {
@@ -205,8 +204,8 @@ public:
 
 TEST_CASE("NicScheduler: the ready heap offers what a scan of every QP in turn offers", "[packet][nic]") {
     // Invariant: two schedulers fed the same QPs, packets and sends, one answering from its
-    // heaps (while more than kHeapAbove QPs hold packets) and one scanning its list, offer the same QP, class and start at every step,
-    // under no flow control and under a pause that holds or moves a class.
+    // heaps (while more than kHeapAbove QPs hold packets) and one scanning its list, offer the same QP, class and start
+    // at every step, under no flow control and under a pause that holds or moves a class.
     for (const bool with_fc : {false, true}) {
         Nic heap, scan;
         Rng rng(with_fc ? 7 : 3, "test/nic-heap");

@@ -39,8 +39,8 @@ TEST_CASE("the payload of packets numbered past 2^32 is a full MTU, then the res
     const Bytes size = k16TiB + 1_KiB;  // 2^32 full packets, then one of 1 KiB
     CHECK(packet_payload(size, 4096, 0) == 4096);
     CHECK(packet_payload(size, 4096, k2to32 - 1) == 4096);
-    CHECK(packet_payload(size, 4096, k2to32) == 1024);      // the last, numbered 2^32 (0 in 32 bits)
-    CHECK(packet_payload(size, 4096, k2to32 + 1) == 0);     // past the end
+    CHECK(packet_payload(size, 4096, k2to32) == 1024);   // the last, numbered 2^32 (0 in 32 bits)
+    CHECK(packet_payload(size, 4096, k2to32 + 1) == 0);  // past the end
 }
 
 TEST_CASE("QP parts of a message of more than 2^32 packets split where they should", "[packet][count]") {

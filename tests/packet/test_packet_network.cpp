@@ -23,7 +23,8 @@ Time path_latency(const Forwarding& m, RankId a, RankId b, Bytes bytes) {
     Time t = Time::zero();
     for (DirectedLink d : m.routing.path(a, b)) {
         const auto& l = m.topology.link(d.link);
-        t += transmit_time(bytes, l.payload_bandwidth()) + l.propagation + m.topology.node(m.topology.target(d)).forwarding_latency;
+        t += transmit_time(bytes, l.payload_bandwidth()) + l.propagation +
+             m.topology.node(m.topology.target(d)).forwarding_latency;
     }
     return t;
 }
@@ -75,7 +76,8 @@ TEST_CASE("two senders into one receiver share its link half and half and no byt
         CHECK(m.network.busy_time(DirectedLink::from_index(i)) <= end);
 }
 
-TEST_CASE("a GPU-to-GPU copy over NVSwitch stripes over all 18 NVLink links at their payload rate", "[packet][nvlink]") {
+TEST_CASE("a GPU-to-GPU copy over NVSwitch stripes over all 18 NVLink links at their payload rate",
+          "[packet][nvlink]") {
     Forwarding m(hgx(1));
     Simulator sim(1);
     Sink sink;
@@ -194,7 +196,8 @@ TEST_CASE("QPs per connection split a message into parts that ECMP spreads over 
     CHECK(uplinks_used(4) >= 2);  // four QPs: four 5-tuples hashed over four spines
 }
 
-TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU's NVLink links at 0.85 of their rate", "[packet][nvls]") {
+TEST_CASE("NVLS on the packet model: all-reduce moves S(1+1/n) through every GPU's NVLink links at 0.85 of their rate",
+          "[packet][nvls]") {
     const auto cluster = hgx(1);
     Forwarding m(cluster);
     const RankId all[8] = {RankId{0}, RankId{1}, RankId{2}, RankId{3}, RankId{4}, RankId{5}, RankId{6}, RankId{7}};

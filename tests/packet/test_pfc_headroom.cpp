@@ -52,13 +52,13 @@ TEST_CASE("the IEEE 802.3 delays are the published bit times at 10 25 40 100 and
 
 TEST_CASE("100G with 100m of fibre and 9216-byte frames needs about 87KB of headroom", "[pfc][headroom]") {
     const HeadroomBreakdown h = pfc_headroom(with_frames(100_Gbps, 100_m, kJumboOnWire));
-    CHECK(h.frame_in_flight == Bytes{9'236});   // 73888 bit times
-    CHECK(h.pause_frame == Bytes{84});          // 672 bit times
-    CHECK(h.interfaces == Bytes{30'720});       // 2 x 122880 bit times
-    CHECK(h.cable == Bytes{12'500});            // 2 x 500 ns x 100 Gb/s = 2 x 50000 bits
-    CHECK(h.response == Bytes{25'216});         // 201728 bit times
+    CHECK(h.frame_in_flight == Bytes{9'236});  // 73888 bit times
+    CHECK(h.pause_frame == Bytes{84});         // 672 bit times
+    CHECK(h.interfaces == Bytes{30'720});      // 2 x 122880 bit times
+    CHECK(h.cable == Bytes{12'500});           // 2 x 500 ns x 100 Gb/s = 2 x 50000 bits
+    CHECK(h.response == Bytes{25'216});        // 201728 bit times
     CHECK(h.peer_frame == Bytes{9'236});
-    CHECK(h.total() == Bytes{86'992});          // models.md: "about 87 KB"
+    CHECK(h.total() == Bytes{86'992});  // models.md: "about 87 KB"
     CHECK(std::abs(h.total().count() - 87'000) <= 500);
 }
 
@@ -94,7 +94,9 @@ TEST_CASE("400G headroom is the sum of the published 400G delays", "[pfc][headro
 
 TEST_CASE("headroom grows by twice the cable's bytes in flight per metre", "[pfc][headroom]") {
     // 5 ns/m both ways: at 100G 2 x 62.5 B per metre, 125 B; at 400G 500 B.
-    const auto at = [](Bandwidth s, std::int64_t m) { return pfc_headroom(roce_headroom_inputs(s, Length::m(m), 4_KiB)).total(); };
+    const auto at = [](Bandwidth s, std::int64_t m) {
+        return pfc_headroom(roce_headroom_inputs(s, Length::m(m), 4_KiB)).total();
+    };
     CHECK(at(100_Gbps, 101) - at(100_Gbps, 1) == Bytes{12'500});
     CHECK(at(400_Gbps, 11) - at(400_Gbps, 1) == Bytes{5'000});
 }
@@ -108,8 +110,8 @@ TEST_CASE("a RoCE frame on the wire is the payload MTU plus 82 bytes", "[pfc][he
 }
 
 TEST_CASE("bytes during a delay round up to whole bytes", "[pfc][headroom]") {
-    CHECK(bytes_during(Time::ps(80), 100_Gbps) == Bytes{1});   // exactly 8 bits
-    CHECK(bytes_during(Time::ps(81), 100_Gbps) == Bytes{2});   // a bit more
+    CHECK(bytes_during(Time::ps(80), 100_Gbps) == Bytes{1});  // exactly 8 bits
+    CHECK(bytes_during(Time::ps(81), 100_Gbps) == Bytes{2});  // a bit more
     CHECK(bytes_during(Time::ps(1), 100_Gbps) == Bytes{1});
     CHECK(bytes_during(Time::zero(), 100_Gbps) == Bytes::zero());
     CHECK(bytes_during(Time::s(1), 800_Gbps) == Bytes{100'000'000'000});  // 128-bit inside

@@ -56,7 +56,8 @@ double queue_area(const Incast& m, DirectedLink port) {
 // Two identical senders deliver a packet each to the switch every τ = (M + H)/rate; its port
 // to host 2 sends one per τ. After the arrivals at t_k (k = 1..n) it holds k packets, so the
 // deepest queue is n packets of M + H wire bytes: the payload alone would be n x M.
-TEST_CASE("queue depths count wire bytes: a 2-to-1 incast's port holds n packets of MTU + headers", "[packet][queues]") {
+TEST_CASE("queue depths count wire bytes: a 2-to-1 incast's port holds n packets of MTU + headers",
+          "[packet][queues]") {
     const std::int64_t n = 16;
     for (const std::int64_t header : {std::int64_t{82}, std::int64_t{0}, std::int64_t{500}}) {
         Incast m(3, header);
@@ -189,7 +190,8 @@ TEST_CASE("header_bytes H: a transfer of P packets takes P (MTU + H) / line rate
             }
             // The fabric hop's packet time is (M + H) x 8 / line rate (rounded up to 1 ps, and the
             // payload rate down to 1 bit/s).
-            const double wire_ps = static_cast<double>((kMtu + header) * 8) * 1e12 / static_cast<double>(line.bits_per_second());
+            const double wire_ps =
+                static_cast<double>((kMtu + header) * 8) * 1e12 / static_cast<double>(line.bits_per_second());
             CHECK(static_cast<double>(slowest.picoseconds()) == Approx(wire_ps).margin(1.5));
             CHECK(at == one + slowest * (packets - 1));
             const Time latency = one - slowest;
@@ -212,8 +214,10 @@ TEST_CASE("the queue sampler's memory bound: top N narrows to the deepest ports,
         Incast m(3, 82);
         scenario::QueueOutputSpec spec;
         spec.interval = m.tau() / 2;
-        if (top) spec.top = 1;
-        else spec.ports = {name};
+        if (top)
+            spec.top = 1;
+        else
+            spec.ports = {name};
         fabric::QueueSampler sampler(m.network, m.topology, spec, bound);
         Simulator sim(1);
         Sink sink;

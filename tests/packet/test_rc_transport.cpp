@@ -22,7 +22,8 @@ TEST_CASE("the receiver acknowledges every ack_every packets and each message's 
         // The ACKs are the only frames on host 1's uplink: 64 bytes each at 100G.
         const std::int64_t acks = every == 1 ? packets : packets / every + 1;  // 4, 8 and the 10th
         const DirectedLink back = m.uplink(1);
-        CHECK(m.network.busy_time(back) == transmit_time(Bytes{64}, m.topology.link(back.link).payload_bandwidth()) * acks);
+        CHECK(m.network.busy_time(back) ==
+              transmit_time(Bytes{64}, m.topology.link(back.link).payload_bandwidth()) * acks);
         CHECK(m.network.bytes_sent(back) == Bytes::zero());  // no data
     }
 }
@@ -73,7 +74,8 @@ TEST_CASE("lossy RoCE: an incast drops packets and go-back-N delivers every byte
     CHECK(lossy.last().seconds() > lossless.last().seconds());
 }
 
-TEST_CASE("lossy RoCE with out-of-order placement recovers by the retransmission timeout", "[packet][transport][lossy]") {
+TEST_CASE("lossy RoCE with out-of-order placement recovers by the retransmission timeout",
+          "[packet][transport][lossy]") {
     IncastRun run(false, true, 100_us);
     REQUIRE(run.sink.at.size() == 8);
     for (Time t : run.sink.at) CHECK(t != Time::max());

@@ -69,7 +69,8 @@ DirectedLink reverse(DirectedLink d) { return DirectedLink{d.link, !d.reverse}; 
 
 }  // namespace
 
-TEST_CASE("SHARP is offered on an InfiniBand fabric of SHARP switches for one rank per server only", "[packet][sharp]") {
+TEST_CASE("SHARP is offered on an InfiniBand fabric of SHARP switches for one rank per server only",
+          "[packet][sharp]") {
     const std::vector<RankId> four = {RankId{0}, RankId{1}, RankId{2}, RankId{3}};
     {
         const auto c = infiniband(hosts(4));
@@ -96,11 +97,13 @@ TEST_CASE("SHARP is offered on an InfiniBand fabric of SHARP switches for one ra
         CHECK(m.network.offers(Offload::switch_aggregation, std::vector<RankId>{RankId{0}, RankId{8}}));
         CHECK(m.network.offers(Offload::switch_aggregation, std::vector<RankId>{RankId{3}, RankId{12}}));
         CHECK_FALSE(m.network.offers(Offload::switch_aggregation, std::vector<RankId>{RankId{0}, RankId{1}}));
-        CHECK_FALSE(m.network.offers(Offload::switch_aggregation, std::vector<RankId>{RankId{0}, RankId{1}, RankId{8}}));
+        CHECK_FALSE(
+            m.network.offers(Offload::switch_aggregation, std::vector<RankId>{RankId{0}, RankId{1}, RankId{8}}));
     }
 }
 
-TEST_CASE("a SHARP tree on a leaf-spine fabric carries the egress bytes up and the ingress bytes down once per link", "[packet][sharp]") {
+TEST_CASE("a SHARP tree on a leaf-spine fabric carries the egress bytes up and the ingress bytes down once per link",
+          "[packet][sharp]") {
     const auto c = two_tier();
     Model m(c, sharp_spec(c));
     REQUIRE(m.topology.count(NodeKind::leaf) == 4);
@@ -173,7 +176,8 @@ TEST_CASE("a large SHARP operation takes S over the link payload rate plus the t
     const auto spine_of = [&] {
         for (std::uint32_t i = 0; i < m.topology.directed_link_count(); ++i) {
             const DirectedLink d = DirectedLink::from_index(i);
-            if (kind_of(m, m.topology.target(d)) == NodeKind::spine && m.network.bytes_sent(d) > Bytes::zero()) return d;
+            if (kind_of(m, m.topology.target(d)) == NodeKind::spine && m.network.bytes_sent(d) > Bytes::zero())
+                return d;
         }
         return DirectedLink{};
     };
@@ -225,7 +229,8 @@ TEST_CASE("a SHARP operation on rail 3 enters the fabric by every server's NIC 3
     CHECK(fabric_bytes == size * 8);  // four NICs, S up and S down each
 }
 
-TEST_CASE("a SHARP all-reduce through the collective layer sends S over g up and down each NIC", "[packet][sharp][collective]") {
+TEST_CASE("a SHARP all-reduce through the collective layer sends S over g up and down each NIC",
+          "[packet][sharp][collective]") {
     const auto cluster = infiniband(hgx(4));
     Model m(cluster, sharp_spec(cluster));
     const Bytes size = 64_MiB;

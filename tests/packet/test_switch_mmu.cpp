@@ -34,7 +34,8 @@ struct Setup {
         for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p) {
             const auto d = fabric::DirectedLink::from_index(p);
             if (topology.target(d) == sw) into_switch.push_back(p);
-            if (topology.source(d) == sw && topology.node(topology.target(d)).kind == fabric::NodeKind::nic) into_nic.push_back(p);
+            if (topology.source(d) == sw && topology.node(topology.target(d)).kind == fabric::NodeKind::nic)
+                into_nic.push_back(p);
         }
     }
     fabric::SwitchMmu make() const { return fabric::SwitchMmu(topology, layout, roce, mtu, 1u << 3); }
@@ -66,7 +67,9 @@ TEST_CASE("SwitchMmu: XOFF is the reserve plus alpha x the free pool, and XON xo
     fabric::SwitchMmu mmu = s.make();
     const std::uint32_t a = s.into_switch[0], b = s.into_switch[1];
     const Bytes shared = mmu.shared(s.sw);
-    const auto alpha_of = [&](Bytes free) { return Bytes{static_cast<std::int64_t>(std::floor(free.count() * s.roce.mmu.alpha))}; };
+    const auto alpha_of = [&](Bytes free) {
+        return Bytes{static_cast<std::int64_t>(std::floor(free.count() * s.roce.mmu.alpha))};
+    };
     CHECK(mmu.threshold(a) == s.roce.mmu.reserved_per_queue + alpha_of(shared));
     // 1 MB held through port b leaves 1 MB less free for everyone: a's XOFF falls by alpha x 1 MB.
     mmu.admit(b, 1_MB);
@@ -108,7 +111,8 @@ TEST_CASE("SwitchMmu: a NIC's receive buffer pauses at its size less the headroo
     CHECK(mmu.xon(q, mmu.threshold(q)) == buffer - 50_KiB - (s.mtu + 82_B));
 }
 
-TEST_CASE("SwitchMmu: headroom and reserve beyond the switch's buffer is a model error naming it", "[packet][pfc][mmu]") {
+TEST_CASE("SwitchMmu: headroom and reserve beyond the switch's buffer is a model error naming it",
+          "[packet][pfc][mmu]") {
     Setup s;
     const Bytes buffer = s.topology.node(s.sw).buffer;
     Setup big(buffer);  // one port's headroom is the whole buffer

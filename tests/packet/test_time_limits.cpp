@@ -19,7 +19,7 @@ TEST_CASE("a forwarding latency that puts the next hop past the end of time is a
     };
     CHECK_THROWS_AS(build_and_run(), ModelError);
     CHECK_THROWS_WITH(build_and_run(), Catch::Contains("propagation delay plus the next node's forwarding latency") &&
-                             Catch::Contains("passes the end of simulated time"));
+                                           Catch::Contains("passes the end of simulated time"));
 }
 
 TEST_CASE("a PFC watchdog of the largest Time never fires: an incast runs as without one", "[packet][limits][pfc]") {

@@ -37,9 +37,11 @@ void clos(Topology& t, const std::vector<NodeId>& endpoints, int hosts_per_leaf,
         spines.push_back(add(t, NodeKind::spine, fmt::format("{}spine{}", prefix, s), static_cast<std::uint32_t>(s)));
     for (int l = 0; l < leaf_count; ++l) {
         for (int h = 0; h < hosts_per_leaf; ++h)
-            t.add_link(endpoints[static_cast<std::size_t>(l * hosts_per_leaf + h)], leaves[first_leaf + l], link(type, 1));
+            t.add_link(endpoints[static_cast<std::size_t>(l * hosts_per_leaf + h)], leaves[first_leaf + l],
+                       link(type, 1));
         for (int s = 0; s < spine_count; ++s)
-            for (int p = 0; p < parallel; ++p) t.add_link(leaves[first_leaf + l], spines[first_spine + s], link(type, 2));
+            for (int p = 0; p < parallel; ++p)
+                t.add_link(leaves[first_leaf + l], spines[first_spine + s], link(type, 2));
     }
 }
 
@@ -70,7 +72,8 @@ Fabric fat_tree(int k, int tiers) {
         f.cores.push_back(add(t, NodeKind::core, fmt::format("core{}", c), static_cast<std::uint32_t>(c)));
     for (int l = 0; l < k * h; ++l)
         for (int i = 0; i < h; ++i) {
-            const NodeId host = add(t, NodeKind::nic, fmt::format("h{}", f.hosts.size()), static_cast<std::uint32_t>(f.hosts.size()));
+            const NodeId host =
+                add(t, NodeKind::nic, fmt::format("h{}", f.hosts.size()), static_cast<std::uint32_t>(f.hosts.size()));
             f.hosts.push_back(host);
             t.add_link(host, f.leaves[static_cast<std::size_t>(l)], link(LinkType::fabric, 1));
         }
@@ -107,9 +110,11 @@ Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, in
         for (int g = 0; g < shape.gpus; ++g) info.gpus.push_back(local(NodeKind::gpu, "gpu", g));
         for (std::size_t i = 0; i < shape.nvlink_split.size(); ++i)
             info.nvswitches.push_back(local(NodeKind::nvswitch, "nvswitch", static_cast<int>(i)));
-        for (int i = 0; i < shape.pcie_switches; ++i) info.pcie_switches.push_back(local(NodeKind::pcie_switch, "pcie", i));
+        for (int i = 0; i < shape.pcie_switches; ++i)
+            info.pcie_switches.push_back(local(NodeKind::pcie_switch, "pcie", i));
         for (int n = 0; n < shape.nics; ++n) info.nics.push_back(local(NodeKind::nic, "nic", n));
-        for (int n = 0; n < shape.storage_nics; ++n) info.storage_nics.push_back(local(NodeKind::storage_nic, "snic", n));
+        for (int n = 0; n < shape.storage_nics; ++n)
+            info.storage_nics.push_back(local(NodeKind::storage_nic, "snic", n));
 
         for (int g = 0; g < shape.gpus; ++g)
             for (std::size_t i = 0; i < shape.nvlink_split.size(); ++i)
@@ -117,11 +122,13 @@ Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, in
                     t.add_link(info.gpus[static_cast<std::size_t>(g)], info.nvswitches[i], link(LinkType::nvlink));
         // The PCIe switch of the i-th of `total` devices (GPU g on g*P/G, NIC n on n*P/N).
         auto root = [&](int i, int total) {
-            return shape.pcie_switches == 0 ? info.host
-                                            : info.pcie_switches[static_cast<std::size_t>(i * shape.pcie_switches / total)];
+            return shape.pcie_switches == 0
+                       ? info.host
+                       : info.pcie_switches[static_cast<std::size_t>(i * shape.pcie_switches / total)];
         };
         for (NodeId sw : info.pcie_switches) t.add_link(info.host, sw, link(LinkType::pcie));
-        for (int g = 0; g < shape.gpus; ++g) t.add_link(root(g, shape.gpus), info.gpus[static_cast<std::size_t>(g)], link(LinkType::pcie));
+        for (int g = 0; g < shape.gpus; ++g)
+            t.add_link(root(g, shape.gpus), info.gpus[static_cast<std::size_t>(g)], link(LinkType::pcie));
         for (int n = 0; n < shape.nics; ++n) {
             t.add_link(root(n, shape.nics), info.nics[static_cast<std::size_t>(n)], link(LinkType::pcie));
             plane_nics[static_cast<std::size_t>(n % planes)].push_back(info.nics[static_cast<std::size_t>(n)]);
@@ -146,8 +153,8 @@ Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, in
     for (int p = 0; p < planes; ++p) {
         const auto& nics = plane_nics[static_cast<std::size_t>(p)];
         const int spines = nics_per_leaf;  // full bisection
-        clos(t, nics, nics_per_leaf, static_cast<int>(nics.size()) > nics_per_leaf ? spines : 0, 1, fmt::format("pl{}.", p),
-             LinkType::fabric, c.leaves, c.spines);
+        clos(t, nics, nics_per_leaf, static_cast<int>(nics.size()) > nics_per_leaf ? spines : 0, 1,
+             fmt::format("pl{}.", p), LinkType::fabric, c.leaves, c.spines);
     }
     if (storage_nodes > 0) {
         for (int i = 0; i < storage_nodes; ++i) {
@@ -157,7 +164,8 @@ Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, in
             t.storage_nodes().push_back(n);
         }
         std::vector<NodeId> sl, ss;
-        clos(t, storage_endpoints, static_cast<int>(storage_endpoints.size()), 0, 1, "st.", LinkType::storage_fabric, sl, ss);
+        clos(t, storage_endpoints, static_cast<int>(storage_endpoints.size()), 0, 1, "st.", LinkType::storage_fabric,
+             sl, ss);
     }
     return c;
 }

@@ -14,7 +14,7 @@ using fabricsim::fabric::Topology;
 
 struct Fabric {
     Topology topology;
-    std::vector<NodeId> hosts;   // the endpoints, in leaf order
+    std::vector<NodeId> hosts;  // the endpoints, in leaf order
     std::vector<NodeId> leaves, spines, cores;
 };
 
@@ -42,7 +42,6 @@ struct Cluster {
 // `servers` servers of `shape`, NICs under leaves of `nics_per_leaf` (server-major order), a
 // spine per leaf port; NIC n joins plane n mod `planes`. With `storage_nodes` > 0 the storage
 // NICs and the storage nodes share a separate one-leaf storage fabric.
-Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, int planes = 1,
-                    int storage_nodes = 0);
+Cluster hgx_cluster(int servers, const ServerShape& shape, int nics_per_leaf, int planes = 1, int storage_nodes = 0);
 
 }  // namespace routing_test

@@ -42,7 +42,8 @@ TEST_CASE("adaptive takes the least-queued uplink", "[routing][adaptive]") {
         // Distinct random occupancies: one least-queued port.
         const std::uint32_t winner = cands[rng.below(32)];
         for (std::uint32_t p : cands)
-            load.set(t.egress(leaf, p), Bytes{p == winner ? 1000 : 2000 + static_cast<std::int64_t>(rng.below(100000))});
+            load.set(t.egress(leaf, p),
+                     Bytes{p == winner ? 1000 : 2000 + static_cast<std::int64_t>(rng.below(100000))});
         REQUIRE(r.next_port(leaf, key, static_cast<std::uint64_t>(trial), &load) == winner);
     }
 }
@@ -80,7 +81,8 @@ TEST_CASE("spray spreads one flow's 10^6 packets over 8 uplinks within 2% of eve
     const FlowKey key{f.hosts[1], f.hosts[12], 0};
     std::map<std::uint32_t, std::int64_t> per_port;
     const int packets = 1'000'000;
-    for (int seq = 0; seq < packets; ++seq) ++per_port[spray.next_port(f.leaves[0], key, static_cast<std::uint64_t>(seq))];
+    for (int seq = 0; seq < packets; ++seq)
+        ++per_port[spray.next_port(f.leaves[0], key, static_cast<std::uint64_t>(seq))];
     REQUIRE(per_port.size() == 8U);
     for (const auto& [port, n] : per_port) CHECK(static_cast<double>(n) == Approx(packets / 8.0).epsilon(0.02));
     CHECK(spray.path(key) == ecmp.path(key));  // the flow model's single path is the ECMP one

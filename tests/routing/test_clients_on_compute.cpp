@@ -48,7 +48,8 @@ Technology technology_of(RoutingKind policy) {
 
 }  // namespace
 
-TEST_CASE("client to GPU rank: client - leaf4 - a spine - the rank NIC's leaf - rank NIC - PCIe switch - GPU", "[routing][clients]") {
+TEST_CASE("client to GPU rank: client - leaf4 - a spine - the rank NIC's leaf - rank NIC - PCIe switch - GPU",
+          "[routing][clients]") {
     const scenario::ClusterSpec c = client_cluster(1);
     const Topology t = build_topology(c);
     REQUIRE(t.clients().size() == 4U);
@@ -103,7 +104,8 @@ TEST_CASE("client to GPU rank: client - leaf4 - a spine - the rank NIC's leaf - 
     CHECK_THROWS_AS(t.endpoint_node(c.client_endpoint(4)), ModelError);
 }
 
-TEST_CASE("a 1-NIC client on plane 0 of 2 reaches a plane-1 rank through a plane-0 NIC of its server", "[routing][clients]") {
+TEST_CASE("a 1-NIC client on plane 0 of 2 reaches a plane-1 rank through a plane-0 NIC of its server",
+          "[routing][clients]") {
     const scenario::ClusterSpec c = client_cluster(2);
     const Topology t = build_topology(c);
     for (RoutingKind policy : {RoutingKind::ecmp, RoutingKind::static_}) {
@@ -124,7 +126,7 @@ TEST_CASE("a 1-NIC client on plane 0 of 2 reaches a plane-1 rank through a plane
                             if (n.kind == NodeKind::nic) {
                                 ++nics;
                                 CHECK(n.server == info.server);
-                                CHECK(n.local_index % 2 == 0);  // NIC k is on plane k mod 2
+                                CHECK(n.local_index % 2 == 0);                      // NIC k is on plane k mod 2
                                 if (rank % 2 == 0) CHECK(t.target(d) == info.nic);  // its own NIC is on plane 0
                             }
                             const LinkType type = t.link(d.link).type;

@@ -23,7 +23,8 @@ namespace {
 scenario::ClusterSpec custom_cluster(int servers, const std::string& switches, const std::string& links) {
     const std::string text = "name: t\ncluster:\n  servers: " + std::to_string(servers) +
                              "\n  server: { gpus: 0, nics: 1, nic: { line_rate: 100Gbps } }\n"
-                             "  fabric:\n    topology: custom\n    switches: " + switches + "\n    links: " + links +
+                             "  fabric:\n    topology: custom\n    switches: " +
+                             switches + "\n    links: " + links +
                              "\nworkload:\n  - transfer: { from: 0, to: 1, size: 1MiB }\n";
     const auto loaded = scenario::load_scenario_text(text, "custom.yaml", {});
     return loaded.variants.front().spec.cluster;
@@ -77,10 +78,10 @@ TEST_CASE("custom topology: across a ring of four switches both two-hop paths ar
 
 TEST_CASE("custom topology: parallel cables are separate equal-cost next hops", "[routing][custom]") {
     // a =2= b - c and a - d - c: three ports of a lead to c's host on a shortest path.
-    const Topology t = build_topology(custom_cluster(
-        2, "[{name: a}, {name: b}, {name: c}, {name: d}]",
-        "[{from: s0.nic0, to: a}, {from: s1.nic0, to: c}, {from: a, to: b, count: 2}, {from: b, to: c}, "
-        "{from: a, to: d}, {from: d, to: c}]"));
+    const Topology t = build_topology(
+        custom_cluster(2, "[{name: a}, {name: b}, {name: c}, {name: d}]",
+                       "[{from: s0.nic0, to: a}, {from: s1.nic0, to: c}, {from: a, to: b, count: 2}, {from: b, to: c}, "
+                       "{from: a, to: d}, {from: d, to: c}]"));
     const Routing r(t, RoutingKind::ecmp, Technology::roce, 7);
     CHECK(r.candidates(node_named(t, "a"), node_named(t, "s1.nic0")).size() == 3U);
     CHECK(t.node(node_named(t, "a")).ports.size() == 4U);  // the host, b twice, d
@@ -110,16 +111,17 @@ TEST_CASE("custom topology: a ring with hosts on every switch has a channel depe
     CHECK(describe_cycle(cycle).find("can deadlock") != std::string::npos);
 
     // A line a-b-c: every path goes one way along it, so no dependency ever turns back.
-    const Topology line = build_topology(custom_cluster(
-        3, "[{name: a}, {name: b}, {name: c}]",
-        "[{from: s0.nic0, to: a}, {from: s1.nic0, to: b}, {from: s2.nic0, to: c}, {from: a, to: b}, {from: b, to: c}]"));
+    const Topology line = build_topology(custom_cluster(3, "[{name: a}, {name: b}, {name: c}]",
+                                                        "[{from: s0.nic0, to: a}, {from: s1.nic0, to: b}, {from: "
+                                                        "s2.nic0, to: c}, {from: a, to: b}, {from: b, to: c}]"));
     const Routing line_routing(line, RoutingKind::ecmp, Technology::roce, 1);
     CHECK(channel_dependency_cycle(line, line_routing).empty());
     CHECK(describe_cycle({}).empty());
 }
 
 TEST_CASE("custom topology: a fabric in two pieces is a ConfigError naming them", "[routing][custom]") {
-    const auto cluster = custom_cluster(2, "[{name: a}, {name: b}]", "[{from: s0.nic0, to: a}, {from: s1.nic0, to: b}]");
+    const auto cluster =
+        custom_cluster(2, "[{name: a}, {name: b}]", "[{from: s0.nic0, to: a}, {from: s1.nic0, to: b}]");
     try {
         build_topology(cluster);
         FAIL("a disconnected fabric was built");

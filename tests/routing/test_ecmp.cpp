@@ -48,7 +48,7 @@ TEST_CASE("ECMP: switches hash with their own seeds so a spine does not repeat t
     std::map<std::uint32_t, std::int64_t> per_agg;
     const int flows = 100'000;
     for (int i = 0; i < flows; ++i) {
-        const NodeId src = f.hosts[rng.below(k / 2)];                   // under leaf 0
+        const NodeId src = f.hosts[rng.below(k / 2)];                     // under leaf 0
         const NodeId dst = f.hosts[16 + rng.below(f.hosts.size() - 16)];  // another pod
         const FlowKey key{src, dst, static_cast<std::uint32_t>(rng.below(1 << 16))};
         const auto up = r.next_port(f.leaves[0], key);
@@ -73,8 +73,8 @@ TEST_CASE("ECMP: the same seed gives the same ports and another seed another map
     int same_ab = 0, same_ac = 0;
     const int flows = 2000;
     for (int i = 0; i < flows; ++i) {
-        const NodeId src = f.hosts[rng.below(16)];             // pod 0
-        const NodeId dst = f.hosts[16 + rng.below(112)];       // pods 1..7: 16 paths each
+        const NodeId src = f.hosts[rng.below(16)];        // pod 0
+        const NodeId dst = f.hosts[16 + rng.below(112)];  // pods 1..7: 16 paths each
         const FlowKey key{src, dst, static_cast<std::uint32_t>(rng.below(100))};
         const auto pa = a.path(key);
         same_ab += pa == b.path(key);
@@ -89,8 +89,9 @@ TEST_CASE("ECMP: one QP keeps one path and QPs of one connection spread", "[rout
     const Fabric f = leaf_spine(2, 4, 8);
     const Routing r(f.topology, RoutingKind::ecmp, Technology::roce, 5);
     const auto first = r.path(FlowKey{f.hosts[0], f.hosts[5], 0});
-    for (std::uint64_t seq = 0; seq < 100; ++seq) CHECK(r.next_port(f.leaves[0], FlowKey{f.hosts[0], f.hosts[5], 0}, seq) ==
-                                                           r.next_port(f.leaves[0], FlowKey{f.hosts[0], f.hosts[5], 0}));
+    for (std::uint64_t seq = 0; seq < 100; ++seq)
+        CHECK(r.next_port(f.leaves[0], FlowKey{f.hosts[0], f.hosts[5], 0}, seq) ==
+              r.next_port(f.leaves[0], FlowKey{f.hosts[0], f.hosts[5], 0}));
     std::map<std::uint32_t, int> uplinks;
     for (std::uint32_t qp = 0; qp < 64; ++qp) ++uplinks[r.next_port(f.leaves[0], FlowKey{f.hosts[0], f.hosts[5], qp})];
     CHECK(uplinks.size() == 8U);  // 64 QPs miss one of 8 uplinks with probability ~1e-3

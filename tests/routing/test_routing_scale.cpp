@@ -62,7 +62,8 @@ TEST_CASE("routing table size and build time on large fabrics", "[.scale]") {
         const auto start = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; ++i) {
             const FlowKey key{t.rank(RankId{static_cast<std::uint32_t>(i % 32)}).gpu,
-                              t.rank(RankId{static_cast<std::uint32_t>(4096 + i % 4096)}).gpu, static_cast<std::uint32_t>(i)};
+                              t.rank(RankId{static_cast<std::uint32_t>(4096 + i % 4096)}).gpu,
+                              static_cast<std::uint32_t>(i)};
             sum += r.next_port(hgx.leaves[0], key, static_cast<std::uint64_t>(i));
         }
         const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;

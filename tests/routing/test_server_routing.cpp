@@ -106,8 +106,8 @@ TEST_CASE("GPU to GPU across servers: PCIe to the rank's NIC then the fabric the
             if (ra.server == rb.server) continue;
             const auto p = r.path(RankId{a}, RankId{b}, a);
             REQUIRE(is_chain(t, p, ra.gpu, rb.gpu));
-            const std::vector<LinkType> expected{LinkType::pcie, LinkType::pcie, LinkType::fabric, LinkType::fabric,
-                                                 LinkType::fabric, LinkType::fabric, LinkType::pcie, LinkType::pcie};
+            const std::vector<LinkType> expected{LinkType::pcie,   LinkType::pcie,   LinkType::fabric, LinkType::fabric,
+                                                 LinkType::fabric, LinkType::fabric, LinkType::pcie,   LinkType::pcie};
             REQUIRE(types(t, p) == expected);
             REQUIRE(t.target(p[1]) == ra.nic);
             REQUIRE(t.source(p[6]) == rb.nic);

@@ -37,7 +37,8 @@ scenario::ClusterSpec storage_cluster(int planes) {
 
 }  // namespace
 
-TEST_CASE("GPU to a storage node on the compute fabric: out by the rank NIC over PCIe and fabric links only", "[routing][storage]") {
+TEST_CASE("GPU to a storage node on the compute fabric: out by the rank NIC over PCIe and fabric links only",
+          "[routing][storage]") {
     for (int planes : {1, 2}) {
         INFO(planes << " planes");
         const scenario::ClusterSpec c = storage_cluster(planes);

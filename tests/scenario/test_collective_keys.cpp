@@ -35,8 +35,8 @@ TEST_CASE("a sweep 8B..8GiB x2 lists every power of two from 8 B to 8 GiB", "[lo
     REQUIRE(c.sizes.size() == 31);  // 2^3 .. 2^33
     CHECK(c.sizes.front() == 8_B);
     CHECK(c.sizes.back() == 8_GiB);
-    CHECK(c.ranks.empty());         // all ranks
-    CHECK(c.channels == 0);         // auto
+    CHECK(c.ranks.empty());  // all ranks
+    CHECK(c.channels == 0);  // auto
     CHECK(c.algorithm == CollectiveAlgorithm::automatic);
 }
 

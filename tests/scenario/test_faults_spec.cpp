@@ -17,7 +17,8 @@ namespace {
 // Two plain hosts on one switch, one transfer, and `faults` (lines from line 6 of f.yaml).
 std::string with_faults(const std::string& faults, const std::string& model = "packet") {
     return "name: f\nsimulation: { model: " + model +
-           " }\ncluster: { servers: 2, server: { gpus: 0, nics: 1 } }\nworkload: [{ transfer: { from: 0, to: 1, size: 1MiB } }]\nfaults:\n" +
+           " }\ncluster: { servers: 2, server: { gpus: 0, nics: 1 } }\nworkload: [{ transfer: { from: 0, to: 1, size: "
+           "1MiB } }]\nfaults:\n" +
            faults;
 }
 
@@ -74,9 +75,10 @@ TEST_CASE("faults: every kind with its keys, and defaults for the optional ones"
 
 TEST_CASE("faults: the resolved scenario loads back to the same faults", "[loader][faults]") {
     const auto loaded = load_scenario_text(
-        with_faults("  - link_flap: { link: [leaf0, spine1], at: 0s, period: 200us, down: 50us, jitter: 7us, until: 2ms }\n"
-                    "  - link_degraded: { link: [leaf0, spine1], at: 1us, ber: 1e-9 }\n"
-                    "  - straggler: { rank: 0, at: 0s, for: 3ms, slowdown: 1.5 }\n"),
+        with_faults(
+            "  - link_flap: { link: [leaf0, spine1], at: 0s, period: 200us, down: 50us, jitter: 7us, until: 2ms }\n"
+            "  - link_degraded: { link: [leaf0, spine1], at: 1us, ber: 1e-9 }\n"
+            "  - straggler: { rank: 0, at: 0s, for: 3ms, slowdown: 1.5 }\n"),
         "f.yaml", {});
     const std::string printed = to_yaml(loaded.variants.front().resolved);
     const auto again = load_scenario_text(printed, "printed.yaml", {});
@@ -88,7 +90,8 @@ TEST_CASE("faults: bad entries are located errors", "[loader][faults]") {
           "f.yaml:6:5: faults[0]: unknown fault kind \"link_dwn\"; did you mean \"link_down\"? available: link_down, "
           "link_flap, link_degraded, switch_down, nic_down, stuck_receiver, straggler");
     CHECK(error_of("  - link_down: { link: [leaf0], at: 0s }\n") ==
-          "f.yaml:6:24: faults[0].link_down.link: expected the two nodes the link joins, e.g. [leaf0, spine1], found a list");
+          "f.yaml:6:24: faults[0].link_down.link: expected the two nodes the link joins, e.g. [leaf0, spine1], found a "
+          "list");
     CHECK(error_of("  - link_down: { link: [a, b] }\n") == "f.yaml:6:16: faults[0].link_down.at: missing required key");
     CHECK(error_of("  - stuck_receiver: { node: s1.nic0, at: 0s }\n") ==
           "f.yaml:6:21: faults[0].stuck_receiver.for: missing required key (how long the receiver stays stuck)");
@@ -109,12 +112,12 @@ TEST_CASE("faults: bad entries are located errors", "[loader][faults]") {
 }
 
 TEST_CASE("faults: times are bounded so that their sums stay inside the engine's clock", "[loader][faults]") {
-    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n").find(
-              "f.yaml:6:36: faults[0].link_down.at: ") != std::string::npos);
+    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n").find("f.yaml:6:36: faults[0].link_down.at: ") !=
+          std::string::npos);
     // Every time in a scenario is held to 10^6 s (docs/SCENARIO.md, "Limits"); three such
     // times of a fault (at + for + reconverge) still fit int64 picoseconds (9.2 x 10^6 s).
-    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n").find(
-              "expected a time at most 1000000s (11.6 days: simulated time is int64 picoseconds), found \"2000000s\"") !=
-          std::string::npos);
+    CHECK(error_of("  - link_down: { link: [a, b], at: 2000000s }\n")
+              .find("expected a time at most 1000000s (11.6 days: simulated time is int64 picoseconds), found "
+                    "\"2000000s\"") != std::string::npos);
     CHECK(error_of("  - link_down: { link: [a, b], at: 1000000s, for: 1000000s, reconverge: 1000000s }\n").empty());
 }

@@ -1,8 +1,8 @@
 // cluster.infiniband: defaults from infiniband_spec.hpp (docs/SCENARIO.md and the sources in
 // docs/models/infiniband.md), every key read, `auto` kept unset, the maps that follow
 // virtual_lanes, the printed section, and the errors with their place, key, found and expected.
-#include "core/units_format.hpp"
 #include "cluster_text.hpp"
+#include "core/units_format.hpp"
 #include "scenario/loader.hpp"
 
 #include <catch2/catch.hpp>
@@ -39,9 +39,9 @@ std::vector<VlWeight> weights(std::initializer_list<std::pair<int, int>> entries
 TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB CC on", "[loader][infiniband]") {
     const InfinibandSpec ib = infiniband_of("");
     CHECK(ib == InfinibandSpec{});
-    CHECK(ib.virtual_lanes == 2);                        // docs/SCENARIO.md
-    CHECK_FALSE(ib.vl_buffer.has_value());               // auto: the cable's round trip plus a margin
-    CHECK(ib.credit_update_period == Time::zero());      // a flow-control packet per freed packet
+    CHECK(ib.virtual_lanes == 2);                    // docs/SCENARIO.md
+    CHECK_FALSE(ib.vl_buffer.has_value());           // auto: the cable's round trip plus a margin
+    CHECK(ib.credit_update_period == Time::zero());  // a flow-control packet per freed packet
     CHECK(ib.sl_to_vl == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1});  // SL mod 2
     CHECK(ib.vl_arbitration.high.empty());
     CHECK(ib.vl_arbitration.low == weights({{0, 4}, {1, 4}}));  // OpenSM's low-table weight
@@ -49,10 +49,10 @@ TEST_CASE("a cluster without infiniband runs 2 data VLs with auto credits and IB
     const IbCongestionControlSpec& cc = ib.congestion_control;
     CHECK(cc.enabled);
     CHECK(cc.threshold == 8_KiB);
-    CHECK(cc.marking_rate == 10);      // Mellanox CC manager 0xa
-    CHECK_FALSE(cc.victim_mask);       // OpenSM: an all-zero Victim_Mask
-    CHECK(cc.packet_size == 512_B);    // Mellanox CC manager 0x200
-    CHECK(cc.ccti_increase == 1);      // Mellanox CC manager
+    CHECK(cc.marking_rate == 10);    // Mellanox CC manager 0xa
+    CHECK_FALSE(cc.victim_mask);     // OpenSM: an all-zero Victim_Mask
+    CHECK(cc.packet_size == 512_B);  // Mellanox CC manager 0x200
+    CHECK(cc.ccti_increase == 1);    // Mellanox CC manager
     CHECK_FALSE(cc.ccti_limit.has_value());
     CHECK(cc.ccti_min == 0);
     CHECK(cc.ccti_timer == 10'240_ns);  // OPA FM: 10 x 1.024 us
@@ -70,14 +70,15 @@ TEST_CASE("the SL map and the low arbitration table follow virtual_lanes unless 
     CHECK(one.vl_arbitration.low == weights({{0, 4}}));
 
     // A given map is kept as written; the low table still follows the lanes.
-    const InfinibandSpec mapped =
-        infiniband_of("  infiniband: { virtual_lanes: 3, sl_to_vl: [2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0] }\n");
+    const InfinibandSpec mapped = infiniband_of(
+        "  infiniband: { virtual_lanes: 3, sl_to_vl: [2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0] }\n");
     CHECK(mapped.sl_to_vl == std::vector<int>{2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0});
     CHECK(mapped.vl_arbitration.low == weights({{0, 4}, {1, 4}, {2, 4}}));
 }
 
 TEST_CASE("every key of cluster.infiniband is read into the spec", "[loader][infiniband]") {
-    const auto loaded = load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "tests/scenario/good/infiniband.yaml", shipped_presets());
+    const auto loaded = load_scenario(
+        std::filesystem::path(FABRICSIM_SOURCE_DIR) / "tests/scenario/good/infiniband.yaml", shipped_presets());
     REQUIRE(loaded.variants.size() == 4);
     const ClusterSpec& cluster = loaded.variants[0].spec.cluster;
     CHECK(cluster.fabric.technology == Technology::infiniband);
@@ -119,7 +120,8 @@ TEST_CASE("every key of cluster.infiniband is read into the spec", "[loader][inf
     CHECK(roce.infiniband == ib);
 }
 
-TEST_CASE("the resolved infiniband section reads back the same and prints a table as shift:multiplier", "[loader][infiniband][resolved]") {
+TEST_CASE("the resolved infiniband section reads back the same and prints a table as shift:multiplier",
+          "[loader][infiniband][resolved]") {
     const auto loaded = load_scenario_text(scenario_with(""), "ib.yaml", {});
     const std::string yaml = to_yaml(loaded.variants.front().resolved);
     // Every value is printed (the whole resolved document: test_loader.cpp's resolved-tree test).
@@ -129,7 +131,8 @@ TEST_CASE("the resolved infiniband section reads back the same and prints a tabl
 
     // A given table prints in OpenSM's shift:multiplier notation and reads back.
     const auto given = load_scenario_text(
-        scenario_with("  infiniband: { congestion_control: { table: [0:0, 3:6, 7], ccti_limit: 1 } }\n"), "ib.yaml", {});
+        scenario_with("  infiniband: { congestion_control: { table: [0:0, 3:6, 7], ccti_limit: 1 } }\n"), "ib.yaml",
+        {});
     const std::string printed = to_yaml(given.variants.front().resolved);
     CHECK(printed.find("      ccti_limit: 1\n      ccti_min: 0\n      ccti_timer: 10.24us\n      table:\n"
                        "        - 0:0\n        - 3:6\n        - 0:7\n") != std::string::npos);
@@ -162,7 +165,8 @@ TEST_CASE("a VL outside the fabric's data VLs is an error wherever it is named",
                                    "VL of this fabric: virtual_lanes is 4, so expected 0 to 3"});
     // VL15 is the management lane; at most 15 data VLs.
     CHECK(issues_of("  infiniband: { virtual_lanes: 16 }\n") ==
-          std::vector<std::string>{"ib.yaml:4:32: cluster.infiniband.virtual_lanes: expected an integer <= 15, found 16"});
+          std::vector<std::string>{
+              "ib.yaml:4:32: cluster.infiniband.virtual_lanes: expected an integer <= 15, found 16"});
     CHECK(issues_of("  infiniband: { sl_to_vl: [0, 1] }\n") ==
           std::vector<std::string>{"ib.yaml:4:27: cluster.infiniband.sl_to_vl: expected 16 VLs, one per SL 0 to 15, "
                                    "found 2"});
@@ -230,8 +234,7 @@ namespace {
 std::map<std::string, std::string> documented_defaults(const std::string& heading) {
     std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) + "/docs/SCENARIO.md");
     std::string line;
-    while (std::getline(in, line) && line != heading) {
-    }
+    while (std::getline(in, line) && line != heading) {}
     std::map<std::string, std::string> out;
     const auto unquote = [](std::string cell) {
         while (!cell.empty() && (cell.front() == ' ' || cell.front() == '`')) cell.erase(cell.begin());
@@ -303,6 +306,7 @@ TEST_CASE("cluster.infiniband.header_bytes is 26 unless given, and a vl_buffer m
                                    "its 66B of headers (cluster.fabric.mtu), so credits would never cover it; expected "
                                    "at least 4162B or auto"});
     CHECK(issues_of("  infiniband: { header_bytes: 66, vl_buffer: 4162B }\n").empty());
-    CHECK(issues_of("  infiniband: { header_bytes: -5 }\n") ==
-          std::vector<std::string>{"ib.yaml:4:31: cluster.infiniband.header_bytes: expected an integer >= 0, found -5"});
+    CHECK(
+        issues_of("  infiniband: { header_bytes: -5 }\n") ==
+        std::vector<std::string>{"ib.yaml:4:31: cluster.infiniband.header_bytes: expected an integer >= 0, found -5"});
 }

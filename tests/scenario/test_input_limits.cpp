@@ -93,7 +93,8 @@ TEST_CASE("gpu_pool calls are refused when the last would start beyond the clock
     // 999 x 1000s = 999000s fits, 1001 calls (1000000s) fits exactly, 1002 does not.
     const auto pool = [](int calls) {
         return "name: l\ncluster:\n  servers: 2\n  server: host-1nic\n  clients: { nodes: 1 }\nworkload:\n"
-               "  - traffic: gpu_pool\n    calls: " + std::to_string(calls) + "\n    copy: 1MiB\n    interval: 1000s\n";
+               "  - traffic: gpu_pool\n    calls: " +
+               std::to_string(calls) + "\n    copy: 1MiB\n    interval: 1000s\n";
     };
     CHECK(issues_of(pool(1001)).empty());
     const auto refused = issues_of(pool(1002));
@@ -105,11 +106,10 @@ TEST_CASE("gpu_pool calls are refused when the last would start beyond the clock
 TEST_CASE("a training job whose compute alone outlasts the clock's limit is refused", "[loader][limits]") {
     // 6 x (1e9 + 2 x 1 x 1000 x 1000) x 1000 x 1000 tokens / 2 GPUs / (1000 FLOPS x 0.5)
     // = 6 x 1.002e9 x 1e6 / 2 / 500 = 6.012e12 s per iteration.
-    const std::string text =
-        "name: l\ncluster: { servers: 1, server: hgx-h100 }\nworkload:\n  - training:\n"
-        "      model: { parameters: 1e9, layers: 1, hidden: 1000, sequence: 1000 }\n"
-        "      batch: { global: 1000, micro: 1 }\n      gpu: { peak: 1KFLOPS, mfu: 0.5 }\n"
-        "      parallelism: { tp: 1, pp: 1, dp: 2 }\n";
+    const std::string text = "name: l\ncluster: { servers: 1, server: hgx-h100 }\nworkload:\n  - training:\n"
+                             "      model: { parameters: 1e9, layers: 1, hidden: 1000, sequence: 1000 }\n"
+                             "      batch: { global: 1000, micro: 1 }\n      gpu: { peak: 1KFLOPS, mfu: 0.5 }\n"
+                             "      parallelism: { tp: 1, pp: 1, dp: 2 }\n";
     const auto refused = issues_of(text);
     INFO((refused.empty() ? std::string() : refused[0]));
     REQUIRE(refused.size() == 1);

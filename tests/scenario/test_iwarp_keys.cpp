@@ -25,7 +25,7 @@ TEST_CASE("technology iwarp: lossy Ethernet, no DCQCN, TCP segments of mss - 20 
     CHECK(c.iwarp.congestion_control == TcpCongestion::newreno);
     CHECK(c.iwarp.mss == 8948_B);
     CHECK(c.iwarp.min_rto == std::optional<Time>(200_ms));  // Linux TCP_RTO_MIN without a NIC figure
-    CHECK(c.fabric.mtu == 8928_B);                             // 8948 - MPA 6 - DDP/RDMAP 14
+    CHECK(c.fabric.mtu == 8928_B);                          // 8948 - MPA 6 - DDP/RDMAP 14
     CHECK(c.roce.header_bytes == 8 + 12 + 14 + 4 + 20 + 20 + 12 + 6 + 14);
     CHECK_FALSE(c.roce.lossless);
     CHECK_FALSE(c.roce.dcqcn.enabled);
@@ -36,8 +36,9 @@ TEST_CASE("technology iwarp: lossy Ethernet, no DCQCN, TCP segments of mss - 20 
     CHECK(r.fabric.mtu == 4096_B);
 }
 
-TEST_CASE("every key of cluster.iwarp is read, and DCTCP marks in steps at ecn.kmin, and the NIC's tcp_min_rto is the floor",
-          "[loader][iwarp]") {
+TEST_CASE(
+    "every key of cluster.iwarp is read, and DCTCP marks in steps at ecn.kmin, and the NIC's tcp_min_rto is the floor",
+    "[loader][iwarp]") {
     const ClusterSpec c = kText.cluster(
         "  server: { nic: { line_rate: 100Gbps, tcp_min_rto: 5ms, offload_latency: 400ns } }\n"
         "  fabric: { technology: iwarp }\n"
@@ -57,8 +58,11 @@ TEST_CASE("every key of cluster.iwarp is read, and DCTCP marks in steps at ecn.k
     CHECK(c.roce.ecn.kmin == std::optional<Bytes>(180_KB));
     CHECK(c.roce.ecn.kmax == std::optional<Bytes>(180_KB));
     // min_rto written beats the NIC's.
-    CHECK(kText.cluster("  server: { nic: { tcp_min_rto: 5ms } }\n  fabric: { technology: iwarp }\n  iwarp: { min_rto: 1ms }\n")
-              .iwarp.min_rto == std::optional<Time>(1_ms));
+    CHECK(
+        kText
+            .cluster(
+                "  server: { nic: { tcp_min_rto: 5ms } }\n  fabric: { technology: iwarp }\n  iwarp: { min_rto: 1ms }\n")
+            .iwarp.min_rto == std::optional<Time>(1_ms));
 }
 
 TEST_CASE("cluster.iwarp off an iWARP fabric, fabric.mtu on one, and a bad congestion control are errors",

@@ -141,7 +141,8 @@ TEST_CASE("a key set to its default is no warning, so a resolved scenario reads 
 TEST_CASE("the JSON Schema names every key the shipped scenarios write", "[loader][keys][docs]") {
     const Value schema = json_schema();
     std::size_t files = 0;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(FABRICSIM_SOURCE_DIR) + "/scenarios")) {
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(std::string(FABRICSIM_SOURCE_DIR) + "/scenarios")) {
         if (entry.path().extension() != ".yaml") continue;
         ++files;
         std::ifstream in(entry.path());
@@ -175,8 +176,8 @@ TEST_CASE("the JSON Schema gives a declared key its type, range, choices and def
         return *v;
     };
     const Value model = at({"simulation", "model"});
-    CHECK(*member(model, "enum") == Value{Value::List{Value{std::string("ideal")}, Value{std::string("packet")},
-                                                      Value{std::string("flow")}}});
+    CHECK(*member(model, "enum") ==
+          Value{Value::List{Value{std::string("ideal")}, Value{std::string("packet")}, Value{std::string("flow")}}});
     const Value xon = at({"cluster", "roce", "pfc", "xon_delta"});
     CHECK(*member(xon, "default") == Value{std::string("3KiB")});  // roce_spec.hpp: 3 * 1024
     const Value lanes = at({"cluster", "infiniband", "virtual_lanes"});

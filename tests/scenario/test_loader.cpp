@@ -182,15 +182,15 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
                "\nworkload:\n  - transfer: { from: 0, to: 1, size: 1MB }\n";
     };
     // configs/servers/hgx-h100.yaml: the DGX H100 datasheet's 8 GPUs and 8 x 400G NICs.
-    const ServerSpec h100 = only_variant(load_scenario_text(with_server("hgx-h100"), "p.yaml", shipped_presets()))
-                                .spec.cluster.server;
+    const ServerSpec h100 =
+        only_variant(load_scenario_text(with_server("hgx-h100"), "p.yaml", shipped_presets())).spec.cluster.server;
     CHECK(h100.preset == "hgx-h100");
     CHECK(h100.gpus == 8);
     CHECK(h100.nics == 8);
     CHECK(h100.nic.line_rate == 400_Gbps);
 
-    const ServerSpec host = only_variant(load_scenario_text(with_server("host-1nic"), "p.yaml", shipped_presets()))
-                                .spec.cluster.server;
+    const ServerSpec host =
+        only_variant(load_scenario_text(with_server("host-1nic"), "p.yaml", shipped_presets())).spec.cluster.server;
     CHECK(host.preset == "host-1nic");
     CHECK(host.gpus == 0);
     CHECK(host.ranks() == 1);
@@ -207,9 +207,9 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
     CHECK(tuned.nic.preset == "connectx-7");  // the preset's NIC, with one key overridden
     CHECK(tuned.nic.pcie_generation == 5);
 
-    const ServerSpec inline_server = only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic: { line_rate: 100Gbps } }"),
-                                                                     "p.yaml", {}))
-                                         .spec.cluster.server;
+    const ServerSpec inline_server =
+        only_variant(load_scenario_text(with_server("{ gpus: 4, nics: 2, nic: { line_rate: 100Gbps } }"), "p.yaml", {}))
+            .spec.cluster.server;
     CHECK(inline_server.preset.empty());
     CHECK(inline_server.gpus == 4);
     CHECK(inline_server.nics == 2);
@@ -219,10 +219,13 @@ TEST_CASE("a server preset supplies the server and inline keys override it", "[l
 TEST_CASE("config folders are searched in order and the first holding the preset wins", "[loader][presets]") {
     LoadOptions o;
     o.config_dirs = {kSource / "tests/scenario/bad/parts/configs", kSource / "configs"};
-    const std::string text = "name: p\ncluster: { server: host }\nworkload: [{ transfer: { from: 0, to: 0, size: 1B } }]\n";
+    const std::string text =
+        "name: p\ncluster: { server: host }\nworkload: [{ transfer: { from: 0, to: 0, size: 1B } }]\n";
     // The test folder's host has a 100G NIC; and rank 0 to rank 0 is still an error.
-    CHECK(issues_of(text, o) == std::vector<std::string>{
-              "t.yaml:3:39: workload[0].transfer.to: from and to are both rank 0; a transfer needs two different ranks"});
+    CHECK(
+        issues_of(text, o) ==
+        std::vector<std::string>{
+            "t.yaml:3:39: workload[0].transfer.to: from and to are both rank 0; a transfer needs two different ranks"});
     const auto loaded = load_scenario_text("name: p\ncluster: { servers: 2, server: host }\n"
                                            "workload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n",
                                            "t.yaml", o);
@@ -247,13 +250,13 @@ TEST_CASE("every shipped server preset loads", "[loader][presets]") {
 TEST_CASE("included files merge underneath and the including file's keys win", "[loader][include]") {
     const auto loaded = load_scenario(kSource / "tests/scenario/good/with-include.yaml", shipped_presets());
     const ScenarioSpec& s = only_variant(loaded).spec;
-    CHECK(s.name == "with-include");                       // this file over base.yaml
-    CHECK(s.description == "from defaults.yaml");          // nested include
+    CHECK(s.name == "with-include");               // this file over base.yaml
+    CHECK(s.description == "from defaults.yaml");  // nested include
     CHECK(s.seed == 99);
     CHECK(s.simulation.stop_time == 1_s);
-    CHECK(s.simulation.ideal.latency == 5_us);             // base.yaml over defaults.yaml
-    CHECK(s.cluster.servers == 4);                         // this file, merged into base's cluster
-    CHECK(s.cluster.server.preset == "host-1nic");         // base's server, with its override
+    CHECK(s.simulation.ideal.latency == 5_us);      // base.yaml over defaults.yaml
+    CHECK(s.cluster.servers == 4);                  // this file, merged into base's cluster
+    CHECK(s.cluster.server.preset == "host-1nic");  // base's server, with its override
     CHECK(s.cluster.server.nic.line_rate == 100_Gbps);
     CHECK(transfer(s, 0).size == 64_KiB);
 }
@@ -316,7 +319,8 @@ TEST_CASE("the --set overrides apply after the variant's own and --seed after bo
 
 TEST_CASE("a --seed is accepted even where the file's seed is not", "[loader][variants]") {
     const std::string text = std::string(kMinimal) + "seed: lucky\n";
-    CHECK(issues_of(text) == std::vector<std::string>{"t.yaml:6:7: seed: expected an unsigned 64-bit integer, found \"lucky\""});
+    CHECK(issues_of(text) ==
+          std::vector<std::string>{"t.yaml:6:7: seed: expected an unsigned 64-bit integer, found \"lucky\""});
     LoadOptions o;
     o.seed = 3;
     CHECK(only_variant(load_scenario_text(text, "t.yaml", o)).spec.seed == 3);
@@ -554,7 +558,8 @@ TEST_CASE("anchors and aliases expand but a document that expands without bound 
         for (int k = 0; k < 10; ++k) bomb << (k ? ", *a" : "*a") << i - 1;
         bomb << "]\n";
     }
-    CHECK(issues_of(bomb.str()) == std::vector<std::string>{
+    CHECK(issues_of(bomb.str()) ==
+          std::vector<std::string>{
               "t.yaml: the document expands to more than 1000000 values (aliases count each time they are used)"});
 }
 
@@ -577,11 +582,14 @@ TEST_CASE("a scenario file that cannot be read says why", "[loader]") {
 }
 
 TEST_CASE("without config folders a preset name is still a clear error", "[loader][presets]") {
-    const std::string text = "name: p\ncluster: { server: hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
-    CHECK(issues_of(text) == std::vector<std::string>{
+    const std::string text =
+        "name: p\ncluster: { server: hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n";
+    CHECK(issues_of(text) ==
+          std::vector<std::string>{
               "t.yaml:2:20: cluster.server: unknown server preset \"hgx-h100\"; no config folder was given"});
     LoadOptions traversal = shipped_presets();
-    CHECK(issues_of("name: p\ncluster: { server: ../servers/hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: 1B } }]\n",
+    CHECK(issues_of("name: p\ncluster: { server: ../servers/hgx-h100 }\nworkload: [{ transfer: { from: 0, to: 1, size: "
+                    "1B } }]\n",
                     traversal)
               .at(0)
               .starts_with("t.yaml:2:20: cluster.server: unknown server preset \"../servers/hgx-h100\"; "));
@@ -646,9 +654,7 @@ ScenarioSpec with_cluster(const std::string& cluster, const LoadOptions& options
     return only_variant(load_scenario_text(text, "c.yaml", options)).spec;
 }
 
-ServerSpec shipped_server(const std::string& name) {
-    return with_cluster("  server: " + name + "\n").cluster.server;
-}
+ServerSpec shipped_server(const std::string& name) { return with_cluster("  server: " + name + "\n").cluster.server; }
 
 // Per GPU, per direction: links x per-link bandwidth.
 Bandwidth nvlink_per_gpu(const ServerSpec& s) { return s.nvlink.link_bandwidth * s.nvlink.links_per_gpu; }
@@ -687,7 +693,8 @@ TEST_CASE("hgx-a100 has 12 NVLink3 links over 6 NVSwitches and 8 x 200G HDR NICs
     CHECK(s.storage_nics == 2);
 }
 
-TEST_CASE("hgx-b200 has 18 NVLink5 links at 50 GB/s over 2 NVLink switch chips and 8 x 400G NICs", "[loader][presets]") {
+TEST_CASE("hgx-b200 has 18 NVLink5 links at 50 GB/s over 2 NVLink switch chips and 8 x 400G NICs",
+          "[loader][presets]") {
     const ServerSpec s = shipped_server("hgx-b200");
     CHECK(s.gpus == 8);
     CHECK(s.nvlink.generation == "nvlink5");
@@ -759,7 +766,8 @@ TEST_CASE("every shipped server's NVLink split adds up to its links per GPU", "[
 
 TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", "[loader][presets]") {
     const auto nic = [](const std::string& name) {
-        return with_cluster("  server: { nic: " + name + " }\n  fabric: { switch: { port_speed: 800Gbps } }\n").cluster.server.nic;
+        return with_cluster("  server: { nic: " + name + " }\n  fabric: { switch: { port_speed: 800Gbps } }\n")
+            .cluster.server.nic;
     };
     CHECK(nic("connectx-6") == NicSpec{"connectx-6", 200_Gbps, 4, 16, 1, 512_KiB, std::nullopt, 0_ns});
     CHECK(nic("connectx-7") == NicSpec{"connectx-7", 400_Gbps, 5, 16, 1, 1_MiB, std::nullopt, 0_ns});
@@ -785,7 +793,8 @@ TEST_CASE("every shipped NIC preset has its datasheet line rate and PCIe link", 
 
 TEST_CASE("every shipped switch preset has its technology and radix at its port speed", "[loader][presets]") {
     const auto sw = [](const std::string& name, const std::string& technology, const std::string& speed) {
-        return with_cluster("  fabric: { technology: " + technology + ", link_speed: " + speed + ", switch: " + name + " }\n")
+        return with_cluster("  fabric: { technology: " + technology + ", link_speed: " + speed + ", switch: " + name +
+                            " }\n")
             .cluster.fabric.switch_spec;
     };
     const SwitchSpec q2 = sw("quantum-2", "infiniband", "400Gbps");
@@ -816,7 +825,8 @@ TEST_CASE("every shipped switch preset has its technology and radix at its port 
 }
 
 TEST_CASE("a switch preset takes inline overrides", "[loader][presets][fabric]") {
-    const SwitchSpec s = with_cluster("  fabric: { switch: { preset: tomahawk-5, radix: 16 } }\n").cluster.fabric.switch_spec;
+    const SwitchSpec s =
+        with_cluster("  fabric: { switch: { preset: tomahawk-5, radix: 16 } }\n").cluster.fabric.switch_spec;
     CHECK(s.preset == "tomahawk-5");
     CHECK(s.radix == 16);
     CHECK(s.port_speed == 400_Gbps);

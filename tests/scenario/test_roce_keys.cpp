@@ -1,8 +1,8 @@
 // cluster.roce: defaults from roce_spec.hpp (docs/SCENARIO.md), every key read, `auto` kept unset,
 // the printed section, and the checks across keys. The broken files are in
 // tests/scenario/bad/roce-*.yaml (run by test_loader.cpp).
-#include "core/units_format.hpp"
 #include "cluster_text.hpp"
+#include "core/units_format.hpp"
 #include "scenario/loader.hpp"
 
 #include <catch2/catch.hpp>
@@ -43,7 +43,7 @@ TEST_CASE("a cluster without roce runs PFC on priority 3 with DCQCN nic and auto
     CHECK(r.ecn.pmax == 0.2);
     CHECK(r.dcqcn.enabled);
     CHECK(r.dcqcn.preset == DcqcnPreset::nic);
-    CHECK(r.dcqcn == DcqcnSpec{});            // every override unset: the preset decides
+    CHECK(r.dcqcn == DcqcnSpec{});  // every override unset: the preset decides
     CHECK_FALSE(r.dcqcn.g.has_value());
     CHECK(r.mmu.alpha == 0.125);
     CHECK(r.mmu.reserved_per_queue == 4_KiB);
@@ -51,7 +51,8 @@ TEST_CASE("a cluster without roce runs PFC on priority 3 with DCQCN nic and auto
 }
 
 TEST_CASE("every key of cluster.roce is read into the spec", "[loader][roce]") {
-    const auto loaded = load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "tests/scenario/good/roce.yaml", shipped_presets());
+    const auto loaded =
+        load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "tests/scenario/good/roce.yaml", shipped_presets());
     REQUIRE(loaded.variants.size() == 4);
     const RoceSpec& r = loaded.variants[0].spec.cluster.roce;
     CHECK(r.pfc.enabled);
@@ -119,7 +120,8 @@ TEST_CASE("mmu.alpha and dcqcn.g read a decimal or a fraction alike", "[loader][
     CHECK(roce_of("  roce: { mmu: { alpha: 0.125 } }\n").mmu.alpha == 0.125);
     CHECK(roce_of("  roce: { mmu: { alpha: 1/8 } }\n").mmu.alpha == 0.125);
     CHECK(roce_of("  roce: { mmu: { alpha: 2 } }\n").mmu.alpha == 2.0);
-    CHECK(roce_of("  roce: { dcqcn: { g: 0.00390625 } }\n").dcqcn.g == roce_of("  roce: { dcqcn: { g: 1/256 } }\n").dcqcn.g);
+    CHECK(roce_of("  roce: { dcqcn: { g: 0.00390625 } }\n").dcqcn.g ==
+          roce_of("  roce: { dcqcn: { g: 1/256 } }\n").dcqcn.g);
     CHECK(issues_of("  roce: { mmu: { alpha: 1/8/2 } }\n") ==
           std::vector<std::string>{"r.yaml:4:25: cluster.roce.mmu.alpha: expected a number (e.g. 0.125) or a fraction "
                                    "(e.g. 1/8), found \"1/8/2\""});
@@ -154,18 +156,19 @@ TEST_CASE("the resolved roce section of the defaults reads back the same", "[loa
 
 TEST_CASE("a cluster without roce queues puts 6 and 7 first and shares the rest equally", "[loader][roce]") {
     const RoceSpec r = roce_of("");
-    CHECK(r.queues.strict == std::vector<int>{6, 7});          // CNPs and network control
+    CHECK(r.queues.strict == std::vector<int>{6, 7});  // CNPs and network control
     CHECK(r.queues.weights == std::array<int, 8>{1, 1, 1, 1, 1, 1, 1, 1});
-    CHECK(r.control_priority == 6);                            // ConnectX CNP_802P_PRIO default
-    CHECK(r.ack_every == 1);                                   // HPCC ns-3 L2_ACK_INTERVAL
-    CHECK(r.retransmit_timeout == Time::ns(4096) * 262144);    // 4.096us x 2^18 (NCCL_IB_TIMEOUT 18)
+    CHECK(r.control_priority == 6);                          // ConnectX CNP_802P_PRIO default
+    CHECK(r.ack_every == 1);                                 // HPCC ns-3 L2_ACK_INTERVAL
+    CHECK(r.retransmit_timeout == Time::ns(4096) * 262144);  // 4.096us x 2^18 (NCCL_IB_TIMEOUT 18)
     CHECK(r.retransmit_timeout == Time::ns(1'073'741'824));
 }
 
 TEST_CASE("pfc.priority takes a list and queues control_priority ack_every and retransmit_timeout read back",
           "[loader][roce]") {
-    const RoceSpec r = roce_of("  roce:\n    pfc: { priority: [3, 4] }\n    queues: { strict: [], weights: [1, 2, 3, 4, 5, 6, 7, 255] }\n"
-                               "    control_priority: 5\n    ack_every: 8\n    retransmit_timeout: 10ms\n");
+    const RoceSpec r = roce_of(
+        "  roce:\n    pfc: { priority: [3, 4] }\n    queues: { strict: [], weights: [1, 2, 3, 4, 5, 6, 7, 255] }\n"
+        "    control_priority: 5\n    ack_every: 8\n    retransmit_timeout: 10ms\n");
     CHECK(r.pfc.priorities == std::vector<int>{3, 4});
     CHECK(r.queues.strict.empty());
     CHECK(r.queues.weights == std::array<int, 8>{1, 2, 3, 4, 5, 6, 7, 255});
@@ -180,7 +183,8 @@ TEST_CASE("pfc.priority takes a list and queues control_priority ack_every and r
 TEST_CASE("the resolved roce section lists several lossless priorities and reads back the same",
           "[loader][roce][resolved]") {
     const auto loaded = load_scenario_text(
-        scenario_with("  roce: { pfc: { priority: [3, 4] }, queues: { strict: [] }, control_priority: 5 }\n"), "r.yaml", {});
+        scenario_with("  roce: { pfc: { priority: [3, 4] }, queues: { strict: [] }, control_priority: 5 }\n"), "r.yaml",
+        {});
     const std::string yaml = to_yaml(loaded.variants.front().resolved);
     CHECK(yaml.find("      priority:\n        - 3\n        - 4\n") != std::string::npos);
     CHECK(yaml.find("    queues:\n      strict:\n        []\n") != std::string::npos);
@@ -194,8 +198,9 @@ TEST_CASE("queue weights must be 8 integers from 1 to 255", "[loader][roce]") {
                                    "priority (e.g. [1, 1, 1, 4, 1, 1, 1, 1]), found a list of 7"});
     CHECK(issues_of("  roce: { queues: { weights: [1, 1, 1, 0, 1, 1, 1, 1] } }\n") ==
           std::vector<std::string>{"r.yaml:4:40: cluster.roce.queues.weights[3]: expected an integer >= 1, found 0"});
-    CHECK(issues_of("  roce: { queues: { weights: [1, 1, 1, 256, 1, 1, 1, 1] } }\n") ==
-          std::vector<std::string>{"r.yaml:4:40: cluster.roce.queues.weights[3]: expected an integer <= 255, found 256"});
+    CHECK(
+        issues_of("  roce: { queues: { weights: [1, 1, 1, 256, 1, 1, 1, 1] } }\n") ==
+        std::vector<std::string>{"r.yaml:4:40: cluster.roce.queues.weights[3]: expected an integer <= 255, found 256"});
 }
 
 TEST_CASE("a priority listed twice or out of 0..7 or an empty pfc list is an error", "[loader][roce]") {

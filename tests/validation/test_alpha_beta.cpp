@@ -24,7 +24,8 @@ struct Case {
 
 }  // namespace
 
-TEST_CASE("idle fabric: ring all-reduce within 2% of the alpha-beta formula with the model's alpha and B", "[validation]") {
+TEST_CASE("idle fabric: ring all-reduce within 2% of the alpha-beta formula with the model's alpha and B",
+          "[validation]") {
     for (const Case c : {Case{8, 512_KiB}, Case{8, 64_MiB}, Case{16, 4_MiB}}) {
         const auto cluster = hosts(c.hosts);
         Model m(cluster, pfc_only());

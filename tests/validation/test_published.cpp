@@ -59,7 +59,8 @@ TEST_CASE("one HGX H100: ring all-reduce busbw, NVSwitch copy and NVLS against n
     CHECK(nvls == Approx(475.87).epsilon(0.001));  // the figure recorded in VALIDATION.md
 }
 
-TEST_CASE("2 and 4 HGX H100 servers, rail-aligned ring all-reduce: 46 to 49 GB/s busbw per NIC on NDR and RoCE", "[validation]") {
+TEST_CASE("2 and 4 HGX H100 servers, rail-aligned ring all-reduce: 46 to 49 GB/s busbw per NIC on NDR and RoCE",
+          "[validation]") {
     const Json r = run_scenario("scenarios/validation/rail-allreduce-ndr-roce.yaml", "val-rail");
     std::map<std::string, double> per_nic;
     for (const Json& v : r["variants"]) per_nic[v["name"]] = collective(v, "ring")["busbw_GBps"].get<double>() / 8;

@@ -85,7 +85,8 @@ TEST_CASE("a tree all-reduce sends every message up and down both trees", "[coll
     CHECK(o.sends == std::size_t{2} * 4 * 2 * 7);
 }
 
-TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of S/g + intra all-gather", "[collective][hierarchical]") {
+TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of S/g + intra all-gather",
+          "[collective][hierarchical]") {
     // 4 servers of 8 GPUs, S = 4 MiB, one channel: one piece, every block one message, so the
     // time is the sum of the phases (within 1e-6: picosecond rounding of each transmission).
     const Bytes s = 4_MiB;
@@ -100,7 +101,8 @@ TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of
     CHECK(nv.time.seconds() == Approx(2 * (kAlpha.seconds() + secs(s, nv.nvls)) + inter).epsilon(1e-6));
 }
 
-TEST_CASE("NVLS moves bytes at NCCL's nvlsEfficiency of the NVLink rate: 0.85 on NVLink4, 0.74 on NVLink5", "[collective][nvls]") {
+TEST_CASE("NVLS moves bytes at NCCL's nvlsEfficiency of the NVLink rate: 0.85 on NVLink4, 0.74 on NVLink5",
+          "[collective][nvls]") {
     // NVIDIA/nccl src/tuning/nvls.cc: nvlsEfficiency Hopper 0.85, Blackwell 0.74.
     CHECK(run(hgx(1), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, 1_MiB)).nvls.bits_per_second() ==
           450'000'000'000LL * 8 * 17 / 20);
@@ -131,7 +133,8 @@ TEST_CASE("SHARP all-reduce replaces the inter-server ring by one aggregation of
     CHECK(two.time.seconds() < serial);
 }
 
-TEST_CASE("pipelined SHARP with NVLS all-reduce of 1 GiB: the fill plus S(1+1/g) at the NVLS rate", "[collective][sharp]") {
+TEST_CASE("pipelined SHARP with NVLS all-reduce of 1 GiB: the fill plus S(1+1/g) at the NVLS rate",
+          "[collective][sharp]") {
     // NCCL's NVLS chunk for 1 GiB is its default 128 KiB (1 GiB is not under 64 x 16 channels
     // x 8 heads x 128 KiB), so the pieces are P = 16 x 8 x 128 KiB = 16 MiB, 64 of them, taken
     // in order by three stages: NVLS reduce-scatter (P out of each GPU, P/g in), aggregation
@@ -155,7 +158,8 @@ TEST_CASE("pipelined SHARP with NVLS all-reduce of 1 GiB: the fill plus S(1+1/g)
 TEST_CASE("NVLS moves S(1+1/n) per GPU for all-reduce and S for reduce-scatter and all-gather", "[collective][nvls]") {
     const Bytes s = 1_GiB;
     const auto ar = run(hgx(1), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, s));
-    CHECK(ar.time.seconds() == Approx(kAlpha.seconds() + secs(Bytes{s.count() + s.count() / 8}, ar.nvls)).epsilon(1e-9));
+    CHECK(ar.time.seconds() ==
+          Approx(kAlpha.seconds() + secs(Bytes{s.count() + s.count() / 8}, ar.nvls)).epsilon(1e-9));
     CHECK(ar.groups == 1);
     // busbw = algbw · 2(n-1)/n: 2·7/8 / (9/8) = 1.556 x the NVLS rate, 0.85 x 450 GB/s.
     const double busbw = static_cast<double>(s.count()) / ar.time.seconds() / 1e9 * 1.75;
@@ -172,19 +176,22 @@ TEST_CASE("NVLS and SHARP need a network that offers them", "[collective][nvls][
     CHECK(error_of(a100, spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, 1_MiB)) ==
           "all_reduce with algorithm nvls: the ideal network does not offer nvswitch_reduce over these 8 ranks (NVLS "
           "needs every rank on one server whose NVSwitches multicast and reduce: NVLink4 or later)");
-    CHECK(error_of(hgx(2), spec_of(CollectiveOp::all_gather, CollectiveAlgorithm::nvls, 1_MiB)) ==
-          "all_gather with algorithm nvls: the ideal network does not offer nvswitch_multicast over these 16 ranks (NVLS "
-          "needs every rank on one server whose NVSwitches multicast and reduce: NVLink4 or later)");
-    CHECK(error_of(hgx(2), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 1_MiB)) ==
-          "all_reduce with algorithm sharp: the ideal network does not offer switch_aggregation over these ranks (SHARP "
-          "needs an InfiniBand fabric of switches with sharp: true, and a network model that runs it: ideal today)");
+    CHECK(
+        error_of(hgx(2), spec_of(CollectiveOp::all_gather, CollectiveAlgorithm::nvls, 1_MiB)) ==
+        "all_gather with algorithm nvls: the ideal network does not offer nvswitch_multicast over these 16 ranks (NVLS "
+        "needs every rank on one server whose NVSwitches multicast and reduce: NVLink4 or later)");
+    CHECK(
+        error_of(hgx(2), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 1_MiB)) ==
+        "all_reduce with algorithm sharp: the ideal network does not offer switch_aggregation over these ranks (SHARP "
+        "needs an InfiniBand fabric of switches with sharp: true, and a network model that runs it: ideal today)");
     CHECK(error_of(hgx(1, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 1_MiB)) ==
           "all_reduce with algorithm sharp: needs ranks on more than one server");
     CHECK(error_of(hgx(2), spec_of(CollectiveOp::all_gather, CollectiveAlgorithm::tree, 1_MiB)) ==
           "all_gather with algorithm tree: the double binary tree runs all_reduce only (as in NCCL)");
 }
 
-TEST_CASE("auto chooses as NCCL's tuner does: tree when small and many servers and ring when large", "[collective][auto]") {
+TEST_CASE("auto chooses as NCCL's tuner does: tree when small and many servers and ring when large",
+          "[collective][auto]") {
     const auto small = run(hosts(32), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::automatic, 64_KiB, 0));
     CHECK(small.plan.runs.front().algorithm == CollectiveAlgorithm::tree);
     CHECK(small.plan.runs.front().choice.rfind("auto: tree (run alone on the α–β model, ", 0) == 0);
@@ -197,7 +204,8 @@ TEST_CASE("auto chooses as NCCL's tuner does: tree when small and many servers a
     CHECK(large.time < tree_large.time);
 }
 
-TEST_CASE("auto chooses per size of a sweep, and each choice is the fastest when each algorithm is run", "[collective][auto]") {
+TEST_CASE("auto chooses per size of a sweep, and each choice is the fastest when each algorithm is run",
+          "[collective][auto]") {
     // allreduce-sweep.yaml's all-reduce: 4 HGX H100 (32 ranks), 64 KiB .. 1 GiB x4. The tree
     // wins while latency dominates (2·depth·α against the ring's 2(n−1)α) and the ring once
     // bandwidth does (the tree's interior NICs carry more); before, auto chose once, at 64 KiB,
@@ -209,7 +217,8 @@ TEST_CASE("auto chooses per size of a sweep, and each choice is the fastest when
         const auto ring = run(cluster, spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, size, 0));
         const auto tree = run(cluster, spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::tree, size, 0));
         INFO("size " << size.count());
-        const CollectiveAlgorithm fastest = tree.time < ring.time ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
+        const CollectiveAlgorithm fastest =
+            tree.time < ring.time ? CollectiveAlgorithm::tree : CollectiveAlgorithm::ring;
         CHECK(chosen.plan.runs.front().algorithm == fastest);
         CHECK(chosen.time == std::min(ring.time, tree.time));
         saw_tree = saw_tree || fastest == CollectiveAlgorithm::tree;
@@ -226,7 +235,8 @@ TEST_CASE("auto chooses per size of a sweep, and each choice is the fastest when
     CHECK(sweep.plan.runs[1].algorithm == CollectiveAlgorithm::ring);
 }
 
-TEST_CASE("auto picks NVLS inside an H100 server and SHARP across InfiniBand servers and ring across RoCE for 1 GiB", "[collective][auto]") {
+TEST_CASE("auto picks NVLS inside an H100 server and SHARP across InfiniBand servers and ring across RoCE for 1 GiB",
+          "[collective][auto]") {
     const auto one = run(hgx(1), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::automatic, 256_MiB, 0));
     CHECK(one.plan.runs.front().algorithm == CollectiveAlgorithm::nvls);
     const auto ib = run(hgx(4, true), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::automatic, 1_GiB, 0));

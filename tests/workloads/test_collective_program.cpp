@@ -43,8 +43,12 @@ Outcome whole_graph(const scenario::ClusterSpec& cluster, const scenario::Collec
     ex.start(sim);
     sim.run();
     REQUIRE(ex.ops_done() == ex.ops_total());
-    return {workloads::measure(plan, ex.op_timings()), net.nic_bytes_sent(), sim.cost().events, ex.ops_done(),
-            ex.last_finish(), 0};
+    return {workloads::measure(plan, ex.op_timings()),
+            net.nic_bytes_sent(),
+            sim.cost().events,
+            ex.ops_done(),
+            ex.last_finish(),
+            0};
 }
 
 Outcome streamed(const scenario::ClusterSpec& cluster, const scenario::CollectiveSpec& spec) {
@@ -60,8 +64,12 @@ Outcome streamed(const scenario::ClusterSpec& cluster, const scenario::Collectiv
     sim.run();
     REQUIRE(ex.ops_done() == ex.ops_total());
     REQUIRE(p.done());
-    return {workloads::measure(p.plan(), p.spans()), net.nic_bytes_sent(), sim.cost().events, ex.ops_done(),
-            ex.last_finish(), ex.peak_live()};
+    return {workloads::measure(p.plan(), p.spans()),
+            net.nic_bytes_sent(),
+            sim.cost().events,
+            ex.ops_done(),
+            ex.last_finish(),
+            ex.peak_live()};
 }
 
 void same(const Outcome& a, const Outcome& b) {
@@ -117,14 +125,17 @@ TEST_CASE("a streamed collective replays the other algorithms' runs as their gra
     same(whole_graph(hgx(1), spec), streamed(hgx(1), spec));
 }
 
-TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, whatever its size", "[collective][stream]") {
+TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, whatever its size",
+          "[collective][stream]") {
     // SendChain lets at most kWindow sends be in flight per connection, and a ring channel has
     // n connections: c·n·kWindow sends at once, plus the run's join. The ops the executor holds
     // must not grow with the bytes moved: 4 MiB and 256 MiB peak at the same bound.
     const int n = 4, channels = 2;
     const std::size_t bound = static_cast<std::size_t>(channels * n * workloads::kWindow + 1);
-    const auto small = streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4_MiB, channels));
-    const auto large = streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 256_MiB, channels));
+    const auto small =
+        streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4_MiB, channels));
+    const auto large =
+        streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 256_MiB, channels));
     CHECK(small.peak_live <= bound);
     CHECK(large.peak_live <= bound);
     // 256 MiB: 2 channels of 128 MiB, each 64 loops of n·512 KiB = 2 MiB, of 2(n-1) = 6

@@ -97,7 +97,8 @@ TEST_CASE("a ring all-reduce has 2(n-1) rounds of n sends per loop on each chann
     CHECK(o.sends == std::size_t{2} * 2 * (2 * 7) * 8);
 }
 
-TEST_CASE("channels across servers: one channel uses one NIC per server and eight spread over eight", "[collective][channels]") {
+TEST_CASE("channels across servers: one channel uses one NIC per server and eight spread over eight",
+          "[collective][channels]") {
     const Bytes s = 64_MiB;
     // Ring all-reduce over 16 ranks: the NIC a channel leaves through sends 2(n-1)/n · S/c.
     const auto one = run(hgx(2), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, s, 1));

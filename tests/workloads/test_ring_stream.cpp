@@ -19,10 +19,10 @@
 using namespace fabricsim;
 using namespace fabricsim::literals;
 using namespace workload_test;
+using fabricsim::OpId;
 using scenario::CollectiveOp;
 using workloads::Executor;
 using workloads::OpGraph;
-using fabricsim::OpId;
 
 namespace {
 
@@ -35,11 +35,11 @@ struct Outcome {
 };
 
 // Member m's gate: a compute of gate_us[m] µs on its rank (one gate for all when it has one).
-std::vector<OpId> gates(OpGraph& g, std::uint32_t e, const std::vector<RankId>& group, const std::vector<int>& gate_us) {
+std::vector<OpId> gates(OpGraph& g, std::uint32_t e, const std::vector<RankId>& group,
+                        const std::vector<int>& gate_us) {
     std::vector<OpId> out;
     for (std::size_t m = 0; m < group.size(); ++m)
-        out.push_back(gate_us.size() == 1 && m > 0 ? out.front()
-                                                   : g.add_compute(e, group[m], Time::us(gate_us[m])));
+        out.push_back(gate_us.size() == 1 && m > 0 ? out.front() : g.add_compute(e, group[m], Time::us(gate_us[m])));
     return out;
 }
 
@@ -49,7 +49,8 @@ Outcome run(OpGraph g, fabric::IdealNetwork& net, OpId join) {
     ex.start(sim);
     sim.run();
     REQUIRE(ex.ops_done() == ex.ops_total());
-    return {sim.cost().events, ex.ops_done(), ex.last_finish(), ex.op_timings()[join.value()].finish, net.nic_bytes_sent()};
+    return {sim.cost().events, ex.ops_done(), ex.last_finish(), ex.op_timings()[join.value()].finish,
+            net.nic_bytes_sent()};
 }
 
 Outcome whole(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size, int channels,
@@ -68,8 +69,8 @@ Outcome whole(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size,
     for (std::uint32_t i = first; i < end; ++i) {
         const auto& o = g.ops()[i];
         if (o.kind == workloads::OpKind::send)
-            g.add_dependency(gate[static_cast<std::size_t>(std::find(group.begin(), group.end(), o.src) - group.begin())],
-                             OpId{i});
+            g.add_dependency(
+                gate[static_cast<std::size_t>(std::find(group.begin(), group.end(), o.src) - group.begin())], OpId{i});
         g.add_dependency(OpId{i}, join);
     }
     return run(std::move(g), net, join);
@@ -129,7 +130,8 @@ TEST_CASE("a gated ring streams as the whole graph runs it: same events, times a
     }
     // One gate for every member (ZeRO's all-gather after the optimizer step).
     std::shared_ptr<workloads::RingStream> p;
-    same(whole(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}), streamed(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}, p));
+    same(whole(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}),
+         streamed(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}, p));
 }
 
 TEST_CASE("a ring whose last member joins much later goes back to that member", "[ring_stream]") {

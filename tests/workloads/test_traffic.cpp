@@ -172,8 +172,8 @@ TEST_CASE("poisson traffic reaches the requested load within 2 percent over a lo
             CHECK(op.not_before < c.duration);
             CHECK(op.src != op.dst);
         }
-        const double achieved = static_cast<double>(bytes.count()) /
-                                (16.0 * kB.bytes_per_second() * c.duration.seconds());
+        const double achieved =
+            static_cast<double>(bytes.count()) / (16.0 * kB.bytes_per_second() * c.duration.seconds());
         WARN(c.cdf << ": " << g.ops().size() << " flows, achieved load " << achieved << " for " << c.load
                    << ", generated at " << static_cast<double>(g.ops().size()) / gen_s << " flows/s");
         CHECK(plan.offered_load == c.load);
@@ -393,6 +393,7 @@ TEST_CASE("gpu_pool with concurrency keeps several calls of a client in flight",
     for (const auto& op : r.graph.ops())
         if (op.src.value() < 16) gpus.insert(op.src.value());
     CHECK(gpus.size() == 4);
-    const Time serial = (2 * kAlpha + transmit_time(512_B, kB) + transmit_time(1_MiB, kB) + transmit_time(256_B, kB)) * 20;
+    const Time serial =
+        (2 * kAlpha + transmit_time(512_B, kB) + transmit_time(1_MiB, kB) + transmit_time(256_B, kB)) * 20;
     CHECK(last_finish(r) < serial);
 }

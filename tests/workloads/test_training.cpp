@@ -6,9 +6,9 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "training_fixtures.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/training.hpp"
-#include "training_fixtures.hpp"
 
 #include <algorithm>
 #include <set>
@@ -62,9 +62,7 @@ Run run(const scenario::ClusterSpec& cluster, const TrainingSpec& spec, Time lat
 double flops_time(double flops, const TrainingSpec& s) { return flops / (static_cast<double>(s.peak_flops) * s.mfu); }
 
 // Forward FLOPs of the attention scores per token: 4·s·h per layer (SC'21 eq. 3's s/6h term).
-double attention_scores(const TrainingSpec& s) {
-    return 4.0 * s.model.layers * s.model.sequence * s.model.hidden;
-}
+double attention_scores(const TrainingSpec& s) { return 4.0 * s.model.layers * s.model.sequence * s.model.hidden; }
 
 void check_adds_up(const workloads::TrainingMeasurement& m) {
     REQUIRE_FALSE(m.iterations.empty());
@@ -162,7 +160,7 @@ TEST_CASE("DP ring all-reduce sends 2(n-1)/n of the gradients per rank, and byte
     auto spec = dense(8'000'000'000, 8, 1, 2, 4);
     spec.overlap = false;
     const auto r = run(hgx(2), spec);
-    const std::int64_t grads = 2 * 8'000'000'000 / 8;   // bf16 gradients of a TP rank's share
+    const std::int64_t grads = 2 * 8'000'000'000 / 8;  // bf16 gradients of a TP rank's share
     const int n = 2;
     CHECK(r.m.critical_rank_bytes[2].count() == 2 * (n - 1) * grads / n);
 

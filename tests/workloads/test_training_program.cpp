@@ -6,10 +6,10 @@
 
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "training_fixtures.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/training.hpp"
 #include "workloads/training_program.hpp"
-#include "training_fixtures.hpp"
 
 using namespace fabricsim;
 using namespace fabricsim::literals;

@@ -27,10 +27,10 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
       ranks_per_server_(cluster.server.ranks()),
       nics_(cluster.server.nics),
       nic_bandwidth_(cluster.server.nic.line_rate),
-      intra_bandwidth_(gpu_port_bandwidth(cluster.server, cluster.server.nic.line_rate * cluster.server.nics /
-                                                                  cluster.server.ranks())),
-      nvls_bandwidth_(nvls_rate(intra_bandwidth_,
-                                nvls_efficiency(nvlink_generation_number(cluster.server.nvlink.generation)))),
+      intra_bandwidth_(gpu_port_bandwidth(cluster.server,
+                                          cluster.server.nic.line_rate * cluster.server.nics / cluster.server.ranks())),
+      nvls_bandwidth_(
+          nvls_rate(intra_bandwidth_, nvls_efficiency(nvlink_generation_number(cluster.server.nvlink.generation)))),
       latency_(spec.latency),
       nvls_(cluster.server.gpus >= 2 && cluster.server.nvlink.switches > 0 && cluster.server.nvlink.links_per_gpu > 0 &&
             nvlink_generation_number(cluster.server.nvlink.generation) >= 4),
@@ -44,7 +44,8 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
     storage_nic_bandwidth_ = cluster.server.storage_nic.line_rate;
     storage_nodes_ = cluster.storage_nodes();
     nics_per_storage_node_ = cluster.nics_per_storage_node();
-    storage_node_bandwidth_ = storage_fabric_ ? cluster.storage_fabric.storage_node_nic.line_rate : cluster.storage.nic.line_rate;
+    storage_node_bandwidth_ =
+        storage_fabric_ ? cluster.storage_fabric.storage_node_nic.line_rate : cluster.storage.nic.line_rate;
     clients_ = cluster.clients.nodes;
     nics_per_client_ = cluster.clients.nics_per_node;
     client_bandwidth_ = cluster.clients.nic.line_rate;
@@ -63,10 +64,12 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
 }
 
 std::size_t IdealNetwork::server_storage_nic(int server, int nic) const {
-    return storage_nic_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(server * storage_nics_ + nic);
+    return storage_nic_base_ - static_cast<std::size_t>(ranks_) +
+           static_cast<std::size_t>(server * storage_nics_ + nic);
 }
 std::size_t IdealNetwork::storage_node_nic(int node, int nic) const {
-    return storage_node_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(node * nics_per_storage_node_ + nic);
+    return storage_node_base_ - static_cast<std::size_t>(ranks_) +
+           static_cast<std::size_t>(node * nics_per_storage_node_ + nic);
 }
 std::size_t IdealNetwork::client_nic(int client, int nic) const {
     return client_base_ - static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(client * nics_per_client_ + nic);
@@ -76,7 +79,8 @@ IdealNetwork::Port IdealNetwork::endpoint_port(RankId e, RankId peer) const {
     const int k = static_cast<int>(e.value()) - ranks_;
     if (k < storage_nodes_) {
         const int nic = static_cast<int>(peer.value() % static_cast<std::uint32_t>(nics_per_storage_node_));
-        return {storage_node_base_ + static_cast<std::size_t>(k * nics_per_storage_node_ + nic), storage_node_bandwidth_};
+        return {storage_node_base_ + static_cast<std::size_t>(k * nics_per_storage_node_ + nic),
+                storage_node_bandwidth_};
     }
     const int nic = static_cast<int>(peer.value() % static_cast<std::uint32_t>(nics_per_client_));
     return {client_base_ + static_cast<std::size_t>((k - storage_nodes_) * nics_per_client_ + nic), client_bandwidth_};
@@ -88,7 +92,8 @@ IdealNetwork::Port IdealNetwork::rank_port(RankId r, RankId peer, std::int16_t r
     const bool to_storage = peer.value() >= static_cast<std::uint32_t>(ranks_) &&
                             peer.value() < static_cast<std::uint32_t>(ranks_ + storage_nodes_);
     if (to_storage && storage_fabric_)
-        return {storage_nic_base_ + static_cast<std::size_t>(server * storage_nics_ + local * storage_nics_ / ranks_per_server_),
+        return {storage_nic_base_ +
+                    static_cast<std::size_t>(server * storage_nics_ + local * storage_nics_ / ranks_per_server_),
                 storage_nic_bandwidth_};
     const int nic = rail >= 0 ? rail % nics_ : local * nics_ / ranks_per_server_;
     return {static_cast<std::size_t>(ranks_ + server * nics_ + nic), nic_bandwidth_};
@@ -99,10 +104,11 @@ IdealNetwork::Route IdealNetwork::route(const Message& m) const {
     if (is_rank(m.src) && is_rank(m.dst)) {
         const int src_server = static_cast<int>(m.src.value()) / ranks_per_server_;
         const int dst_server = static_cast<int>(m.dst.value()) / ranks_per_server_;
-        if (src_server == dst_server)
-            return {m.src.value(), m.dst.value(), intra_bandwidth_, intra_bandwidth_, false};
+        if (src_server == dst_server) return {m.src.value(), m.dst.value(), intra_bandwidth_, intra_bandwidth_, false};
     }
-    const auto is_storage = [&](RankId r) { return !is_rank(r) && r.value() < static_cast<std::uint32_t>(ranks_ + storage_nodes_); };
+    const auto is_storage = [&](RankId r) {
+        return !is_rank(r) && r.value() < static_cast<std::uint32_t>(ranks_ + storage_nodes_);
+    };
     if (storage_fabric_ && !is_rank(m.src) && !is_rank(m.dst) && is_storage(m.src) != is_storage(m.dst))
         throw ModelError(fmt::format("ideal network: no path between endpoints {} and {}: the storage nodes are on the "
                                      "storage fabric and the clients on the compute fabric",
@@ -112,9 +118,7 @@ IdealNetwork::Route IdealNetwork::route(const Message& m) const {
     return {src.index, dst.index, src.bandwidth, dst.bandwidth, true};
 }
 
-std::unique_ptr<Network> IdealNetwork::tuning_model() const {
-    return std::make_unique<IdealNetwork>(cluster_, spec_);
-}
+std::unique_ptr<Network> IdealNetwork::tuning_model() const { return std::make_unique<IdealNetwork>(cluster_, spec_); }
 
 Time IdealNetwork::unloaded_time(const Message& message) const {
     const Route r = route(message);

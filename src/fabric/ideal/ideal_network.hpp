@@ -77,10 +77,9 @@ private:
         Bandwidth bandwidth;
     };
     Route route(const Message& message) const;
-    Port endpoint_port(RankId endpoint, RankId peer) const;  // a storage node's or client's NIC
+    Port endpoint_port(RankId endpoint, RankId peer) const;             // a storage node's or client's NIC
     Port rank_port(RankId rank, RankId peer, std::int16_t rail) const;  // towards another server
-    std::uint32_t park(MessageId id, DeliveryListener& listener);  // an in_flight_ slot
-
+    std::uint32_t park(MessageId id, DeliveryListener& listener);       // an in_flight_ slot
 
     scenario::ClusterSpec cluster_;  // what tuning_model() rebuilds from
     scenario::IdealNetworkSpec spec_;
@@ -96,7 +95,7 @@ private:
     // Endpoints beyond the ranks and their ports (docs/models/traffic.md).
     int servers_ = 0;
     bool storage_fabric_ = false;
-    int storage_nics_ = 0;                    // per server, on the storage fabric
+    int storage_nics_ = 0;  // per server, on the storage fabric
     Bandwidth storage_nic_bandwidth_;
     int storage_nodes_ = 0, nics_per_storage_node_ = 1;
     Bandwidth storage_node_bandwidth_;
@@ -107,7 +106,7 @@ private:
     // NICs, servers' storage NICs, storage nodes' NICs, clients' NICs).
     std::vector<Time> egress_free_, ingress_free_;
     std::vector<Bytes> nic_sent_, nic_received_;
-    std::vector<InFlight> in_flight_;      // indexed by slot
+    std::vector<InFlight> in_flight_;  // indexed by slot
     std::vector<std::uint32_t> free_slots_;
 };
 

@@ -38,7 +38,8 @@ bool IdealNetwork::offers(Offload offload, std::span<const RankId> ranks) const 
     switch (offload) {
         case Offload::nvswitch_multicast:
         case Offload::nvswitch_reduce:
-            return nvls_ && std::all_of(ranks.begin(), ranks.end(), [&](RankId r) { return server(r) == server(ranks[0]); });
+            return nvls_ &&
+                   std::all_of(ranks.begin(), ranks.end(), [&](RankId r) { return server(r) == server(ranks[0]); });
         case Offload::switch_aggregation: {
             std::set<int> servers;
             for (RankId r : ranks) servers.insert(server(r));

@@ -5,8 +5,7 @@
 
 namespace fabricsim::fabric {
 
-Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes largest_packet,
-                 FlowControlHost& host)
+Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes largest_packet, FlowControlHost& host)
     : topology_(topology),
       layout_(layout),
       host_(host),

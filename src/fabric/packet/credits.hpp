@@ -28,7 +28,9 @@ public:
 
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
-    bool may_send(std::uint32_t q, Bytes size, Time& start) override { return ledger_.may_send(q, size.count(), start); }
+    bool may_send(std::uint32_t q, Bytes size, Time& start) override {
+        return ledger_.may_send(q, size.count(), start);
+    }
     void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, size.count()); }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;

@@ -40,7 +40,8 @@ void PacketNetwork::setup_watchdog() {
         delay = std::max(delay, p.delay);
     }
     const Time hop = saturating_add(slowest, delay);
-    watch_window_ = hop > Time::max() / kWatchMargin ? Time::max() : std::max(spec_.deadlock_timeout, hop * kWatchMargin);
+    watch_window_ =
+        hop > Time::max() / kWatchMargin ? Time::max() : std::max(spec_.deadlock_timeout, hop * kWatchMargin);
 }
 
 void PacketNetwork::arm_watchdog(Simulator& sim) {
@@ -55,15 +56,15 @@ void PacketNetwork::arm_watchdog(Simulator& sim) {
 void PacketNetwork::on_watchdog(Simulator& sim) {
     watchdog_armed_ = false;
     if (in_flight_ == 0) return;  // idle: the next send re-arms it
-    if (stuck_ports_ > 0) {  // a stuck receiver (packet_faults.cpp) holds packets for its set time: not a deadlock
+    if (stuck_ports_ > 0) {       // a stuck receiver (packet_faults.cpp) holds packets for its set time: not a deadlock
         arm_watchdog(sim);
         return;
     }
     if (sim.now() - last_move_ >= watch_window_) {
         const std::string cycle = blocked_cycle();
         if (!cycle.empty())
-            throw ModelError(fmt::format("{} deadlock: no packet has moved for {} while {} wait; {}", ib_ ? "credit" : "PFC",
-                                         to_string(sim.now() - last_move_), in_flight_, cycle));
+            throw ModelError(fmt::format("{} deadlock: no packet has moved for {} while {} wait; {}",
+                                         ib_ ? "credit" : "PFC", to_string(sim.now() - last_move_), in_flight_, cycle));
         throw ModelError(fmt::format("stall: no packet has moved for {} while {} wait, and no cycle of {} ports holds "
                                      "them (not a deadlock); waiting: {}",
                                      to_string(sim.now() - last_move_), in_flight_, ib_ ? "credit-blocked" : "paused",
@@ -86,7 +87,8 @@ std::string PacketNetwork::waiting() const {
     };
     const auto name = [&](std::uint32_t port) {
         const DirectedLink d = DirectedLink::from_index(port);
-        return fmt::format("{} -> {}", topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name);
+        return fmt::format("{} -> {}", topology_.node(topology_.source(d)).name,
+                           topology_.node(topology_.target(d)).name);
     };
     for (std::uint32_t q = 0; q < queues_.size(); ++q) {
         if (queues_[q].fifo.empty()) continue;
@@ -170,7 +172,8 @@ std::string PacketNetwork::blocked_cycle() const {
         text += fmt::format(" {} port {} (to {}, {} {}) ->", node.name, port, topology_.node(topology_.target(d)).name,
                             ib_ ? "VL" : "priority", priority);
     }
-    text += fmt::format(" {}", topology_.node(topology_.source(DirectedLink::from_index(layout_.port[cycle.front()]))).name);
+    text += fmt::format(" {}",
+                        topology_.node(topology_.source(DirectedLink::from_index(layout_.port[cycle.front()]))).name);
     return text;
 }
 

@@ -44,16 +44,16 @@ FaultTargets resolve(const Topology& topology, const scenario::FaultSpec& spec) 
                 throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "link"),
                                               fmt::format("no link joins {} and {}", spec.from, spec.to)});
             if (static_cast<std::size_t>(spec.parallel) >= between.size())
-                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "parallel"),
-                                              fmt::format("{} and {} are joined by {} link{} (parallel 0..{}), found {}",
-                                                          spec.from, spec.to, between.size(),
-                                                          between.size() == 1 ? "" : "s", between.size() - 1,
-                                                          spec.parallel)});
+                throw ConfigError(ConfigIssue{
+                    spec.location, entry_path(spec, "parallel"),
+                    fmt::format("{} and {} are joined by {} link{} (parallel 0..{}), found {}", spec.from, spec.to,
+                                between.size(), between.size() == 1 ? "" : "s", between.size() - 1, spec.parallel)});
             a.links.push_back(between[static_cast<std::size_t>(spec.parallel)]);
             const Bandwidth line = topology.link(a.links.back()).bandwidth;
             if (spec.speed && *spec.speed >= line)
-                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "speed"),
-                                              fmt::format("{} is not below the link's line rate, {}", *spec.speed, line)});
+                throw ConfigError(
+                    ConfigIssue{spec.location, entry_path(spec, "speed"),
+                                fmt::format("{} is not below the link's line rate, {}", *spec.speed, line)});
             a.target = fmt::format("{} - {}", spec.from, spec.to);
             return a;
         }
@@ -64,9 +64,9 @@ FaultTargets resolve(const Topology& topology, const scenario::FaultSpec& spec) 
             const Node& node = topology.node(n);
             const bool sw = is_fabric_switch(node.kind);
             if (spec.kind == FaultKind::switch_down && !sw)
-                throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
-                                              fmt::format("{} is a {}, not a fabric switch", spec.node,
-                                                          to_string(node.kind))});
+                throw ConfigError(
+                    ConfigIssue{spec.location, entry_path(spec, "node"),
+                                fmt::format("{} is a {}, not a fabric switch", spec.node, to_string(node.kind))});
             if (spec.kind != FaultKind::switch_down && sw)
                 throw ConfigError(ConfigIssue{spec.location, entry_path(spec, "node"),
                                               fmt::format("{} is a switch; a {} names a NIC (or storage node, client) "
@@ -91,7 +91,8 @@ FaultTargets resolve(const Topology& topology, const scenario::FaultSpec& spec) 
 
 }  // namespace
 
-std::vector<FaultTargets> resolve_fault_targets(const Topology& topology, const std::vector<scenario::FaultSpec>& faults) {
+std::vector<FaultTargets> resolve_fault_targets(const Topology& topology,
+                                                const std::vector<scenario::FaultSpec>& faults) {
     std::vector<FaultTargets> out;
     for (const auto& f : faults)
         if (f.kind != scenario::FaultKind::straggler) out.push_back(resolve(topology, f));
@@ -126,8 +127,10 @@ void FaultInjector::schedule(Simulator& sim, Time at, std::uint32_t f, Action ac
 // with a link down (and, with reconverge: 0, routes that already avoid it).
 void FaultInjector::start(Simulator& sim) {
     for (std::uint32_t f = 0; f < faults_.size(); ++f) {
-        if (faults_[f].spec.at <= sim.now()) strike(sim, f);
-        else schedule(sim, faults_[f].spec.at, f, kStrike);
+        if (faults_[f].spec.at <= sim.now())
+            strike(sim, f);
+        else
+            schedule(sim, faults_[f].spec.at, f, kStrike);
     }
 }
 
@@ -157,9 +160,7 @@ void FaultInjector::strike(Simulator& sim, std::uint32_t f) {
         case FaultKind::stuck_receiver:
             for (DirectedLink d : a.stuck) network_.set_stuck(sim, d, true);
             break;
-        case FaultKind::link_flap:
-            recover_at = sim.now() + s.down;
-            [[fallthrough]];
+        case FaultKind::link_flap: recover_at = sim.now() + s.down; [[fallthrough]];
         case FaultKind::link_down:
         case FaultKind::switch_down:
         case FaultKind::nic_down:
@@ -167,8 +168,10 @@ void FaultInjector::strike(Simulator& sim, std::uint32_t f) {
                 router_.set_physical(l, false);
                 network_.set_link_up(sim, l, false);
             }
-            if (s.reconverge == Time::zero()) on_event(sim, (std::uint64_t{f} << 2) | kReconverge);
-            else schedule(sim, sim.now() + s.reconverge, f, kReconverge);
+            if (s.reconverge == Time::zero())
+                on_event(sim, (std::uint64_t{f} << 2) | kReconverge);
+            else
+                schedule(sim, sim.now() + s.reconverge, f, kReconverge);
             break;
         case FaultKind::straggler: break;
     }

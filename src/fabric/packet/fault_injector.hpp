@@ -20,14 +20,14 @@
 namespace fabricsim::fabric {
 
 struct FaultDamage {
-    std::string name;             // "link_down0"
+    std::string name;  // "link_down0"
     scenario::FaultKind kind;
-    std::string target;           // "leaf0 - spine1", "spine1", "s3.nic0", "rank 3"
-    Time at;                      // first failure
-    Time end = Time::max();       // last recovery (Time::max(): not within the run)
+    std::string target;              // "leaf0 - spine1", "spine1", "s3.nic0", "rank 3"
+    Time at;                         // first failure
+    Time end = Time::max();          // last recovery (Time::max(): not within the run)
     Time reconverged = Time::max();  // routing had converged around its (first) failure
-    std::int64_t times_down = 0;  // link_flap: the flaps that happened; others 1 once it struck
-    std::int64_t packets_lost = 0;  // on its links, both directions, over the whole run
+    std::int64_t times_down = 0;     // link_flap: the flaps that happened; others 1 once it struck
+    std::int64_t packets_lost = 0;   // on its links, both directions, over the whole run
 };
 
 // What a network fault hits, found by name on the topology: the links it takes down or
@@ -40,7 +40,8 @@ struct FaultTargets {
 // In the order of `faults`, stragglers left out. Throws ConfigError at the entry for a name the
 // topology does not have, or a node of the wrong kind (`fabricsim run` checks this before
 // running any variant).
-std::vector<FaultTargets> resolve_fault_targets(const Topology& topology, const std::vector<scenario::FaultSpec>& faults);
+std::vector<FaultTargets> resolve_fault_targets(const Topology& topology,
+                                                const std::vector<scenario::FaultSpec>& faults);
 
 class FaultInjector final : private EventTarget {
 public:
@@ -57,8 +58,8 @@ private:
     enum Action : std::uint64_t { kStrike = 0, kRecover = 1, kReconverge = 2 };
     struct Active {
         scenario::FaultSpec spec;
-        std::vector<LinkId> links;         // links it takes down or degrades
-        std::vector<DirectedLink> stuck;   // stuck_receiver: the switch ports into the node
+        std::vector<LinkId> links;        // links it takes down or degrades
+        std::vector<DirectedLink> stuck;  // stuck_receiver: the switch ports into the node
         FaultDamage damage;
         Time next_recover = Time::max();
     };

@@ -16,8 +16,10 @@ void FaultRouter::set_physical(LinkId link, bool up) {
     std::uint8_t& d = down_[link.value()];
     if (d == (up ? 0 : 1)) return;
     d = up ? 0 : 1;
-    if (up) --down_count_;
-    else ++down_count_;
+    if (up)
+        --down_count_;
+    else
+        ++down_count_;
     if (adaptive_) reach_.clear();
 }
 
@@ -45,7 +47,8 @@ bool FaultRouter::reaches(NodeId at, const FlowKey& flow) const {
     }
     bool any = false;
     for (std::uint32_t port : routing_.candidates(at, flow))
-        if (routed_out_[topology_.node(at).ports[port].link.value()] == 0 && reaches(topology_.node(at).ports[port].peer, flow)) {
+        if (routed_out_[topology_.node(at).ports[port].link.value()] == 0 &&
+            reaches(topology_.node(at).ports[port].peer, flow)) {
             any = true;
             break;
         }
@@ -73,7 +76,8 @@ std::uint32_t FaultRouter::next_port(NodeId at, const FlowKey& flow, std::uint64
                                      const PortLoad* load) const {
     if (routed_count_ == 0 && !(adaptive_ && down_count_ > 0)) return routing_.next_port(at, flow, packet_seq, load);
     const auto base = routing_.candidates(at, flow);
-    if (base.empty() || !filter(at, base, flow) || scratch_.empty()) return routing_.next_port(at, flow, packet_seq, load);
+    if (base.empty() || !filter(at, base, flow) || scratch_.empty())
+        return routing_.next_port(at, flow, packet_seq, load);
     // The group without its lost members: the same hash over the members left.
     const std::size_t n = scratch_.size();
     const std::uint64_t node_seed = ecmp::node_seed(seed_, at.value());

@@ -23,8 +23,8 @@ Bytes IbCredits::switch_share(const Node& node, int vls) {
     return Bytes{node.buffer.count() / ports / vls / kBlock * kBlock};
 }
 
-IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
-                     FlowControlHost& host)
+IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec,
+                     Bytes mtu, FlowControlHost& host)
     : topology_(topology),
       layout_(layout),
       host_(host),

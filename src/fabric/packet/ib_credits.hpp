@@ -5,13 +5,12 @@
 // so the even split is fabricsim's reading) — but never less than the floor below, with a
 // warning (warnings()) where the share is smaller; into an HCA (no buffer figure), the floor:
 // the bytes the link carries in one credit round trip — a packet's serialisation, the cable
-// out, the receiver's forwarding latency, the cable back — plus two MTU packets. The sender spends a packet's blocks — payload plus the 26 bytes of LRH,
-// BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one without all
-// of them. The receiver returns the blocks in a flow-control packet when the packet has left
-// (or been delivered); the update takes the link's propagation delay back, and with
-// credit_update_period > 0 at most one goes out per period per VL, carrying everything freed
-// since. Nothing is ever dropped for lack of buffer; time a VL waits with a packet and no
-// credits adds to credit_stall_time_s, and a VL that waited before a packet is, for IB CC, a
+// out, the receiver's forwarding latency, the cable back — plus two MTU packets. The sender spends a packet's blocks —
+// payload plus the 26 bytes of LRH, BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one
+// without all of them. The receiver returns the blocks in a flow-control packet when the packet has left (or been
+// delivered); the update takes the link's propagation delay back, and with credit_update_period > 0 at most one goes
+// out per period per VL, carrying everything freed since. Nothing is ever dropped for lack of buffer; time a VL waits
+// with a packet and no credits adds to credit_stall_time_s, and a VL that waited before a packet is, for IB CC, a
 // victim of congestion when it sends it (waited()).
 #pragma once
 
@@ -33,7 +32,9 @@ public:
     IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
               FlowControlHost& host);
 
-    static bool applies_to(const Link& link) { return link.type == LinkType::fabric || link.type == LinkType::storage_fabric; }
+    static bool applies_to(const Link& link) {
+        return link.type == LinkType::fabric || link.type == LinkType::storage_fabric;
+    }
     // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
     // round trip at line rate plus two MTU packets.
     static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
@@ -73,12 +74,12 @@ private:
     const QueueLayout& layout_;
     FlowControlHost& host_;
     Time period_;
-    CreditLedger ledger_;                // in blocks
-    std::vector<std::int64_t> limit_;    // by queue: the receiver's buffer in blocks
-    std::vector<std::int64_t> freed_;    // by queue: blocks freed, not yet in an update
-    std::vector<Time> next_update_;      // by queue: the earliest next update (period > 0)
+    CreditLedger ledger_;              // in blocks
+    std::vector<std::int64_t> limit_;  // by queue: the receiver's buffer in blocks
+    std::vector<std::int64_t> freed_;  // by queue: blocks freed, not yet in an update
+    std::vector<Time> next_update_;    // by queue: the earliest next update (period > 0)
     std::vector<bool> update_pending_;
-    std::vector<std::uint8_t> waited_;   // by queue: held back by credits since its last packet
+    std::vector<std::uint8_t> waited_;  // by queue: held back by credits since its last packet
     std::vector<std::string> warnings_;
 };
 

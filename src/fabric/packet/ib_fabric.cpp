@@ -7,8 +7,8 @@
 // VL arbitration (IBA Vol. 1 §7.6.9): one VlArbiter serves every port (vl_arbiter.hpp).
 //
 // IB congestion control (IBA Annex A10; src/congestion/ib_cc.hpp): a switch marks FECN at a
-// root of congestion, not at a victim (IbCcMarker, ib_cc_marker.hpp); the destination's HCA returns a BECN at once, as a 64-byte frame on the
-// message's VL; the source's QP raises its CCTI and paces its packets by the table's
+// root of congestion, not at a victim (IbCcMarker, ib_cc_marker.hpp); the destination's HCA returns a BECN at once, as
+// a 64-byte frame on the message's VL; the source's QP raises its CCTI and paces its packets by the table's
 // inter-packet delay. The NIC uplink serves its QPs as under DCQCN (roce_nic.cpp).
 #include "fabric/packet/packet_network.hpp"
 

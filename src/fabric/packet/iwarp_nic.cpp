@@ -125,7 +125,8 @@ void PacketNetwork::tcp_on_ack(Simulator& sim, const Packet& pk) {
 void PacketNetwork::tcp_arm_rto(Simulator& sim, std::uint32_t slot) {
     TcpTransport::Timers& t = tcp_->timers(slot);
     t.rto_at = saturating_add(sim.now(), tcp_->rto(slot));
-    if (t.rto_at == Time::max() || (t.rto_event <= t.rto_at && t.rto_event >= sim.now())) return;  // an earlier one re-checks
+    if (t.rto_at == Time::max() || (t.rto_event <= t.rto_at && t.rto_event >= sim.now()))
+        return;  // an earlier one re-checks
     t.rto_event = t.rto_at;
     sim.at(t.rto_at, *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kTcpRto));
 }
@@ -133,7 +134,8 @@ void PacketNetwork::tcp_arm_rto(Simulator& sim, std::uint32_t slot) {
 void PacketNetwork::tcp_on_timer(Simulator& sim, std::uint64_t arg, bool rto) {
     const auto slot = static_cast<std::uint32_t>(arg >> 32);
     MessageState& m = messages_[slot];
-    if (m.generation != static_cast<std::uint32_t>(arg & 0xFFFF'FFFF) || !m.tcp || m.released) return;  // a finished message's
+    if (m.generation != static_cast<std::uint32_t>(arg & 0xFFFF'FFFF) || !m.tcp || m.released)
+        return;  // a finished message's
     TcpTransport::Timers& t = tcp_->timers(slot);
     if (!rto) {
         if (t.delack_event != sim.now()) return;

@@ -29,9 +29,9 @@ namespace fabricsim::fabric {
 // Where the egress queues are: port p (a directed link's index) owns queues first[p] ..
 // first[p + 1] - 1, one per traffic class; queue q carries priority (or VL) class_of[q].
 struct QueueLayout {
-    std::vector<std::uint32_t> first;      // by port, one past the last at the end
-    std::vector<std::uint32_t> port;       // by queue
-    std::vector<std::uint8_t> class_of;    // by queue
+    std::vector<std::uint32_t> first;    // by port, one past the last at the end
+    std::vector<std::uint32_t> port;     // by queue
+    std::vector<std::uint8_t> class_of;  // by queue
     std::uint32_t queues(std::uint32_t p) const { return first[p + 1] - first[p]; }
 };
 

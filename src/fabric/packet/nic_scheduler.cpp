@@ -15,7 +15,8 @@ NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports
       heaps_of_(ports, UINT32_MAX),
       heaped_(ports, 0) {}
 
-std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst, std::uint32_t channel) {
+std::pair<std::uint32_t, bool> NicScheduler::connection(std::uint32_t port, NodeId src, NodeId dst,
+                                                        std::uint32_t channel) {
     const ConnectionKey key{std::uint64_t{port} << 32 | src.value(), std::uint64_t{dst.value()} << 32 | channel};
     const auto [it, inserted] = index_.try_emplace(key, static_cast<std::uint32_t>(cc_.size()));
     return {it->second, inserted};
@@ -107,7 +108,8 @@ void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, 
             // for every packet of the class (it moves the start past a pause that ended, or
             // refuses what a pause holds, the same for each).
             Time start = std::max(free_at, pacing_[heap[0]].key);
-            if (fc != nullptr && !fc->may_send(first + c, Bytes{packets_[pacing_[heap[0]].fifo.head].bytes}, start)) continue;
+            if (fc != nullptr && !fc->may_send(first + c, Bytes{packets_[pacing_[heap[0]].fifo.head].bytes}, start))
+                continue;
             // Every QP whose start comes to the same: round robin among them.
             out.start[c] = start;
             out.pos[c] = first_in_turn(port, h, start);
@@ -136,7 +138,8 @@ void NicScheduler::scan_offer(std::uint32_t port, Time free_at, LinkFlowControl*
         const Pacing& q = pacing_[active[pos]];
         const std::uint32_t c = q.cls;
         out.held |= 1u << c;
-        last_packets[c] = std::min<std::uint32_t>(2, last_packets[c] + static_cast<std::uint32_t>(std::min<std::uint64_t>(2, q.queued)));
+        last_packets[c] = std::min<std::uint32_t>(
+            2, last_packets[c] + static_cast<std::uint32_t>(std::min<std::uint64_t>(2, q.queued)));
         const PacketRecord& head = packets_[q.fifo.head];
         Time start = std::max({free_at, head.ready, q.next_send});
         if (start >= out.start[c]) continue;
@@ -234,8 +237,8 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
         PayloadPace& pace = pace_[qp];
         if (rc != pace.cc || payload.bits_per_second() != pace.payload || line.bits_per_second() != pace.line) {
             pace = {rc, payload.bits_per_second(), line.bits_per_second(),
-                    std::max(Bandwidth::bps(static_cast<std::int64_t>(static_cast<__int128>(rc) * payload.bits_per_second() /
-                                                                      line.bits_per_second())),
+                    std::max(Bandwidth::bps(static_cast<std::int64_t>(
+                                 static_cast<__int128>(rc) * payload.bits_per_second() / line.bits_per_second())),
                              Bandwidth::bps(1))};
         }
         q.next_send = checked_add(start, transmit_time(size, pace.rate), "packet model: a paced QP's next packet");
@@ -319,8 +322,8 @@ void NicScheduler::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes 
     if (qp_rate_interval_ > Time::zero()) {
         std::vector<QpSample>& rates = rates_[qp];
         const QpSample now{t, cc->rate(), cc->table_index()};
-        if (rates.empty() ||
-            ((now.rate != rates.back().rate || now.ccti != rates.back().ccti) && t >= rates.back().at + qp_rate_interval_))
+        if (rates.empty() || ((now.rate != rates.back().rate || now.ccti != rates.back().ccti) &&
+                              t >= rates.back().at + qp_rate_interval_))
             rates.push_back(now);
     }
     arm_timer(sim, qp);

@@ -40,9 +40,9 @@
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -142,14 +142,14 @@ private:
     // What every decision reads of a QP: one record.
     struct Pacing {
         PacketFifo fifo;
-        Time next_send = Time::zero();   // the earliest start of its next packet
-        std::uint64_t queued = 0;        // packets in `fifo`
-        Time key = Time::max();          // in its heap: max(head ready, next send)
-        std::uint64_t stamp = 0;         // when it was last listed: the list is in stamp order
-        std::uint32_t heap_pos = 0;      // its place in its heap
-        std::uint8_t cls = 0;            // its class at its port
-        bool listed = false;             // in its port's active list
-        bool source_waits = false;       // its source holds packets back for the pull window
+        Time next_send = Time::zero();  // the earliest start of its next packet
+        std::uint64_t queued = 0;       // packets in `fifo`
+        Time key = Time::max();         // in its heap: max(head ready, next send)
+        std::uint64_t stamp = 0;        // when it was last listed: the list is in stamp order
+        std::uint32_t heap_pos = 0;     // its place in its heap
+        std::uint8_t cls = 0;           // its class at its port
+        bool listed = false;            // in its port's active list
+        bool source_waits = false;      // its source holds packets back for the pull window
     };
 
     std::vector<PacketRecord>& packets_;
@@ -160,8 +160,8 @@ private:
     std::vector<congestion::CnpPacer> pacer_;  // the receiving NIC's CNP spacing for the QP
     std::vector<std::uint32_t> port_;          // the NIC's uplink
     std::vector<std::uint8_t> prio_;
-    std::vector<Time> timer_at_;               // the pending congestion-control timer
-    std::vector<Time> last_call_;              // the CC object's clock never goes back
+    std::vector<Time> timer_at_;   // the pending congestion-control timer
+    std::vector<Time> last_call_;  // the CC object's clock never goes back
     // The pacing rate in payload terms, R_C x payload / line, and the rates (bit/s) it was
     // worked out for: the 128-bit product and division only when one changes, not per packet.
     struct PayloadPace {
@@ -169,17 +169,17 @@ private:
         Bandwidth rate;
     };
     std::vector<PayloadPace> pace_;
-    std::vector<NodeId> src_, dst_;            // for the series' name and the CNP's way back
+    std::vector<NodeId> src_, dst_;  // for the series' name and the CNP's way back
     std::vector<std::uint32_t> number_;
-    std::vector<std::vector<QpSample>> rates_; // sampled (outputs.qp_rates)
+    std::vector<std::vector<QpSample>> rates_;  // sampled (outputs.qp_rates)
     // By port.
     std::vector<std::vector<std::uint32_t>> active_;  // QPs with packets, in the order they got them
     std::vector<std::uint32_t> round_robin_;
-    std::vector<std::uint32_t> heaps_of_;             // its first heap in heaps_ (kMaxClasses, one per class)
-    std::vector<std::uint8_t> heaped_;                // its heaps are kept (many QPs hold packets)
+    std::vector<std::uint32_t> heaps_of_;  // its first heap in heaps_ (kMaxClasses, one per class)
+    std::vector<std::uint8_t> heaped_;     // its heaps are kept (many QPs hold packets)
     // By port and class (heaps_of_[port] + class).
-    std::vector<std::vector<std::uint32_t>> heaps_;   // the listed QPs, a binary min-heap on key
-    std::vector<std::uint64_t> class_packets_;        // packets its QPs hold
+    std::vector<std::vector<std::uint32_t>> heaps_;  // the listed QPs, a binary min-heap on key
+    std::vector<std::uint64_t> class_packets_;       // packets its QPs hold
     std::uint64_t stamps_ = 0;
     // (port, src, dst, channel) -> the connection's first QP; asked once per message.
     struct ConnectionKey {
@@ -188,7 +188,8 @@ private:
     };
     struct ConnectionHash {
         std::size_t operator()(const ConnectionKey& k) const {
-            return static_cast<std::size_t>((k.port_src * 0x9E3779B97F4A7C15ULL) ^ (k.dst_channel + 0x632BE59BD9B4E019ULL));
+            return static_cast<std::size_t>((k.port_src * 0x9E3779B97F4A7C15ULL) ^
+                                            (k.dst_channel + 0x632BE59BD9B4E019ULL));
         }
     };
     std::unordered_map<ConnectionKey, std::uint32_t, ConnectionHash> index_;

@@ -53,8 +53,8 @@ void PacketNetwork::degrade_link(LinkId link, Bandwidth line_rate, double ber) {
     const Link& l = topology_.link(link);
     for (bool reverse : {false, true}) {
         const std::uint32_t port = DirectedLink{link, reverse}.index();
-        ports_[port].rate = Bandwidth::bps(
-            static_cast<std::int64_t>(static_cast<double>(line_rate.bits_per_second()) * l.efficiency));
+        ports_[port].rate =
+            Bandwidth::bps(static_cast<std::int64_t>(static_cast<double>(line_rate.bits_per_second()) * l.efficiency));
         if (ports_[port].paced) ports_[port].wire = line_rate;
         ber_[port] = ber;
     }
@@ -98,8 +98,10 @@ void PacketNetwork::drop_port(Simulator& sim, std::uint32_t port) {
 }
 
 void PacketNetwork::lose_at_port(Simulator& sim, std::uint32_t packet, std::uint32_t port) {
-    if (ports_[port].fault == kPortStuckDropping) ++watchdog_drops_;
-    else ++fault_drops_;
+    if (ports_[port].fault == kPortStuckDropping)
+        ++watchdog_drops_;
+    else
+        ++fault_drops_;
     ++fault_losses_[DirectedLink::from_index(port).link.value()];
     lose(sim, packet);
 }
@@ -116,7 +118,8 @@ bool PacketNetwork::lost_on_wire(Simulator& sim, std::uint32_t packet, std::uint
     }
     if (!lost) return false;
     // Credits the packet held at the receiver go back: nothing will drain it there.
-    if (LinkFlowControl* fc = p.fc; fc != nullptr && fc != pfc_.get()) fc->on_drained(sim, queue_of(from, pk.prio), Bytes{pk.bytes});
+    if (LinkFlowControl* fc = p.fc; fc != nullptr && fc != pfc_.get())
+        fc->on_drained(sim, queue_of(from, pk.prio), Bytes{pk.bytes});
     ++fault_drops_;
     ++fault_losses_[DirectedLink::from_index(from).link.value()];
     lose(sim, packet);

@@ -35,8 +35,8 @@ PacketNetwork::PacketNetwork(const Topology& topology, const Router& router, Pac
 void PacketNetwork::init() {
     const Topology& topology = topology_;
     if (topology.directed_link_count() >= (std::size_t{1} << 28))  // an arrival event's 28 link bits
-        throw ModelError(fmt::format("packet model: {} directed links; at most 2^28 fit an event",
-                                     topology.directed_link_count()));
+        throw ModelError(
+            fmt::format("packet model: {} directed links; at most 2^28 fit an event", topology.directed_link_count()));
     if (spec_.mtu <= Bytes::zero() || spec_.segment <= Bytes::zero() || spec_.mtu.count() > UINT32_MAX ||
         spec_.segment.count() > UINT32_MAX)
         throw ModelError(fmt::format("packet model: MTU ({} B) and segment ({} B) must be positive and below 4 GiB",
@@ -106,11 +106,11 @@ void PacketNetwork::init() {
 
 void PacketNetwork::set_fc_kinds() {
     for (Port& p : ports_)
-        p.fc_kind = p.fc == nullptr                               ? kFcNone
-                    : p.fc == pfc_.get()                          ? kFcPfc
-                    : p.fc == credits_.get()                      ? kFcCredits
+        p.fc_kind = p.fc == nullptr                                       ? kFcNone
+                    : p.fc == pfc_.get()                                  ? kFcPfc
+                    : p.fc == credits_.get()                              ? kFcCredits
                     : ib_credits_ != nullptr && p.fc == ib_credits_.get() ? kFcIbCredits
-                                                                  : kFcOther;
+                                                                          : kFcOther;
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -212,7 +212,8 @@ std::uint32_t PacketNetwork::new_message() {
 void PacketNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
     const NodeId src = endpoint(message.src);
     const NodeId dst = endpoint(message.dst);
-    if (src == dst) throw InternalError(fmt::format("packet model: message {} from a node to itself", message.id.value()));
+    if (src == dst)
+        throw InternalError(fmt::format("packet model: message {} from a node to itself", message.id.value()));
     start_message(sim, message, listener, src, dst, false);
 }
 
@@ -237,8 +238,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     m.prio = message.priority == Message::kDataClass ? data_prio_
                                                      : static_cast<std::uint8_t>(message.priority & (ib_ ? 15 : 7));
     if (spec_.technology == scenario::Technology::roce && class_of_prio_[m.prio] == kNoClass)
-        throw ModelError(fmt::format("packet model: message {} asks for priority {}, which has no queue", message.id.value(),
-                                     message.priority));
+        throw ModelError(fmt::format("packet model: message {} asks for priority {}, which has no queue",
+                                     message.id.value(), message.priority));
     const ServerId a = topology_.node(src).server, b = topology_.node(dst).server;
     const bool inside = direct || (a.valid() && a == b);  // no transport: no QPs, no ACKs
     // Segments inside a server; MTU packets on the fabric, a direct hop to or from a fabric
@@ -274,8 +275,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     }
     const auto candidates = direct ? std::span<const std::uint32_t>(direct_ports_) : routing_.candidates(src, m.flow);
     if (candidates.empty())
-        throw ModelError(fmt::format("packet model: no route from {} to {}", topology_.node(src).name,
-                                     topology_.node(dst).name));
+        throw ModelError(
+            fmt::format("packet model: no route from {} to {}", topology_.node(src).name, topology_.node(dst).name));
     for (std::uint32_t port : candidates) {
         const std::uint32_t idx = egress_of(src, port);
         ports_[idx].injectors.push_back({slot, generation});
@@ -552,7 +553,8 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     pump(sim, idx);
 }
 
-std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow, std::uint64_t seq) const {
+std::uint32_t PacketNetwork::egress_port(const Simulator& sim, NodeId at, const FlowKey& flow,
+                                         std::uint64_t seq) const {
     if (fabric_switch_[at.value()]) return egress_of(at, routing_.next_port(at, flow, seq, &load_));
     const auto candidates = routing_.candidates(at, flow);
     if (candidates.empty())
@@ -573,7 +575,8 @@ std::uint32_t PacketNetwork::earliest_port(const Simulator& sim, NodeId at, std:
     for (std::size_t i = 0; i < k; ++i) {
         const std::uint32_t idx = egress_of(at, candidates[(seq + i) % k]);
         const Port& p = ports_[idx];
-        const Time start = saturating_add(std::max(p.free_at, sim.now()), transmit_time(queues_[p.first].queued, p.rate));
+        const Time start =
+            saturating_add(std::max(p.free_at, sim.now()), transmit_time(queues_[p.first].queued, p.rate));
         if (start < best_start) {
             best_start = start;
             best = idx;
@@ -639,7 +642,8 @@ Time PacketNetwork::unloaded_time(const Message& message) const {
         a_h = (first ? Time::zero() : a_h + delay - (ct ? std::min(t_prev, t) : Time::zero())) + t;
         slowest = std::max(slowest, t);
         const Time before_last = a_h + slowest * (train - 2);  // departure of the train's second-to-last
-        const Time last_ready = first ? Time::zero() : last_done + delay - (ct ? std::min(t_last_prev, t_last) : Time::zero());
+        const Time last_ready =
+            first ? Time::zero() : last_done + delay - (ct ? std::min(t_last_prev, t_last) : Time::zero());
         last_done = train == 1 ? last_ready + t_last : std::max(last_ready, before_last) + t_last;
         delay = p.delay;
         t_prev = t;
@@ -659,8 +663,9 @@ void PacketNetwork::check_invariants(Time now) const {
         if (ports_[i].busy_time > std::max(now, ports_[i].free_at)) {
             const DirectedLink d = DirectedLink::from_index(i);
             throw ModelError(fmt::format("invariant broken: link {} -> {} was busy {} in {} of simulated time",
-                                         topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
-                                         ports_[i].busy_time.picoseconds(), now.picoseconds()));
+                                         topology_.node(topology_.source(d)).name,
+                                         topology_.node(topology_.target(d)).name, ports_[i].busy_time.picoseconds(),
+                                         now.picoseconds()));
         }
     // Data bytes still on their way: every packet slot's, less the free slots' and control frames'.
     Bytes queued = Bytes::zero();
@@ -705,7 +710,8 @@ PortQueueState PacketNetwork::port_queue_state(std::uint32_t port) const {
 
 std::vector<std::string> PacketNetwork::warnings() const {
     std::vector<std::string> out = ib_buffer_warnings();
-    if (sampler_) for (auto& w : sampler_->warnings()) out.push_back(std::move(w));
+    if (sampler_)
+        for (auto& w : sampler_->warnings()) out.push_back(std::move(w));
     return out;
 }
 
@@ -725,8 +731,9 @@ Bytes PacketNetwork::headroom(DirectedLink link) const {
 }
 
 Time PacketNetwork::paused_time(DirectedLink link) const {
-    return pfc_ != nullptr && ports_[link.index()].fc == pfc_.get() ? pfc_->paused_time(queue_of(link.index(), data_prio_))
-                                                                    : Time::zero();
+    return pfc_ != nullptr && ports_[link.index()].fc == pfc_.get()
+               ? pfc_->paused_time(queue_of(link.index(), data_prio_))
+               : Time::zero();
 }
 
 std::vector<QpRateSeries> PacketNetwork::qp_rates() const {

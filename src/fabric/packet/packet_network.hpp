@@ -36,11 +36,11 @@
 
 #include "congestion/cnp_pacer.hpp"
 #include "congestion/congestion_control.hpp"
+#include "congestion/ib_cc.hpp"
 #include "congestion/red_marker.hpp"
 #include "core/event_queue.hpp"
 #include "core/network.hpp"
 #include "core/rng.hpp"
-#include "congestion/ib_cc.hpp"
 #include "fabric/packet/credits.hpp"
 #include "fabric/packet/ib_cc_marker.hpp"
 #include "fabric/packet/ib_credits.hpp"
@@ -67,13 +67,13 @@
 namespace fabricsim::fabric {
 
 struct PacketModelSpec {
-    Bytes mtu = Bytes{4096};              // payload per packet on fabric links
-    Bytes segment = Bytes{64 * 1024};     // payload per segment inside a server (docs/models/)
+    Bytes mtu = Bytes{4096};           // payload per packet on fabric links
+    Bytes segment = Bytes{64 * 1024};  // payload per segment inside a server (docs/models/)
     scenario::Technology technology = scenario::Technology::roce;
-    scenario::RoceSpec roce;              // PFC and the MMU (RoCE only)
-    scenario::InfinibandSpec infiniband;  // VLs, credits, IB CC (InfiniBand only)
-    scenario::IwarpSpec iwarp;            // enabled: TCP offload engines instead of RC (iwarp_nic.cpp)
-    Time deadlock_timeout = Time::ms(10); // no packet moving this long while some wait: a deadlock
+    scenario::RoceSpec roce;               // PFC and the MMU (RoCE only)
+    scenario::InfinibandSpec infiniband;   // VLs, credits, IB CC (InfiniBand only)
+    scenario::IwarpSpec iwarp;             // enabled: TCP offload engines instead of RC (iwarp_nic.cpp)
+    Time deadlock_timeout = Time::ms(10);  // no packet moving this long while some wait: a deadlock
     // RC queue pairs per connection across the fabric (NicSpec; NCCL_IB_QPS_PER_CONNECTION):
     // a message is split into this many contiguous parts, one per QP, each its own ECMP flow.
     int qps_per_connection = 1;
@@ -130,7 +130,9 @@ public:
     // Per directed link: payload bytes put on the wire (data, all classes; `priority`: that
     // class only), the time spent sending, and the deepest queue.
     Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
-    Bytes bytes_sent(DirectedLink link, int priority) const { return queues_[queue_of(link.index(), priority)].bytes_sent; }
+    Bytes bytes_sent(DirectedLink link, int priority) const {
+        return queues_[queue_of(link.index(), priority)].bytes_sent;
+    }
     Time busy_time(DirectedLink link) const { return ports_[link.index()].busy_time; }
     // How long no packet may move while some wait before the run stops as deadlocked or
     // stalled: deadlock_timeout, raised to kWatchMargin times the slowest hop (deadlock.cpp).
@@ -153,7 +155,9 @@ public:
     // InfiniBand: a line per switch whose `auto` VL buffer share fell under a link's credit
     // round trip, which was used instead (ib_credits.hpp).
     std::vector<std::string> warnings() const override;
-    std::vector<std::string> ib_buffer_warnings() const { return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{}; }
+    std::vector<std::string> ib_buffer_warnings() const {
+        return ib_credits_ ? ib_credits_->warnings() : std::vector<std::string>{};
+    }
 
     // Faults (packet_faults.cpp; docs/models/faults.md), driven by a FaultInjector. Per-packet
     // cost without faults: one byte of the port tested where a packet is sent or forwarded.
@@ -167,9 +171,7 @@ public:
     // watchdog on, after the watchdog time the port drops what it holds and what comes for it.
     void set_stuck(Simulator& sim, DirectedLink into, bool stuck);
     // Packets lost to faults on a link (both directions): down, bit errors, a stuck port's watchdog.
-    std::int64_t fault_losses(LinkId link) const {
-        return fault_losses_.empty() ? 0 : fault_losses_[link.value()];
-    }
+    std::int64_t fault_losses(LinkId link) const { return fault_losses_.empty() ? 0 : fault_losses_[link.value()]; }
 
 private:
     static constexpr std::uint32_t kNone = kNoPacket;
@@ -206,18 +208,18 @@ private:
 
     // RC transport state of one QP part of a message that crosses the fabric.
     struct Part {
-        std::uint64_t expected = 0;      // receiver: the next packet in order (absolute seq)
-        std::uint64_t acked = 0;         // sender: everything below is acknowledged
-        std::uint64_t end = 0;           // one past its last packet
-        bool nak_sent = false;           // receiver: a NAK for `expected` is out
+        std::uint64_t expected = 0;  // receiver: the next packet in order (absolute seq)
+        std::uint64_t acked = 0;     // sender: everything below is acknowledged
+        std::uint64_t end = 0;       // one past its last packet
+        bool nak_sent = false;       // receiver: a NAK for `expected` is out
     };
 
     // One hop of a message's route cache: at `node`, the egress port (ports null), or the
     // equal-cost ports inside a server that each packet chooses among (`count` of them).
     struct RouteHop {
         const std::uint32_t* ports = nullptr;
-        std::uint32_t node = kNone;      // kNone: not filled yet
-        std::uint32_t egress = 0;        // the port; with `ports`: their count
+        std::uint32_t node = kNone;  // kNone: not filled yet
+        std::uint32_t egress = 0;    // the port; with `ports`: their count
     };
     // Hops cached per QP part and direction (data out, ACKs / NAKs back); a hop deeper than
     // this asks the routing each time. A three-tier fat tree's longest data path forwards at
@@ -225,34 +227,34 @@ private:
     static constexpr std::uint32_t kRouteDepth = 10;
 
     struct MessageState {
-        std::uint32_t generation = 0;    // bumped when the slot is reused
+        std::uint32_t generation = 0;  // bumped when the slot is reused
         MessageId id;
         DeliveryListener* listener = nullptr;
         FlowKey flow;
         Bytes size;
-        std::uint32_t unit = 0;          // payload per packet
-        std::uint64_t packets = 0;       // packet_count(size, unit)
-        std::uint64_t injected = 0;      // the next new packet to make
-        std::uint64_t arrived = 0;       // distinct packets placed at the destination
+        std::uint32_t unit = 0;      // payload per packet
+        std::uint64_t packets = 0;   // packet_count(size, unit)
+        std::uint64_t injected = 0;  // the next new packet to make
+        std::uint64_t arrived = 0;   // distinct packets placed at the destination
         Time start;
-        std::uint32_t qps = 1;           // QPs it is split over (contiguous parts)
-        std::uint32_t qp = kNone;        // its first QP at the sending NIC, once it has reached it
+        std::uint32_t qps = 1;     // QPs it is split over (contiguous parts)
+        std::uint32_t qp = kNone;  // its first QP at the sending NIC, once it has reached it
         std::uint8_t prio = 0;
-        bool reliable = false;           // crosses the fabric: RC acknowledgements
-        bool recovers = false;           // on a lossy priority: NAKs, go-back-N, timeouts
-        bool tcp = false;                // iWARP: carried by the TCP engine (iwarp_nic.cpp)
+        bool reliable = false;  // crosses the fabric: RC acknowledgements
+        bool recovers = false;  // on a lossy priority: NAKs, go-back-N, timeouts
+        bool tcp = false;       // iWARP: carried by the TCP engine (iwarp_nic.cpp)
         bool delivered = false;
-        bool released = false;           // its slot is on the free list
-        bool pull_held = false;          // its next packet waited for the NIC's pull window
-        std::uint32_t parts_acked = 0;   // parts whose last packet is acknowledged
-        std::uint64_t resend = kNoSeq;   // go-back-N: the next packet to send again ...
-        std::uint64_t resend_end = 0;    // ... up to here
-        std::uint32_t control_out = 0;   // its ACKs and NAKs still in the network
-        Time rto_at = Time::max();       // lossy mode: go back unless acknowledged by then
-        bool rto_pending = false;        // an RTO event is in the queue (at or before rto_at)
-        std::uint8_t retries = 0;        // timeouts since the last progress (RC retry count)
-        std::vector<Part> parts;         // reliable only (capacity kept across reuse)
-        std::vector<std::uint64_t> seen; // lossy mode: packets placed, one bit each
+        bool released = false;            // its slot is on the free list
+        bool pull_held = false;           // its next packet waited for the NIC's pull window
+        std::uint32_t parts_acked = 0;    // parts whose last packet is acknowledged
+        std::uint64_t resend = kNoSeq;    // go-back-N: the next packet to send again ...
+        std::uint64_t resend_end = 0;     // ... up to here
+        std::uint32_t control_out = 0;    // its ACKs and NAKs still in the network
+        Time rto_at = Time::max();        // lossy mode: go back unless acknowledged by then
+        bool rto_pending = false;         // an RTO event is in the queue (at or before rto_at)
+        std::uint8_t retries = 0;         // timeouts since the last progress (RC retry count)
+        std::vector<Part> parts;          // reliable only (capacity kept across reuse)
+        std::vector<std::uint64_t> seen;  // lossy mode: packets placed, one bit each
         // Across the fabric, with a fixed routing: its route, filled hop by hop as its first
         // packets go (routed_egress), [(part * 2 + back) * kRouteDepth + hop].
         std::vector<RouteHop> route;
@@ -266,29 +268,29 @@ private:
     // One per directed link: the egress port of its source node. The fields every hop touches
     // come first, so a hop mostly reads the struct's first cache line.
     struct Port {
-        Time free_at = Time::zero();     // end of the last committed transmission
-        Bandwidth rate;                  // payload rate
-        Time delay;                      // propagation + the next node's forwarding latency
-        LinkFlowControl* fc = nullptr;   // its link-level flow control, if any
+        Time free_at = Time::zero();        // end of the last committed transmission
+        Bandwidth rate;                     // payload rate
+        Time delay;                         // propagation + the next node's forwarding latency
+        LinkFlowControl* fc = nullptr;      // its link-level flow control, if any
         Bytes ecn_kmin = Bytes{INT64_MAX};  // RED's Kmin at a marking port: below it, no mark (no other read)
-        std::uint32_t first = 0;         // its first queue in queues_
-        std::uint8_t fc_kind = 0;        // FcKind of fc: calls it without a virtual call
-        std::uint8_t classes = 1;        // queues: 1, or 8 (one per priority)
-        std::uint8_t backlog = 0;        // bit c: queue c holds a packet
-        std::uint8_t rr = 0;             // DWRR: the queue being served
-        bool paced = false;              // a NIC uplink under DCQCN: per-QP queues, paced
-        bool switch_egress = false;      // leaves a fabric switch: ECN marking
-        bool from_fabric = false;        // from a fabric switch into a NIC or endpoint (the receiving side)
-        std::uint8_t fault = 0;          // PortFault: anything but up sends nothing
-        NodeId to;                       // the node at its far end
-        std::uint32_t header = 0;        // wire bytes of a packet beside its payload, in queue depths
+        std::uint32_t first = 0;            // its first queue in queues_
+        std::uint8_t fc_kind = 0;           // FcKind of fc: calls it without a virtual call
+        std::uint8_t classes = 1;           // queues: 1, or 8 (one per priority)
+        std::uint8_t backlog = 0;           // bit c: queue c holds a packet
+        std::uint8_t rr = 0;                // DWRR: the queue being served
+        bool paced = false;                 // a NIC uplink under DCQCN: per-QP queues, paced
+        bool switch_egress = false;         // leaves a fabric switch: ECN marking
+        bool from_fabric = false;           // from a fabric switch into a NIC or endpoint (the receiving side)
+        std::uint8_t fault = 0;             // PortFault: anything but up sends nothing
+        NodeId to;                          // the node at its far end
+        std::uint32_t header = 0;           // wire bytes of a packet beside its payload, in queue depths
         // Second line and beyond: statistics and the rarer paths.
         Bytes bytes_sent = Bytes::zero();
         Time busy_time = Time::zero();
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
         Time wake_at = Time::max();
-        Bandwidth wire;                  // line rate, for pacing in wire bytes
+        Bandwidth wire;  // line rate, for pacing in wire bytes
     };
 
     // One egress queue (a traffic class of a port).
@@ -296,15 +298,20 @@ private:
         Fifo fifo;
         Bytes queued = Bytes::zero();
         Bytes max_queued = Bytes::zero();
-        std::int64_t deficit = 0;        // DWRR
+        std::int64_t deficit = 0;  // DWRR
         Bytes bytes_sent = Bytes::zero();
-        std::int64_t marks = 0;          // ECN marks it made
-        __int128 area = 0;               // wire bytes x picoseconds waited, of the packets gone
+        std::int64_t marks = 0;  // ECN marks it made
+        __int128 area = 0;       // wire bytes x picoseconds waited, of the packets gone
     };
 
     enum EventKind : std::uint64_t {
-        kArrival = 0, kWake = 1, kWatchdog = 3, kRto = 4, kStuckWatchdog = 5,  // 2: was the QP timer (NicScheduler's now)
-        kTcpRto = 6, kTcpDelack = 7
+        kArrival = 0,
+        kWake = 1,
+        kWatchdog = 3,
+        kRto = 4,
+        kStuckWatchdog = 5,  // 2: was the QP timer (NicScheduler's now)
+        kTcpRto = 6,
+        kTcpDelack = 7
     };
     // A port's fault state (Port::fault).
     enum PortFault : std::uint8_t { kPortUp = 0, kPortDown, kPortStuck, kPortStuckDropping };
@@ -504,18 +511,18 @@ private:
     std::uint8_t classes_ = 1;
     std::array<std::uint8_t, 16> class_of_prio_{};  // by priority / SL; kNoClass: no queue for it
     static constexpr std::uint8_t kNoClass = 0xFF;
-    std::uint8_t strict_ = 0;                 // classes served strictly (bit c)
-    std::array<std::int64_t, kMaxClasses> quantum_{};  // DWRR bytes per round, by class
+    std::uint8_t strict_ = 0;                              // classes served strictly (bit c)
+    std::array<std::int64_t, kMaxClasses> quantum_{};      // DWRR bytes per round, by class
     std::array<std::uint32_t, kMaxClasses> head_bytes_{};  // scratch of serve(): each ready class's next packet
-    std::uint8_t data_prio_ = 0;              // the data class of messages that name none
-    std::uint8_t control_prio_ = 0;           // CNPs, ACKs and NAKs
+    std::uint8_t data_prio_ = 0;                           // the data class of messages that name none
+    std::uint8_t control_prio_ = 0;                        // CNPs, ACKs and NAKs
     std::unique_ptr<Pfc> pfc_;
     std::unique_ptr<Credits> credits_;
     // InfiniBand.
     bool ib_ = false;
     std::unique_ptr<IbCredits> ib_credits_;
-    std::unique_ptr<VlArbiter> vl_arbiter_;   // VL arbitration at every port (vl_arbiter.hpp)
-    std::unique_ptr<IbCcMarker> ib_cc_;        // IB CC's FECN marking at switch egress (ib_cc_marker.hpp)
+    std::unique_ptr<VlArbiter> vl_arbiter_;  // VL arbitration at every port (vl_arbiter.hpp)
+    std::unique_ptr<IbCcMarker> ib_cc_;      // IB CC's FECN marking at switch egress (ib_cc_marker.hpp)
     std::int64_t becns_ = 0;
     std::vector<std::uint32_t> direct_ports_;  // scratch for start_message
     std::vector<Group> groups_;
@@ -531,7 +538,7 @@ private:
         const PacketNetwork& net_;
     };
     Load load_{*this};
-    std::vector<std::uint32_t> port_base_;  // by node: its first entry in egress_
+    std::vector<std::uint32_t> port_base_;     // by node: its first entry in egress_
     std::vector<std::uint8_t> fabric_switch_;  // by node: a leaf, spine or core switch (hot: one read per hop)
     std::vector<std::uint32_t> egress_;
     std::vector<Packet> packets_;
@@ -542,27 +549,27 @@ private:
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
     std::int64_t hops_ = 0;
-    Time last_move_ = Time::zero();       // the latest packet arrival anywhere
+    Time last_move_ = Time::zero();  // the latest packet arrival anywhere
     bool watchdog_armed_ = false;
-    Time watch_window_ = Time::max();     // deadlock_timeout, at least a few of the slowest hops
+    Time watch_window_ = Time::max();  // deadlock_timeout, at least a few of the slowest hops
     EventHandle watchdog_;
     Bytes injected_ = Bytes::zero(), delivered_ = Bytes::zero(), dropped_ = Bytes::zero();
     // RC transport.
-    bool lossy_ = false;                  // RoCE without PFC: drops, NAKs, go-back-N
-    std::uint32_t ack_every_ = 0;         // zero: no ACKs
+    bool lossy_ = false;           // RoCE without PFC: drops, NAKs, go-back-N
+    std::uint32_t ack_every_ = 0;  // zero: no ACKs
     Time rto_ = Time::max();
     std::int64_t retransmitted_ = 0, timeouts_ = 0, duplicates_ = 0;
-    std::int64_t abandoned_ = 0;          // messages RC gave up on (retry count exhausted)
-    std::int64_t watchdog_drops_ = 0;      // packets the PFC watchdog dropped
-    bool recover_all_ = false;             // RC recovers on the lossless class too
+    std::int64_t abandoned_ = 0;       // messages RC gave up on (retry count exhausted)
+    std::int64_t watchdog_drops_ = 0;  // packets the PFC watchdog dropped
+    bool recover_all_ = false;         // RC recovers on the lossless class too
     // Faults: set up by the first fault (empty and false until then).
     bool faults_ = false;
-    std::vector<Time> down_at_;            // by port: when its link last went down
-    std::vector<double> ber_;              // by port: bit error rate
+    std::vector<Time> down_at_;               // by port: when its link last went down
+    std::vector<double> ber_;                 // by port: bit error rate
     std::vector<std::int64_t> fault_losses_;  // by link
-    std::int64_t fault_drops_ = 0;         // packets lost to faults, all links
-    std::int64_t stuck_triggers_ = 0;      // the watchdog took a stuck receiver's port out of PFC
-    std::int32_t stuck_ports_ = 0;         // ports now stuck (the deadlock detector waits)
+    std::int64_t fault_drops_ = 0;            // packets lost to faults, all links
+    std::int64_t stuck_triggers_ = 0;         // the watchdog took a stuck receiver's port out of PFC
+    std::int32_t stuck_ports_ = 0;            // ports now stuck (the deadlock detector waits)
     Rng* fault_rng_ = nullptr;
     // RoCE congestion control.
     bool dcqcn_ = false;
@@ -571,7 +578,7 @@ private:
     std::int64_t ecn_marks_ = 0;
     std::int64_t cnps_ = 0;
     std::unique_ptr<QueueSampler> sampler_;  // outputs.queues
-    std::unique_ptr<TcpTransport> tcp_;       // iWARP only
+    std::unique_ptr<TcpTransport> tcp_;      // iWARP only
 };
 
 }  // namespace fabricsim::fabric

@@ -20,19 +20,19 @@ inline constexpr int kPacketSeqBits = 40;
 // 32 bytes: two records per cache line.
 struct PacketRecord {
     enum Type : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
-    std::uint32_t message = 0;     // slot in the network's messages (a CNP: its QP)
-    std::uint32_t bytes = 0;       // payload (control: the frame)
-    std::uint32_t link = 0;        // directed link it is on / arrived by
-    std::uint32_t next = kNoPacket;  // FIFO successor
-    Time ready;                    // when it reached the node it waits in
+    std::uint32_t message = 0;               // slot in the network's messages (a CNP: its QP)
+    std::uint32_t bytes = 0;                 // payload (control: the frame)
+    std::uint32_t link = 0;                  // directed link it is on / arrived by
+    std::uint32_t next = kNoPacket;          // FIFO successor
+    Time ready;                              // when it reached the node it waits in
     std::uint64_t seq : kPacketSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
     // Whole bytes after the 40 bits (one load each on the per-hop path).
-    std::uint8_t prio = 0;         // its priority / service level
+    std::uint8_t prio = 0;  // its priority / service level
     Type type : 2 = kData;
     // Links it has crossed (mod 64): where to look in its message's route cache
     // (PacketNetwork::routed_egress); a hint only, as each cached hop names its node.
     std::uint8_t hop : 6 = 0;
-    bool marked : 1 = false;       // ECN congestion experienced
+    bool marked : 1 = false;  // ECN congestion experienced
     // Data, ACK, NAK: its message slot's generation (low 7 bits). Go-back-N can leave a second
     // copy of a packet (or an ACK for it) in flight after its message is done and the slot
     // serves another message; the copy is recognised by this and dropped instead of following

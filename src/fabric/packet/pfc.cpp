@@ -34,7 +34,8 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
         const Bandwidth rate = topology.link(DirectedLink::from_index(i).link).bandwidth;
         const Bytes pause{0xFFFF * 512 / 8};
-        quanta_[i] = transmit_time(Bytes{1}, rate) > Time::max() / pause.count() ? Time::max() : transmit_time(pause, rate);
+        quanta_[i] =
+            transmit_time(Bytes{1}, rate) > Time::max() / pause.count() ? Time::max() : transmit_time(pause, rate);
     }
 }
 
@@ -79,8 +80,9 @@ void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
 // The frame goes back along q's link (from the switch to the port that feeds it).
 void Pfc::send_pause(Simulator& sim, std::uint32_t q, bool pause) {
     const Link& l = topology_.link(DirectedLink::from_index(layout_.port[q]).link);
-    const Time arrival = checked_add(sim.now(), saturating_add(transmit_time(kPauseFrameOnWire, l.bandwidth), l.propagation),
-                                     "PFC: a pause frame's arrival");
+    const Time arrival =
+        checked_add(sim.now(), saturating_add(transmit_time(kPauseFrameOnWire, l.bandwidth), l.propagation),
+                    "PFC: a pause frame's arrival");
     sim.at(arrival, *this, (std::uint64_t{q} << 3) | (pause ? kPause : kResume));
     ++pauses_sent_;
     if (pause) {

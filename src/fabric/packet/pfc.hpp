@@ -63,18 +63,18 @@ private:
     enum Kind : std::uint64_t { kPause, kResume, kRefresh, kExpiry, kWatchdog };
     // The upstream side of a queue: PFC received.
     struct Pause {
-        bool paused = false;             // nothing starts in [since, until)
+        bool paused = false;  // nothing starts in [since, until)
         bool watchdog_dropping = false;
         Time since, until;
-        Time resumed;                    // the end of the last pause
+        Time resumed;  // the end of the last pause
         Time total = Time::zero();
-        std::int64_t frames = 0;         // pause frames received (refreshes included)
+        std::int64_t frames = 0;  // pause frames received (refreshes included)
     };
     // The downstream side: the pause frames the switch sends for what came in through the
     // queue's link.
     struct Pausing {
-        bool pausing = false;            // the upstream queue is held by our pause frames
-        Bytes limit = Bytes::zero();     // XOFF at the pause + headroom: beyond it, a drop
+        bool pausing = false;         // the upstream queue is held by our pause frames
+        Bytes limit = Bytes::zero();  // XOFF at the pause + headroom: beyond it, a drop
         Time refresh_at;
     };
 
@@ -88,12 +88,12 @@ private:
     const QueueLayout& layout_;
     scenario::RoceSpec roce_;
     FlowControlHost& host_;
-    bool pfc_ = false;                   // PFC on the lossless priorities (lossless mode)
-    std::uint8_t lossless_ = 0;          // bit p: priority p is lossless
+    bool pfc_ = false;           // PFC on the lossless priorities (lossless mode)
+    std::uint8_t lossless_ = 0;  // bit p: priority p is lossless
     SwitchMmu mmu_;
-    std::vector<Pause> pause_;           // by queue
-    std::vector<Pausing> pausing_;       // by queue
-    std::vector<Time> quanta_;           // by port: 0xFFFF x 512 bit times at its rate
+    std::vector<Pause> pause_;      // by queue
+    std::vector<Pausing> pausing_;  // by queue
+    std::vector<Time> quanta_;      // by port: 0xFFFF x 512 bit times at its rate
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
 };
 

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <array>
-#include <vector>
 #include <cmath>
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -99,16 +99,18 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         for (const Port& port : node.ports) {
             const Link& link = topology.link(port.link);
             if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
-            const Bytes h = roce.pfc.headroom ? *roce.pfc.headroom
-                                              : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes h = roce.pfc.headroom
+                                ? *roce.pfc.headroom
+                                : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
             if (h + roce_frame_on_wire(mtu) < node.buffer) continue;
             ConfigIssue issue;
             issue.key_path = node.kind == NodeKind::nic ? "cluster.server.nic.receive_buffer"
                                                         : "cluster.server.storage_nic.receive_buffer";
-            issue.message = fmt::format("NIC {}: its receive buffer of {} must hold more than the PFC headroom of its {} "
-                                        "{} link ({}) and one {} frame; give it a larger receive_buffer",
-                                        node.name, to_string(node.buffer), to_string(link.length),
-                                        to_string(link.bandwidth), to_string(h), to_string(roce_frame_on_wire(mtu)));
+            issue.message =
+                fmt::format("NIC {}: its receive buffer of {} must hold more than the PFC headroom of its {} "
+                            "{} link ({}) and one {} frame; give it a larger receive_buffer",
+                            node.name, to_string(node.buffer), to_string(link.length), to_string(link.bandwidth),
+                            to_string(h), to_string(roce_frame_on_wire(mtu)));
             throw ConfigError(std::move(issue));
         }
     }
@@ -118,8 +120,9 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         const Link* longest = nullptr;
         for (const Port& port : node.ports) {
             const Link& link = topology.link(port.link);
-            const Bytes h = roce.pfc.headroom ? *roce.pfc.headroom
-                                              : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes h = roce.pfc.headroom
+                                ? *roce.pfc.headroom
+                                : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
             headroom += h * lossless;
             if (longest == nullptr || h > largest) {
                 largest = h;
@@ -134,11 +137,10 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         } else {
             issue.key_path = roce.pfc.headroom ? "cluster.roce.pfc.headroom" : "cluster.roce.pfc";
         }
-        const std::string worst =
-            longest == nullptr || roce.pfc.headroom
-                ? std::string()
-                : fmt::format(", {} for its {} {} link", to_string(largest), to_string(longest->length),
-                              to_string(longest->bandwidth));
+        const std::string worst = longest == nullptr || roce.pfc.headroom
+                                      ? std::string()
+                                      : fmt::format(", {} for its {} {} link", to_string(largest),
+                                                    to_string(longest->length), to_string(longest->bandwidth));
         issue.message = fmt::format(
             "switch {}: its {} ports need {} of PFC headroom ({} lossless priorit{}{}) and {} of reserved space ({} "
             "queues x {} per port), {} in all; its buffer is {}: use shorter cables, fewer lossless priorities, less "
@@ -155,8 +157,6 @@ Bytes xoff_threshold(Bytes free_buffer, double alpha) {
     return Bytes{static_cast<std::int64_t>(std::floor(static_cast<double>(free_buffer.count()) * alpha))};
 }
 
-Bytes xon_threshold(Bytes xoff, Bytes delta) {
-    return xoff > delta ? xoff - delta : Bytes::zero();
-}
+Bytes xon_threshold(Bytes xoff, Bytes delta) { return xoff > delta ? xoff - delta : Bytes::zero(); }
 
 }  // namespace fabricsim::fabric

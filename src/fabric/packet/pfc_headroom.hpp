@@ -45,18 +45,18 @@ PortDelays ieee8023_delays(Bandwidth speed);
 struct HeadroomInputs {
     Bandwidth link_speed;
     Length cable_length;
-    Bytes max_frame;          // largest frame on the wire this port may be sending (any priority)
-    Bytes peer_max_frame;     // largest frame of the paused priority the peer may be sending
-    Time interface_delay;     // one end's PHY/MAC delay, transmit + receive
-    Time response_time;       // the peer's pause response time
+    Bytes max_frame;       // largest frame on the wire this port may be sending (any priority)
+    Bytes peer_max_frame;  // largest frame of the paused priority the peer may be sending
+    Time interface_delay;  // one end's PHY/MAC delay, transmit + receive
+    Time response_time;    // the peer's pause response time
 };
 
 // Each term in bytes, in the order of the formula above.
 struct HeadroomBreakdown {
     Bytes frame_in_flight;
     Bytes pause_frame;
-    Bytes interfaces;         // both ends
-    Bytes cable;              // both ways
+    Bytes interfaces;  // both ends
+    Bytes cable;       // both ways
     Bytes response;
     Bytes peer_frame;
     Bytes total() const { return frame_in_flight + pause_frame + interfaces + cable + response + peer_frame; }

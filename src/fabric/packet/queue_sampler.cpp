@@ -58,8 +58,8 @@ std::vector<std::uint32_t> resolve_queue_ports(const Topology& topology, const s
     return out;
 }
 
-QueueSampler::QueueSampler(const PacketNetwork& network, const Topology& topology, const scenario::QueueOutputSpec& spec,
-                           std::size_t max_rows)
+QueueSampler::QueueSampler(const PacketNetwork& network, const Topology& topology,
+                           const scenario::QueueOutputSpec& spec, std::size_t max_rows)
     : network_(network),
       topology_(topology),
       interval_(spec.interval),
@@ -126,9 +126,10 @@ void QueueSampler::sample(Time now) {
 void QueueSampler::sample_dense(Time now) {
     if (rows_.size() + chosen_.size() > max_rows_) {
         stopped_ = true;
-        warnings_.push_back(fmt::format("outputs.queues: the queue series hold {} rows, their bound; sampling stopped at "
-                                        "{} (a longer interval or fewer ports samples the whole run)",
-                                        rows_.size(), to_string(now)));
+        warnings_.push_back(
+            fmt::format("outputs.queues: the queue series hold {} rows, their bound; sampling stopped at "
+                        "{} (a longer interval or fewer ports samples the whole run)",
+                        rows_.size(), to_string(now)));
         return;
     }
     times_.push_back(now);

@@ -31,9 +31,9 @@ class PacketNetwork;
 
 // A port's queues at one moment, as the packet model holds them.
 struct PortQueueState {
-    Bytes queued = Bytes::zero();    // wire bytes, all classes
-    bool paused = false;             // PFC pauses a class of it
-    bool credit_stalled = false;     // a class of it waits for credits
+    Bytes queued = Bytes::zero();  // wire bytes, all classes
+    bool paused = false;           // PFC pauses a class of it
+    bool credit_stalled = false;   // a class of it waits for credits
 };
 
 // The directed links (their indices) `spec.ports` names, in order, each "from->to" giving
@@ -64,7 +64,7 @@ public:
 private:
     struct Row {
         std::uint32_t port;
-        std::uint8_t flags;          // bit 0: paused, bit 1: credit stalled
+        std::uint8_t flags;  // bit 0: paused, bit 1: credit stalled
         Bytes queued;
     };
     void sample(Time now);
@@ -76,16 +76,16 @@ private:
     const PacketNetwork& network_;
     const Topology& topology_;
     Time interval_;
-    std::size_t top_ = 0;            // 0: the named ports
+    std::size_t top_ = 0;  // 0: the named ports
     std::size_t max_rows_;
     std::vector<std::uint32_t> chosen_;  // the named ports; top mode once frozen, the N deepest
     bool frozen_ = false;
     bool stopped_ = false;
-    std::vector<Time> times_;        // by sample
-    std::vector<std::size_t> begin_; // by sample: its first row
+    std::vector<Time> times_;         // by sample
+    std::vector<std::size_t> begin_;  // by sample: its first row
     std::vector<Row> rows_;
-    std::vector<Bytes> deepest_;     // top mode: by port, its deepest sample
-    std::vector<std::uint8_t> seen_; // top mode: by port, it had a row
+    std::vector<Bytes> deepest_;      // top mode: by port, its deepest sample
+    std::vector<std::uint8_t> seen_;  // top mode: by port, it had a row
     bool pending_ = false;
     Time pending_at_ = Time::max();
     EventHandle handle_;

@@ -64,7 +64,8 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
         }
         word |= bit;
         const std::uint64_t before = part.expected;
-        while (part.expected < part.end && (m.seen[part.expected / 64] >> (part.expected % 64) & 1) != 0) ++part.expected;
+        while (part.expected < part.end && (m.seen[part.expected / 64] >> (part.expected % 64) & 1) != 0)
+            ++part.expected;
         if (part.expected != before && (ack_due(part.expected) || part.expected - before > 1))
             send_control(sim, nic, kAckFrame, slot, part.expected - 1);
         return true;
@@ -87,7 +88,8 @@ bool PacketNetwork::receive(Simulator& sim, NodeId nic, std::uint32_t packet) {
     return false;
 }
 
-void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target, std::uint64_t seq) {
+void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, std::uint32_t target,
+                                 std::uint64_t seq) {
     std::uint32_t port;
     if (type == kCnpFrame) {
         port = egress_port(sim, from, FlowKey{nic_.dst(target), nic_.src(target), nic_.number(target)}, seq);
@@ -126,7 +128,8 @@ void PacketNetwork::on_control(Simulator& sim, std::uint32_t packet) {
         const std::uint64_t newly = pk.seq + 1 - part.acked;
         part.acked = pk.seq + 1;
         if (part.acked == part.end) ++m.parts_acked;
-        if (m.qp != kNone) nic_.cc_call(sim, m.qp + j, NicScheduler::CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
+        if (m.qp != kNone)
+            nic_.cc_call(sim, m.qp + j, NicScheduler::CcInput::ack, Bytes{static_cast<std::int64_t>(newly) * m.unit});
         if (m.recovers) {  // progress: the timer and the retry count start again
             m.rto_at = saturating_add(sim.now(), rto_);
             m.retries = 0;
@@ -156,7 +159,8 @@ void PacketNetwork::offer(Simulator& sim, std::uint32_t slot) {
     for (std::uint32_t port : routing_.candidates(m.flow.src, m.flow)) {
         const std::uint32_t idx = egress_of(m.flow.src, port);
         auto& inj = ports_[idx].injectors;
-        if (std::none_of(inj.begin(), inj.end(), [&](const Injector& i) { return i.message == slot && i.generation == m.generation; }))
+        if (std::none_of(inj.begin(), inj.end(),
+                         [&](const Injector& i) { return i.message == slot && i.generation == m.generation; }))
             inj.push_back({slot, m.generation});
         pump(sim, idx);
     }
@@ -192,7 +196,8 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
     }
     ++timeouts_;
     // Only a run with faults can lose a path for good; elsewhere RC retries as long as it takes.
-    if (spec_.recover_lossless && ++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
+    if (spec_.recover_lossless &&
+        ++m.retries > kRetryLimit) {  // the QP would go to the error state: the message is lost
         if (!m.delivered) ++abandoned_;
         m.resend = kNone;
         return;

@@ -28,8 +28,8 @@ namespace fabricsim::fabric {
 namespace {
 
 congestion::DcqcnParams dcqcn_params(const scenario::DcqcnSpec& s, Bandwidth line_rate) {
-    congestion::DcqcnParams p =
-        s.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper() : congestion::DcqcnParams::nic(line_rate);
+    congestion::DcqcnParams p = s.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper()
+                                                                         : congestion::DcqcnParams::nic(line_rate);
     if (s.g) p.g = *s.g;
     if (s.rate_ai) p.rate_ai = *s.rate_ai;
     if (s.rate_hai) p.rate_hai = *s.rate_hai;
@@ -70,7 +70,8 @@ void PacketNetwork::setup_roce() {
 void PacketNetwork::pace_nic_uplinks() {
     for (std::uint32_t i = 0; i < ports_.size(); ++i) {
         const DirectedLink d = DirectedLink::from_index(i);
-        if (topology_.node(topology_.source(d)).kind != NodeKind::nic || !is_fabric_switch(topology_.node(topology_.target(d)).kind))
+        if (topology_.node(topology_.source(d)).kind != NodeKind::nic ||
+            !is_fabric_switch(topology_.node(topology_.target(d)).kind))
             continue;
         ports_[i].paced = true;
         ports_[i].wire = topology_.link(d.link).bandwidth;
@@ -106,7 +107,8 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, st
             for (std::uint32_t j = 0; j < m.qps; ++j) {
                 Time cnp_interval;
                 auto cc = make_cc(line, cnp_interval);
-                nic_.add_qp(std::move(cc), cnp_interval, port, m.prio, cls, m.flow.src, m.flow.dst, m.flow.qp * m.qps + j);
+                nic_.add_qp(std::move(cc), cnp_interval, port, m.prio, cls, m.flow.src, m.flow.dst,
+                            m.flow.qp * m.qps + j);
             }
         }
         m.qp = first;

@@ -169,7 +169,8 @@ void PacketNetwork::start_sharp(Simulator& sim, const GroupOperation& op, Delive
     for (std::size_t i = 0; i < nics.size(); ++i) {
         const NodeId gpu = topology_.rank(op.ranks[i]).gpu;
         if (gpu == nics[i]) continue;
-        for (DirectedLink d : routing_.path(FlowKey{gpu, nics[i], 0})) up.emplace_back(topology_.source(d), topology_.target(d));
+        for (DirectedLink d : routing_.path(FlowKey{gpu, nics[i], 0}))
+            up.emplace_back(topology_.source(d), topology_.target(d));
     }
 
     std::vector<GroupPart> parts;

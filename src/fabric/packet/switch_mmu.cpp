@@ -9,7 +9,11 @@ namespace fabricsim::fabric {
 
 SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const scenario::RoceSpec& roce, Bytes mtu,
                      std::uint8_t lossless)
-    : layout_(layout), roce_(roce), lossless_(lossless), ingress_(layout.port.size()), buffers_(topology.nodes().size()) {
+    : layout_(layout),
+      roce_(roce),
+      lossless_(lossless),
+      ingress_(layout.port.size()),
+      buffers_(topology.nodes().size()) {
     for (std::uint32_t n = 0; n < topology.nodes().size(); ++n) {
         const Node& node = topology.nodes()[n];
         if (!is_fabric_switch(node.kind)) continue;
@@ -20,8 +24,9 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             const Link& link = topology.link(node.ports[p].link);
             // The directed link into this switch through port p, and its queues.
             const DirectedLink in{node.ports[p].link, link.a == NodeId{n}};
-            const Bytes headroom = roce.pfc.headroom ? *roce.pfc.headroom
-                                                     : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes headroom = roce.pfc.headroom
+                                       ? *roce.pfc.headroom
+                                       : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
             // Reserved space for the priority groups a RoCE switch is set up with: the lossless
             // data priority and the control priority (the others share the buffer only).
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
@@ -52,16 +57,18 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             const Link& link = topology.link(port.link);
             if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
             const DirectedLink in{port.link, link.a == NodeId{n}};
-            const Bytes headroom = roce.pfc.headroom ? *roce.pfc.headroom
-                                                     : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes headroom = roce.pfc.headroom
+                                       ? *roce.pfc.headroom
+                                       : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
                 ingress_[q].at = NodeId{n};
                 if (this->lossless(q)) ingress_[q].headroom = headroom;
             }
             if (lossless_ != 0 && headroom + nic_xon_delta(mtu) >= node.buffer)
-                throw ModelError(fmt::format("NIC {}: its receive buffer ({} B) holds no more than the PFC headroom of its "
-                                             "link ({} B) and an MTU frame",
-                                             node.name, node.buffer.count(), headroom.count()));
+                throw ModelError(
+                    fmt::format("NIC {}: its receive buffer ({} B) holds no more than the PFC headroom of its "
+                                "link ({} B) and an MTU frame",
+                                node.name, node.buffer.count(), headroom.count()));
         }
     }
     nic_xon_delta_ = nic_xon_delta(mtu);

@@ -80,14 +80,14 @@ public:
 private:
     struct Ingress {
         Bytes bytes = Bytes::zero();
-        NodeId at;                       // the switch (or NIC)
-        double alpha = 0.125;            // mmu.alpha, or its port speed class's (mmu.port_classes)
+        NodeId at;             // the switch (or NIC)
+        double alpha = 0.125;  // mmu.alpha, or its port speed class's (mmu.port_classes)
         Bytes max_bytes = Bytes::zero();
         Bytes headroom = Bytes::zero();
     };
     struct Buffer {
-        bool nic = false;                // a NIC's receive buffer: static XOFF, no shared pool
-        Bytes shared = Bytes::zero();    // buffer less every port's headroom and reserve
+        bool nic = false;              // a NIC's receive buffer: static XOFF, no shared pool
+        Bytes shared = Bytes::zero();  // buffer less every port's headroom and reserve
         Bytes used = Bytes::zero();
         Bytes total = Bytes::zero();
     };
@@ -103,8 +103,8 @@ private:
     scenario::RoceSpec roce_;
     Bytes nic_xon_delta_ = Bytes::zero();  // an MTU frame (NICs)
     std::uint8_t lossless_ = 0;
-    std::vector<Ingress> ingress_;       // by queue
-    std::vector<Buffer> buffers_;        // by node
+    std::vector<Ingress> ingress_;  // by queue
+    std::vector<Buffer> buffers_;   // by node
 };
 
 }  // namespace fabricsim::fabric

@@ -32,7 +32,8 @@ TcpTransport::TcpTransport(const scenario::IwarpSpec& spec, std::int64_t payload
 
 std::unique_ptr<congestion::TcpCongestionControl> TcpTransport::make_cc() const {
     switch (spec_.congestion_control) {
-        case scenario::TcpCongestion::newreno: return std::make_unique<congestion::NewReno>(payload_, spec_.initial_window);
+        case scenario::TcpCongestion::newreno:
+            return std::make_unique<congestion::NewReno>(payload_, spec_.initial_window);
         case scenario::TcpCongestion::cubic: return std::make_unique<congestion::Cubic>(payload_, spec_.initial_window);
         case scenario::TcpCongestion::dctcp: return std::make_unique<congestion::Dctcp>(payload_, spec_.initial_window);
     }
@@ -58,7 +59,8 @@ void TcpTransport::open(std::uint32_t flow, std::uint32_t src, std::uint32_t dst
         std::fill(f.retx_bits.begin(), f.retx_bits.end(), 0);
         std::fill(f.placed_bits.begin(), f.placed_bits.end(), 0);
     }
-    const auto [it, inserted] = index_.emplace(std::make_tuple(src, dst, channel), static_cast<std::uint32_t>(connections_.size()));
+    const auto [it, inserted] =
+        index_.emplace(std::make_tuple(src, dst, channel), static_cast<std::uint32_t>(connections_.size()));
     if (inserted) {
         Connection c;
         c.window = make_cc()->state();  // a new connection: the algorithm's initial window
@@ -78,7 +80,9 @@ void TcpTransport::open(std::uint32_t flow, std::uint32_t src, std::uint32_t dst
     timers_[flow] = Timers{};
 }
 
-void TcpTransport::close(std::uint32_t flow) { connections_[flows_[flow].connection].window = flows_[flow].cc->state(); }
+void TcpTransport::close(std::uint32_t flow) {
+    connections_[flows_[flow].connection].window = flows_[flow].cc->state();
+}
 
 bool TcpTransport::may_send(std::uint32_t flow) const {
     const Flow& f = flows_[flow];
@@ -92,7 +96,8 @@ bool TcpTransport::take(std::uint32_t flow, Time now, std::uint64_t& seq) {
     Flow& f = flows_[flow];
     if (f.lost_unsent > 0) {
         f.rtx_next = std::max(f.rtx_next, f.una);
-        while (f.rtx_next < f.lost_end && (bit(f.sacked_bits, f.rtx_next, mask_) || bit(f.retx_bits, f.rtx_next, mask_)))
+        while (f.rtx_next < f.lost_end &&
+               (bit(f.sacked_bits, f.rtx_next, mask_) || bit(f.retx_bits, f.rtx_next, mask_)))
             ++f.rtx_next;
         if (f.rtx_next >= f.lost_end) throw InternalError("iwarp: a lost segment counted but none found");
         seq = f.rtx_next++;

@@ -66,9 +66,9 @@ public:
     // when it is a retransmission.
     bool take(std::uint32_t flow, Time now, std::uint64_t& seq);
     struct AckResult {
-        std::uint64_t newly = 0;    // segments newly acknowledged cumulatively
+        std::uint64_t newly = 0;  // segments newly acknowledged cumulatively
         bool entered_recovery = false;
-        bool done = false;          // every segment acknowledged
+        bool done = false;  // every segment acknowledged
     };
     AckResult on_ack(std::uint32_t flow, Time now, std::uint64_t value, bool ece);
     // The retransmission timer fired with data outstanding; false: give up (backoff exhausted).
@@ -87,8 +87,8 @@ public:
         bool ece = false;
     };
     struct Received {
-        bool fresh = false;          // a new segment (false: a duplicate)
-        std::uint32_t acks = 0;      // ACKs to send now, in order
+        bool fresh = false;      // a new segment (false: a duplicate)
+        std::uint32_t acks = 0;  // ACKs to send now, in order
         std::array<Ack, 2> ack{};
         bool arm_delayed_ack = false;  // in-order data waits for the delayed-ACK timer
     };
@@ -98,12 +98,12 @@ public:
 
     // The packet model's timers and wake-ups of the flow (iwarp_nic.cpp keeps them here, by slot).
     struct Timers {
-        Time rto_at = Time::max();         // the retransmission timer's deadline
-        Time rto_event = Time::max();      // the pending RTO event (max: none)
-        Time delack_event = Time::max();   // the pending delayed-ACK event
-        Time opened_at = Time::zero();     // the window last opened after holding the source back
-        bool held = false;                 // the source waits for the window
-        std::uint32_t receiver = 0;        // the receiving NIC's node, for the delayed ACK
+        Time rto_at = Time::max();        // the retransmission timer's deadline
+        Time rto_event = Time::max();     // the pending RTO event (max: none)
+        Time delack_event = Time::max();  // the pending delayed-ACK event
+        Time opened_at = Time::zero();    // the window last opened after holding the source back
+        bool held = false;                // the source waits for the window
+        std::uint32_t receiver = 0;       // the receiving NIC's node, for the delayed ACK
     };
     Timers& timers(std::uint32_t flow) { return timers_[flow]; }
     const scenario::IwarpSpec& spec() const { return spec_; }
@@ -112,7 +112,7 @@ private:
     struct Flow {
         std::unique_ptr<congestion::TcpCongestionControl> cc;
         std::uint32_t connection = 0;
-        std::uint64_t end = 0;          // segments
+        std::uint64_t end = 0;  // segments
         // Sender.
         std::uint64_t una = 0, nxt = 0;
         std::uint64_t high_sacked = 0;  // one past the highest SACKed segment (0: none)
@@ -120,17 +120,17 @@ private:
         std::uint64_t rtx_next = 0;     // no lost segment below it waits to go again
         std::uint64_t recover = 0;      // recovery point
         bool in_recovery = false;
-        bool force = false;             // entering recovery: the first lost segment goes whatever the pipe (RFC 6675 §5 step 4.3)
-        std::int64_t sacked = 0;        // SACKed segments in [una, nxt)
-        std::int64_t lost_unsent = 0;   // lost, not sent again since
-        bool timing = false;            // RTT: segment timed_seq sent at timed_at
+        bool force = false;  // entering recovery: the first lost segment goes whatever the pipe (RFC 6675 §5 step 4.3)
+        std::int64_t sacked = 0;       // SACKed segments in [una, nxt)
+        std::int64_t lost_unsent = 0;  // lost, not sent again since
+        bool timing = false;           // RTT: segment timed_seq sent at timed_at
         std::uint64_t timed_seq = 0;
         Time timed_at;
         int backoff = 0;
         // Receiver.
         std::uint64_t rcv_nxt = 0;
-        std::uint32_t pending = 0;      // in-order segments not yet acknowledged
-        std::uint64_t ooo = 0;          // segments placed past rcv_nxt
+        std::uint32_t pending = 0;  // in-order segments not yet acknowledged
+        std::uint64_t ooo = 0;      // segments placed past rcv_nxt
         bool ce_state = false;
         // Bit rings by segment & mask_: SACKed and sent again (sender), placed (receiver).
         std::vector<std::uint64_t> sacked_bits, retx_bits, placed_bits;
@@ -164,7 +164,7 @@ private:
     std::vector<Flow> flows_;
     std::vector<Connection> connections_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> index_;
-    std::vector<Timers> timers_;      // by flow
+    std::vector<Timers> timers_;  // by flow
 };
 
 }  // namespace fabricsim::fabric
