@@ -44,8 +44,11 @@ constexpr NvlsEfficiency nvls_efficiency(int nvlink_generation) {
     return {1, 1};
 }
 
-// The rate NVLS moves payload through a port whose ring payload rate is `rate`.
-constexpr Bandwidth nvls_rate(Bandwidth rate, NvlsEfficiency e) { return rate * e.num / e.den; }
+// The rate NVLS moves payload through a port whose ring payload rate is `rate`. A 128-bit
+// product: a test's "free" link is near the int64 limit, and rate × num would overflow there.
+constexpr Bandwidth nvls_rate(Bandwidth rate, NvlsEfficiency e) {
+    return Bandwidth::bps(static_cast<std::int64_t>(static_cast<__int128>(rate.bits_per_second()) * e.num / e.den));
+}
 
 // The wire bytes NVLS occupies a port with for `payload` bytes: payload / efficiency, rounded up.
 constexpr Bytes nvls_wire_bytes(Bytes payload, NvlsEfficiency e) {
