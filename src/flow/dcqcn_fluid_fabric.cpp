@@ -1,7 +1,7 @@
 #include "flow/dcqcn_fluid_fabric.hpp"
 
 #include "core/errors.hpp"
-#include "fabric/packet/ib_credits.hpp"
+#include "fabric/ib_vl_buffer.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -28,11 +28,9 @@ Bytes queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec&
         std::int64_t total = 0;
         for (DirectedLink in : feeders) {
             const fabric::Link& link = topology.link(in.link);
-            Bytes b = c.infiniband.vl_buffer
-                          ? *c.infiniband.vl_buffer
-                          : fabric::IbCredits::auto_buffer(link, sw.forwarding_latency, c.fabric.mtu);
-            if (!c.infiniband.vl_buffer)
-                b = std::max(b, fabric::IbCredits::switch_share(sw, c.infiniband.virtual_lanes));
+            Bytes b = c.infiniband.vl_buffer ? *c.infiniband.vl_buffer
+                                             : fabric::ib_round_trip_buffer(link, sw.forwarding_latency, c.fabric.mtu);
+            if (!c.infiniband.vl_buffer) b = std::max(b, fabric::ib_switch_share(sw, c.infiniband.virtual_lanes));
             total += b.count();
         }
         return Bytes{std::max<std::int64_t>(total, 1)};

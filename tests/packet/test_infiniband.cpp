@@ -274,7 +274,7 @@ TEST_CASE("an InfiniBand switch's input buffer per VL is its preset buffer over 
     c.fabric.switch_spec.buffer = 32_MB;
     c.fabric.switch_spec.radix = 64;
     Model m(c, pfc_only());
-    CHECK(fabric::IbCredits::switch_share(m.topology.node(m.topology.target(m.uplink(0))), 2) == Bytes{3906 * 64});
+    CHECK(fabric::ib_switch_share(m.topology.node(m.topology.target(m.uplink(0))), 2) == Bytes{3906 * 64});
     Simulator sim(1);
     Sink sink;
     for (std::uint32_t s = 1; s <= 32; ++s) m.network.send(sim, msg(s - 1, s, 0, 1_MiB), sink);

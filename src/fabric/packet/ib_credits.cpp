@@ -10,19 +10,6 @@
 
 namespace fabricsim::fabric {
 
-Bytes IbCredits::auto_buffer(const Link& link, Time forwarding, Bytes mtu) {
-    const Time rtt = transmit_time(mtu + Bytes{kHeaders}, link.bandwidth) + link.propagation * 2 + forwarding;
-    const std::int64_t in_flight = (link.bandwidth.bits_per_second() / 8) * rtt.picoseconds() / 1'000'000'000'000;
-    const std::int64_t bytes = in_flight + 2 * (mtu.count() + kHeaders);
-    return Bytes{(bytes + kBlock - 1) / kBlock * kBlock};
-}
-
-Bytes IbCredits::switch_share(const Node& node, int vls) {
-    const auto ports = static_cast<std::int64_t>(node.radix > 0 ? node.radix : node.ports.size());
-    if (ports == 0 || vls <= 0) return Bytes::zero();
-    return Bytes{node.buffer.count() / ports / vls / kBlock * kBlock};
-}
-
 IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec,
                      Bytes mtu, FlowControlHost& host)
     : topology_(topology),
@@ -40,9 +27,9 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
         const DirectedLink d = DirectedLink::from_index(layout.port[q]);
         const Link& link = topology.link(d.link);
         const Node& receiver = topology.node(topology.target(d));
-        Bytes buffer = spec.vl_buffer ? *spec.vl_buffer : auto_buffer(link, receiver.forwarding_latency, mtu);
+        Bytes buffer = spec.vl_buffer ? *spec.vl_buffer : ib_round_trip_buffer(link, receiver.forwarding_latency, mtu);
         if (!spec.vl_buffer && is_fabric_switch(receiver.kind)) {
-            const Bytes share = switch_share(receiver, spec.virtual_lanes);
+            const Bytes share = ib_switch_share(receiver, spec.virtual_lanes);
             if (share >= buffer) {
                 buffer = share;
             } else if (!warned[topology.target(d).value()]) {

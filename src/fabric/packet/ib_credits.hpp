@@ -14,6 +14,7 @@
 // victim of congestion when it sends it (waited()).
 #pragma once
 
+#include "fabric/ib_vl_buffer.hpp"
 #include "fabric/packet/credit_ledger.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
@@ -26,8 +27,8 @@ namespace fabricsim::fabric {
 
 class IbCredits final : public LinkFlowControl {
 public:
-    static constexpr std::int64_t kBlock = 64;
-    static constexpr std::int64_t kHeaders = 26;  // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+    static constexpr std::int64_t kBlock = kIbCreditBlock;
+    static constexpr std::int64_t kHeaders = kIbHeaderBytes;
 
     IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
               FlowControlHost& host);
@@ -35,11 +36,6 @@ public:
     static bool applies_to(const Link& link) {
         return link.type == LinkType::fabric || link.type == LinkType::storage_fabric;
     }
-    // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
-    // round trip at line rate plus two MTU packets.
-    static Bytes auto_buffer(const Link& link, Time forwarding, Bytes mtu);
-    // A switch's buffer per port and VL: buffer / radix / vls, down to whole 64-byte blocks.
-    static Bytes switch_share(const Node& node, int vls);
     static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
 
     bool may_send(std::uint32_t q, Bytes size, Time& start) override {
