@@ -21,8 +21,6 @@ using namespace fabricsim::literals;
 using namespace workload_test;
 using scenario::TrafficPattern;
 using scenario::TrafficSpec;
-using workloads::Executor;
-using workloads::OpGraph;
 using workloads::TrafficProgram;
 
 namespace {
@@ -30,7 +28,7 @@ namespace {
 constexpr std::uint64_t kSeed = 5;
 
 struct Whole {
-    OpGraph graph;
+    workloads::OpGraph graph;
     std::vector<workloads::OpTiming> timings;
 };
 
@@ -40,7 +38,7 @@ Whole run_whole(const scenario::ClusterSpec& cluster, const TrafficSpec& spec) {
     workloads::add_traffic(w.graph, e, spec, cluster, kSeed);
     Simulator sim(kSeed);
     fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
-    Executor ex(w.graph, net);
+    workloads::Executor ex(w.graph, net);
     ex.start(sim);
     sim.run();
     REQUIRE(ex.ops_done() == ex.ops_total());
@@ -56,11 +54,11 @@ struct Streamed {
 };
 
 Streamed run_program(const scenario::ClusterSpec& cluster, const TrafficSpec& spec) {
-    OpGraph g;
+    workloads::OpGraph g;
     const auto e = g.add_entry("t");
     Simulator sim(kSeed);
     fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
-    Executor ex(g, net);
+    workloads::Executor ex(g, net);
     ex.set_program(e, std::make_unique<TrafficProgram>(spec, cluster, kSeed, "t", e));
     ex.start(sim);
     sim.run();
