@@ -24,6 +24,13 @@ using scenario::CollectiveOp;
 // the executor's state; a topology node with its name and ports; a link; a packet-model port
 // with its queues, flow control and counters; a QP.
 constexpr double kBytesPerOp = 160;
+// A done op's record: a training job's 40 bytes (training_program.hpp), a traffic flow's 16-byte
+// timing (0.4 record) or, with poisson's drawn arrival, 40 (traffic_program.hpp).
+constexpr double kBytesPerRecord = 40;
+// A training job's state per GPU: its breakdown tally (56 B), bytes by kind for two iterations
+// (64 B), the schedule's exact and given durations, last op and job rank (36 B), its arrivals
+// (8 B per stage step ahead), with the vectors' own overhead: about 250 B.
+constexpr double kBytesPerRank = 250;
 constexpr double kBytesPerNode = 200;
 constexpr double kBytesPerLink = 100;
 constexpr double kBytesPerPort = 600;
@@ -64,6 +71,7 @@ std::string human(Bytes b) {
     return fmt::format("{}B", b.count());
 }
 
+// The flows of a traffic entry (workloads/traffic.hpp).
 double traffic_ops(const scenario::TrafficSpec& t, const scenario::ClusterSpec& cluster) {
     using scenario::TrafficPattern;
     const double senders = t.senders.empty() ? cluster.ranks() : static_cast<double>(t.senders.size());
@@ -77,9 +85,30 @@ double traffic_ops(const scenario::TrafficSpec& t, const scenario::ClusterSpec& 
             return senders * t.load * rate * t.duration.seconds() / std::max(t.sizes.mean(), 1.0);
         }
         case TrafficPattern::gpu_pool:
-            return 6.0 * (t.clients == 0 ? cluster.clients.nodes : t.clients) * t.concurrency * t.calls;
+            return 4.0 * (t.clients == 0 ? cluster.clients.nodes : t.clients) * t.concurrency * t.calls;
     }
     return 0;
+}
+
+// What a traffic entry's program holds at once (workloads/traffic_program.hpp), and its records.
+// The patterns release every flow as the entry opens; poisson holds each sender's next arrival
+// and the flows it has in flight, on average rho/(1-rho) at load rho (a processor-sharing queue
+// at the sender's NIC, whatever the size distribution: Kleinrock, Queueing Systems Vol. II, 1976, ch. 4),
+// counted at rho <= 0.95; gpu_pool one call's two flows a chain. A flow keeps its timing
+// (16 B, 0.4 record), poisson's its drawn arrival too (40 B).
+std::pair<double, double> traffic_held(const scenario::TrafficSpec& t, const scenario::ClusterSpec& cluster) {
+    using scenario::TrafficPattern;
+    const double flows = traffic_ops(t, cluster);
+    switch (t.pattern) {
+        case TrafficPattern::poisson: {
+            const double senders = t.senders.empty() ? cluster.ranks() : static_cast<double>(t.senders.size());
+            const double rho = std::min(t.load, 0.95);
+            return {std::min(flows, senders * (1 + rho / (1 - rho))), flows};
+        }
+        case TrafficPattern::gpu_pool:
+            return {2.0 * (t.clients == 0 ? cluster.clients.nodes : t.clients) * t.concurrency, 0.4 * flows};
+        default: return {flows, 0.4 * flows};
+    }
 }
 
 // Per iteration and micro-batch, every GPU computes forward and backward, sends to the next
@@ -96,20 +125,6 @@ double training_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec
     const double per_micro = 4 + 4 + 2 * 2.0 * (t.tp - 1) * tp_channels + 4.0 * (t.ep - 1) * across;
     const double dp = 2.0 * (t.dp - 1) * across * 8;
     return t.iterations * gpus * (m * per_micro + dp + 2);
-}
-
-// What a training job holds: its graph without the ring sends, which stream (ring_stream.hpp):
-// per GPU and micro-batch its compute and pipeline sends, an open op per TP ring it joins and
-// the joins, the all-to-alls (built whole); per GPU and iteration an open op per DP bucket; and
-// in flight, kWindow sends on each connection of one TP ring and of every DP bucket's ring per
-// GPU (with overlap all 8 may run at once: the 2,048-GPU 70B job held about 2 M sends).
-double training_held_ops(const scenario::TrainingSpec& t, const scenario::ClusterSpec& cluster) {
-    const double gpus = t.gpus();
-    const double m = std::max(t.micro_batches(), 1);
-    const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
-    const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
-    const double per_micro = 4 + 4 + 2 + 4.0 * (t.ep - 1) * across;
-    return t.iterations * gpus * (m * per_micro + 8 + 2) + gpus * kWindow * (tp_channels + 8 * across);
 }
 
 }  // namespace
@@ -180,12 +195,54 @@ std::pair<double, double> collective_held_ops(const scenario::CollectiveSpec& sp
     return {ops, held + graphs};
 }
 
+TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::ClusterSpec& cluster) {
+    // The program makes a stage's next pipeline step when the run reaches the step before it
+    // and forgets ops once done (training_program.hpp). A step is, per GPU of its stage: its
+    // compute and pipeline send; with TP an open of the TP ring and a 2/tp share of its join
+    // and barrier; with experts the all-to-all's c·(ep-1) sends (made whole; one channel where
+    // the EP group, tp·ep ranks, fits in a server) and a 1/ep share of its barrier. About
+    // kStepsHeld steps per GPU are made and not done at once, and the rings' sends in flight:
+    // a training ring sends one message per step, so one per connection, on its TP ring and
+    // on each of its 8 DP buckets' rings (with overlap all 8 may run at once).
+    // Records: one per op of the running iteration but the rings' sends (dropped at its end,
+    // after the next iteration's first step is made): 2m + 1 steps per GPU, and after the last
+    // backward the 8 chunks of its compute and an open per DP bucket with a 2/dp share of its
+    // join and barrier.
+    // A ring's window (ring_stream.hpp) keeps 16 bytes for each send between its oldest
+    // unfinished and its newest touched one, up to the channel's 2(n-1)·n sends: per GPU, 16 B
+    // x c x 2(n-1) for each ring it is in. A stage's 8 DP buckets run after its last backward;
+    // 1F1B ends the stages' last backwards a micro-batch apart, and about kStagesReducing
+    // stages' DP rings are found alive at once (calibrated on the 70B and 175B runs of
+    // docs/BENCHMARKS.md, whose peak memory it puts within a factor of two).
+    constexpr double kStepsHeld = 6;
+    constexpr double kStagesReducing = 2;
+    constexpr double kBytesPerTrack = 16;
+    const double gpus = t.gpus();
+    const double m = std::max(t.micro_batches(), 1);
+    const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
+    const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
+    const double ep_channels = t.tp * t.ep <= cluster.server.ranks() ? 1 : across;
+    const double per_step =
+        2 + (t.tp > 1 ? 1 + 2.0 / t.tp : 0) + (t.ep > 1 ? ep_channels * (t.ep - 1) + 1.0 / t.ep : 0);
+    const double dp_records = 8 + (t.dp > 1 ? 8 * (1 + 2.0 / t.dp) : 0);
+    const double reducing = std::min(1.0, kStagesReducing / std::max(t.pp, 1));
+    TrainingHeld h;
+    h.ops = gpus * kStepsHeld * per_step + gpus * (tp_channels + 8 * across * reducing);
+    h.records = gpus * ((2 * m + 1) * per_step + dp_records) + 1;
+    h.ranks = gpus;
+    h.window_bytes = gpus * kBytesPerTrack *
+                     (tp_channels * 2 * std::max(t.tp - 1, 0) + 8 * reducing * across * 2 * std::max(t.dp - 1, 0));
+    return h;
+}
+
 MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
     const scenario::ClusterSpec& cl = spec.cluster;
     const scenario::ServerSpec& sv = cl.server;
     MemoryEstimate e;
 
     // The workload.
+    double ranks = 0;    // training jobs' GPUs
+    double windows = 0;  // and their rings' windows, in bytes
     for (const auto& entry : spec.workload) {
         e.ops += std::visit(
             [&](const auto& kind) -> double {
@@ -197,17 +254,25 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
                     return ops;
                 }
                 if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
-                    e.held_ops += training_held_ops(kind, cl);
+                    const TrainingHeld h = training_held(kind, cl);
+                    e.held_ops += h.ops;
+                    e.records += h.records;
+                    ranks += h.ranks;
+                    windows += h.window_bytes;
                     return training_ops(kind, cl);
                 }
-                double ops = 0;
-                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) ops = traffic_ops(kind, cl);
-                e.held_ops += ops;  // built whole before the run
-                return ops;
+                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) {
+                    const auto [held, records] = traffic_held(kind, cl);
+                    e.held_ops += held;
+                    e.records += records;
+                    return traffic_ops(kind, cl);
+                }
+                return 0.0;  // no other kind
             },
             entry.kind);
     }
-    e.op_graph = Bytes{static_cast<std::int64_t>(bytes_of(e.held_ops * kBytesPerOp))};
+    e.op_graph = Bytes{static_cast<std::int64_t>(
+        bytes_of(e.held_ops * kBytesPerOp + e.records * kBytesPerRecord + ranks * kBytesPerRank + windows))};
 
     // The topology: each server's CPU, GPUs, NICs and switches; storage nodes and clients; and
     // the fabric switches of a three-tier fabric at most.
@@ -245,8 +310,10 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
 }
 
 std::string MemoryEstimate::describe() const {
-    std::string out = fmt::format("about {}: op graph {} ({:.0f} ops, {:.0f} held at once), topology {} ({:.0f} nodes)",
-                                  human(total()), human(op_graph), ops, held_ops, human(topology), nodes);
+    const std::string records_text = records > 0 ? fmt::format(", {:.0f} records", records) : "";
+    std::string out =
+        fmt::format("about {}: op graph {} ({:.0f} ops, {:.0f} held at once{}), topology {} ({:.0f} nodes)",
+                    human(total()), human(op_graph), ops, held_ops, records_text, human(topology), nodes);
     if (packet_model > Bytes::zero())
         out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
     return out;

@@ -2,6 +2,7 @@
 
 #include "workloads/collective.hpp"
 #include "workloads/collective_program.hpp"
+#include "workloads/traffic_program.hpp"
 #include "workloads/training_program.hpp"
 
 #include <string>
@@ -16,17 +17,27 @@ std::vector<TransferResult> transfer_results(const scenario::ScenarioSpec& spec,
         flow_entries.push_back(std::holds_alternative<scenario::TransferSpec>(e.kind) ||
                                std::holds_alternative<scenario::TrafficSpec>(e.kind));
     std::vector<TransferResult> out;
-    const auto& ops = executor.graph().ops();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        const auto& op = ops[i];
-        const auto& t = executor.op_timings()[i];
-        if (op.kind != workloads::OpKind::send || !flow_entries[op.entry]) continue;  // unfinished ones too
+    const auto row = [&](std::uint32_t entry, RankId src, RankId dst, Bytes size, const workloads::OpTiming& t) {
         Message m;
-        m.src = op.src;
-        m.dst = op.dst;
-        m.size = op.size;
-        out.push_back({executor.graph().entries()[op.entry].name, op.src.value(), op.dst.value(), op.size, t.start,
-                       t.finish, network.unloaded_time(m)});
+        m.src = src;
+        m.dst = dst;
+        m.size = size;
+        out.push_back({executor.graph().entries()[entry].name, src.value(), dst.value(), size, t.start, t.finish,
+                       network.unloaded_time(m)});
+    };
+    // Entry by entry, each in its ops' order (unfinished ones too); a traffic entry's flows are
+    // its program's.
+    const auto& ops = executor.graph().ops();
+    std::vector<std::vector<std::uint32_t>> sends(flow_entries.size());
+    for (std::uint32_t i = 0; i < ops.size(); ++i)
+        if (ops[i].kind == workloads::OpKind::send && flow_entries[ops[i].entry]) sends[ops[i].entry].push_back(i);
+    for (std::uint32_t e = 0; e < flow_entries.size(); ++e) {
+        for (std::uint32_t i : sends[e]) row(e, ops[i].src, ops[i].dst, ops[i].size, executor.op_timings()[i]);
+        if (const auto* traffic = dynamic_cast<const workloads::TrafficProgram*>(executor.program(e)))
+            for (std::uint64_t f = 0; f < traffic->flows().count(); ++f) {
+                const workloads::TrafficFlow flow = traffic->flows()[f];
+                row(e, flow.src, flow.dst, flow.size, traffic->timing(f));
+            }
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "report/traffic_figures.hpp"
 
+#include "workloads/traffic_program.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -22,8 +24,15 @@ T nearest_rank(std::vector<T>& values, double q) {
 
 TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads::Executor& executor,
                              const Network& network) {
-    const auto& ops = executor.graph().ops();
-    const auto& timings = executor.op_timings();
+    // Flow i of the entry: its program's (plan.program), or its graph's op i.
+    const auto flow = [&](std::uint32_t i) {
+        if (plan.program != nullptr) return plan.program->flows()[i];
+        const auto& op = executor.graph().ops()[i];
+        return workloads::TrafficFlow{op.src, op.dst, op.size, op.not_before};
+    };
+    const auto timing = [&](std::uint32_t i) {
+        return plan.program != nullptr ? plan.program->timing(i) : executor.op_timings()[i];
+    };
     TrafficResult r;
     r.name = executor.graph().entries()[plan.entry].name;
     r.pattern = kPatterns[static_cast<int>(plan.pattern)];
@@ -32,10 +41,9 @@ TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads
     std::vector<double> slowdown;
     Bytes arrived;  // poisson: in the arrival window
     for (std::uint32_t i = plan.first_op; i < plan.end_op; ++i) {
-        const auto& op = ops[i];
-        if (op.kind != workloads::OpKind::send) continue;
+        const workloads::TrafficFlow op = flow(i);
         if (op.not_before >= plan.window_start && op.not_before < plan.window_start + plan.window) arrived += op.size;
-        const auto& t = timings[i];
+        const workloads::OpTiming t = timing(i);
         if (!t.done()) {
             ++r.unfinished;
             continue;
@@ -77,10 +85,11 @@ TrafficResult traffic_result(const workloads::TrafficPlan& plan, const workloads
             bool done = true;
             Bytes call_bytes;
             for (std::uint32_t i = plan.call_first[c]; i < plan.call_first[c + 1]; ++i) {
-                done = done && timings[i].done();
-                begin = std::min(begin, timings[i].start);
-                end = std::max(end, timings[i].finish);
-                call_bytes += ops[i].size;
+                const workloads::OpTiming t = timing(i);
+                done = done && t.done();
+                begin = std::min(begin, t.start);
+                end = std::max(end, t.finish);
+                call_bytes += flow(i).size;
             }
             if (!done) continue;
             latency.push_back(end - begin);

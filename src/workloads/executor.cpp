@@ -31,6 +31,7 @@ Executor::Executor(OpGraph graph, Network& network)
       entry_open_(graph_.entries().size(), Time::zero()),
       entry_ops_(graph_.entries().size()),
       programs_(graph_.entries().size()),
+      issue_hooks_(graph_.entries().size(), false),
       total_(graph_.ops_run()) {
     for (std::uint32_t e = 0; e < graph_.entries().size(); ++e) {
         const auto after = graph_.entries()[e].after;
@@ -56,6 +57,7 @@ void Executor::set_program(std::uint32_t entry, std::unique_ptr<OpProgram> progr
     if (entry >= programs_.size() || !entry_ops_[entry].empty() || programs_[entry] || !program)
         throw InternalError(fmt::format("executor: a program for entry {}, which has ops or a program", entry));
     total_ += program->ops_total();
+    issue_hooks_[entry] = program->wants_issued();
     programs_[entry] = std::move(program);
     streams_ = true;
 }
@@ -258,8 +260,16 @@ void Executor::issue_local(Simulator& sim, std::uint32_t slot, const Op& op) {
     Live& live = live_[slot];
     live.start = sim.now();
     const OpProgram& program = program_of(live);
-    start_op(sim, op, graph_.entries()[live.entry].priority, MessageId{kSlotMessage | slot},
-             encode_slot(slot, kComputeDone), op.kind == OpKind::group ? program.group(live.local) : nullptr);
+    // Copied first: a network that delivers inside send() frees (and may reuse) the slot.
+    const std::uint32_t entry = live.entry;
+    const std::uint64_t local = live.local;
+    const bool hook = live.stream == kNoStream && issue_hooks_[entry];
+    start_op(sim, op, graph_.entries()[entry].priority, MessageId{kSlotMessage | slot}, encode_slot(slot, kComputeDone),
+             op.kind == OpKind::group ? program.group(local) : nullptr);
+    if (!hook) return;
+    ReadyOps& ready = ready_buffer();
+    programs_[entry]->issued(local, sim.now(), ready);
+    release_ready(sim, entry, ready);
 }
 
 void Executor::finish_local(Simulator& sim, std::uint32_t slot) {

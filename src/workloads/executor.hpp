@@ -91,6 +91,7 @@ private:
     std::vector<Time> entry_open_;                   // per entry: when its `after` entry finished (0 if none)
     std::vector<std::vector<OpId>> entry_ops_;
     std::vector<std::unique_ptr<OpProgram>> programs_;  // per entry; null: its ops are in the graph
+    std::vector<bool> issue_hooks_;                     // per entry: its program wants issued()
     bool streams_ = false;
     std::vector<Live> live_;  // slots, reused through free_
     std::vector<std::uint32_t> free_;

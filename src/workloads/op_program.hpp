@@ -8,9 +8,9 @@
 // released in the order a whole graph would have released them (its op ids), which keeps
 // event ties — and so every result — as they were.
 //
-// A collective entry is such a program (collective_program.hpp); a trace reader is meant to be
-// another. Memory is then what is in flight plus the program's per-rank state, not the bytes
-// the entry moves.
+// Collective, training and traffic entries are such programs (collective_program.hpp,
+// training_program.hpp, traffic_program.hpp); a trace reader is meant to be another. Memory is then what is in flight
+// plus the program's per-rank state, not the bytes the entry moves.
 #pragma once
 
 #include "core/units.hpp"
@@ -37,6 +37,13 @@ public:
     virtual Op op(std::uint64_t local) const = 0;
     // The group operation of a group op (OpKind::group); valid while the op runs.
     virtual const GroupOp* group(std::uint64_t /*local*/) const { return nullptr; }
+
+    // Whether the executor calls issued(): for a program that makes an op when an earlier one
+    // starts rather than when it finishes (open-loop arrivals: traffic_program.hpp). Asked once.
+    virtual bool wants_issued() const { return false; }
+    // Op `local` was issued at `now` (its not_before reached), after it was handed to the
+    // network: the ops that released, in order.
+    virtual void issued(std::uint64_t /*local*/, Time /*now*/, ReadyOps& /*ready*/) {}
 
     // Op `local`, issued at `start`, finished at `finish`: the ops it released, in order.
     virtual void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) = 0;

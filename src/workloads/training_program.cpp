@@ -153,6 +153,7 @@ TrainingSink::Ref TrainingProgram::make(const Op& op, TrainingOpKind kind, std::
     rec.rank_kind = rank << 3 | static_cast<std::uint32_t>(kind);
     rec.node = slot;
     records_.push_back(rec);
+    peak_records_ = std::max(peak_records_, records_.size());
     Node& n = nodes_[slot];
     n.op = op;
     n.op.entry = plan_.entry;

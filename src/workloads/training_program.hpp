@@ -40,6 +40,7 @@ public:
     TrainingMeasurement measurement() const;
     // The most ops held at once (made and not done), and records.
     std::size_t peak_ops() const { return peak_ops_; }
+    std::size_t peak_records() const { return peak_records_; }
 
 private:
     struct Node {
@@ -135,6 +136,7 @@ private:
     std::uint64_t total_ = 0;
     std::uint64_t left_ = 0;
     std::size_t peak_ops_ = 0;
+    std::size_t peak_records_ = 0;
     ReadyOps scratch_;
 
     // The breakdown, as it adds up.

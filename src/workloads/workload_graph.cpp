@@ -34,8 +34,11 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
                     const CollectiveProgram* view = program.get();
                     workload.collectives.push_back({i, std::move(program), view});
                 }
-                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>)
-                    workload.traffic.push_back(add_traffic(graph, i, kind, spec.cluster, spec.seed));
+                if constexpr (std::is_same_v<Kind, scenario::TrafficSpec>) {
+                    auto program = std::make_unique<TrafficProgram>(kind, spec.cluster, spec.seed, entry.name, i);
+                    workload.traffic.push_back(program->plan());
+                    workload.traffic_programs.push_back(std::move(program));
+                }
                 if constexpr (std::is_same_v<Kind, scenario::TrainingSpec>) {
                     workload.training.push_back(
                         plan_training(kind, spec.cluster, i, entry.name, spec.seed, workload.training));
@@ -55,12 +58,18 @@ void attach_programs(Workload& workload, Executor& executor) {
         if (c.owned) executor.set_program(c.entry, std::move(c.owned));
     for (auto& t : workload.training_jobs)
         if (t.owned) executor.set_program(t.entry, std::move(t.owned));
+    for (auto& t : workload.traffic_programs)
+        if (t) {
+            const std::uint32_t entry = t->plan().entry;  // read before the move
+            executor.set_program(entry, std::move(t));
+        }
 }
 
 std::uint64_t ops_total(const Workload& workload) {
     std::uint64_t total = workload.graph.ops_run();
     for (const auto& c : workload.collectives) total += c.program->ops_total();
     for (const auto& t : workload.training_jobs) total += t.program->ops_total();
+    for (const auto& t : workload.traffic) total += t.program->ops_total();
     return total;
 }
 

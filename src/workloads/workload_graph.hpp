@@ -1,6 +1,6 @@
 // Turns a scenario's `workload:` entries into one OpGraph and the programs of the entries that
-// stream (op_program.hpp: collectives, training jobs). Each entry kind has its own builder file
-// (transfer.cpp, collective_program.cpp, traffic.cpp, training.cpp).
+// stream (op_program.hpp: collectives, training jobs, traffic). Each entry kind has its own
+// builder file (transfer.cpp, collective_program.cpp, traffic_program.cpp, training_program.cpp).
 #pragma once
 
 #include "core/network.hpp"
@@ -10,6 +10,7 @@
 #include "workloads/executor.hpp"
 #include "workloads/op_graph.hpp"
 #include "workloads/traffic.hpp"
+#include "workloads/traffic_program.hpp"
 #include "workloads/training.hpp"
 #include "workloads/training_program.hpp"
 
@@ -33,9 +34,10 @@ struct PlannedTraining {
 struct Workload {
     OpGraph graph;
     std::vector<PlannedCollective> collectives;
-    std::vector<TrafficPlan> traffic;
-    std::vector<TrainingPlan> training;          // each job's plan (its ranks), in entry order
-    std::vector<PlannedTraining> training_jobs;  // and its program
+    std::vector<TrafficPlan> traffic;                               // each entry's plan; plan.program is its program
+    std::vector<std::unique_ptr<TrafficProgram>> traffic_programs;  // until attach_programs
+    std::vector<TrainingPlan> training;                             // each job's plan (its ranks), in entry order
+    std::vector<PlannedTraining> training_jobs;                     // and its program
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).

@@ -6,8 +6,10 @@
 #include "cli/commands.hpp"
 #include "cli/memory_estimate.hpp"
 #include "core/errors.hpp"
+#include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "scenario/loader.hpp"
+#include "workloads/executor.hpp"
 #include "workloads/workload_graph.hpp"
 
 #include <filesystem>
@@ -129,6 +131,88 @@ TEST_CASE("the estimate of a training job's ops is an upper bound within a facto
     INFO("estimated " << estimated << " built " << built);
     CHECK(estimated >= built);
     CHECK(estimated <= 4 * built);
+}
+
+namespace {
+
+// What a training job's program held at its peaks when run on the ideal network: ops made and
+// not done plus ops between release and finish (the executor's slots: the rings' sends in
+// flight), and records.
+struct HeldPeaks {
+    double ops = 0;
+    double records = 0;
+};
+HeldPeaks run_training(const scenario::ScenarioSpec& spec) {
+    fabric::IdealNetwork network(spec.cluster, spec.simulation.ideal);
+    auto workload = workloads::build_workload(spec, network);
+    workloads::Executor executor(std::move(workload.graph), network);
+    workloads::attach_programs(workload, executor);
+    Simulator sim(spec.seed);
+    executor.start(sim);
+    sim.run();
+    REQUIRE(executor.ops_done() == executor.ops_total());
+    const auto* job = workload.training_jobs.front().program;
+    return {static_cast<double>(job->peak_ops() + executor.peak_live()), static_cast<double>(job->peak_records())};
+}
+
+}  // namespace
+
+TEST_CASE("a training job's estimate follows its program: held ops and records against a run's peaks",
+          "[memory][training]") {
+    // The estimate is an upper bound on what the program held at once: within a factor of two
+    // for the records (one iteration's ops but the rings' sends), of eight for the ops (it
+    // counts a send on every connection of every DP bucket's ring at once, which small rings
+    // never reach). The shipped Llama-70B job: 64 GPUs, TP 8 x PP 4 x DP 2, 32 micro-batches,
+    // 2 iterations.
+    scenario::LoadOptions o;
+    o.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
+    const auto dense =
+        scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o)
+            .variants.front()
+            .spec;
+    // A mixture of experts: TP 2 x EP 2 on 8 GPUs of two servers, its all-to-alls made whole.
+    const auto moe = spec_of(R"(name: m
+cluster: { servers: 2, server: hgx-h100 }
+workload:
+  - name: moe
+    training:
+      model: { parameters: 46.7B, layers: 32, hidden: 4096, sequence: 4096, experts: 8, top_k: 2 }
+      batch: { global: 16, micro: 1 }
+      gpu: { peak: 1.979PFLOPS, mfu: 0.35 }
+      parallelism: { tp: 2, pp: 2, ep: 2 }
+      ranks: [0, 1, 2, 3, 8, 9, 10, 11]
+      iterations: 2
+)");
+    for (const auto* spec : {&dense, &moe}) {
+        const auto& job = std::get<scenario::TrainingSpec>(spec->workload.front().kind);
+        const HeldPeaks measured = run_training(*spec);
+        const cli::TrainingHeld estimated = cli::training_held(job, spec->cluster);
+        INFO(spec->name << ": held " << measured.ops << " estimated " << estimated.ops << ", records "
+                        << measured.records << " estimated " << estimated.records);
+        CHECK(estimated.ops >= measured.ops);
+        CHECK(estimated.ops <= 8 * measured.ops);
+        CHECK(estimated.records >= measured.records);
+        CHECK(estimated.records <= 2 * measured.records);
+        CHECK(estimated.ranks == job.gpus());
+    }
+}
+
+TEST_CASE("a traffic entry's estimate: its flows in flight and a timing per flow", "[memory][traffic]") {
+    // 2 HGX servers, 16 ranks. An all-to-all releases its 16 x 15 = 240 flows at once, and
+    // keeps a 16-byte timing (0.4 record) per flow; a gpu_pool of 2 clients x 3 chains holds one
+    // call's two flows per chain: 12, of 2 x 3 x 5 calls x 4 flows = 120.
+    const auto a2a = spec_of("name: m\ncluster: { servers: 2, server: hgx-h100 }\nworkload:\n"
+                             "  - traffic: all_to_all\n    size: 1MiB\n");
+    const auto e = cli::estimate_memory(a2a);
+    CHECK(e.ops == 240);
+    CHECK(e.held_ops == 240);
+    CHECK(e.records == Approx(96));
+    const auto pool = spec_of("name: m\ncluster: { servers: 2, server: hgx-h100, clients: { nodes: 2 } }\n"
+                              "workload:\n  - traffic: gpu_pool\n    calls: 5\n    concurrency: 3\n"
+                              "    copy: 1MiB\n    copy_back: 1MiB\n");
+    const auto p = cli::estimate_memory(pool);
+    CHECK(p.ops == 120);
+    CHECK(p.held_ops == 12);
 }
 
 TEST_CASE("run --max-memory refuses a run above it before building, and a limit that is not a size", "[memory][cli]") {
