@@ -92,7 +92,8 @@ void PacketNetwork::init() {
         if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
     recover_all_ = spec_.recover_lossless || (spec_.technology == scenario::Technology::roce && roce.pfc.watchdog);
-    rto_ = roce.retransmit_timeout;
+    rc_ = RcTransport(
+        RcTransport::Params{ack_every_, roce.retransmit_timeout, spec_.recover_lossless, spec_.ooo_placement});
     setup_roce();
     setup_infiniband();
     setup_iwarp();
@@ -221,14 +222,10 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
                                   NodeId dst, bool direct) {
     const std::uint32_t slot = new_message();
     MessageState& m = messages_[slot];
-    // Reset the slot but keep its vectors' capacity: nothing here allocates once warm.
-    std::vector<Part> parts = std::move(m.parts);
-    std::vector<std::uint64_t> seen = std::move(m.seen);
+    // Reset the slot but keep its route's capacity: nothing here allocates once warm.
     std::vector<RouteHop> route = std::move(m.route);
     const std::uint32_t generation = m.generation + 1;
     m = MessageState{};
-    m.parts = std::move(parts);
-    m.seen = std::move(seen);
     m.route = std::move(route);
     m.generation = generation;
     m.id = message.id;
@@ -258,7 +255,7 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // With faults or the PFC watchdog the lossless class can lose packets too.
     m.recovers = m.reliable && ((pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio))) || recover_all_);
     if (tcp_ != nullptr && m.reliable) tcp_open(sim, slot);
-    if (m.reliable) setup_transport(m);
+    if (m.reliable) setup_transport(slot);
     if (route_cache_ && !inside)
         m.route.assign(std::size_t{m.qps} * 2 * kRouteDepth, RouteHop{});
     else
