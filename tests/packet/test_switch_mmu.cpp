@@ -106,9 +106,10 @@ TEST_CASE("SwitchMmu: a NIC's receive buffer pauses at its size less the headroo
     const std::uint32_t q = s.into_nic[0];
     const Bytes buffer = s.topology.node(s.topology.target(fabric::DirectedLink::from_index(q))).buffer;
     REQUIRE(buffer > 50_KiB);
-    // mlx5 port_buffer.c: xoff = size - headroom, xon = xoff - MTU frame (payload + 82 B).
+    // mlx5 port_buffer.c: xoff = size - headroom, xon = xoff - MTU frame, as the buffer holds
+    // it: payload + 62 B (82 on the wire less 20 of preamble and gap).
     CHECK(mmu.threshold(q) == buffer - 50_KiB);
-    CHECK(mmu.xon(q, mmu.threshold(q)) == buffer - 50_KiB - (s.mtu + 82_B));
+    CHECK(mmu.xon(q, mmu.threshold(q)) == buffer - 50_KiB - (s.mtu + 62_B));
 }
 
 TEST_CASE("SwitchMmu: headroom and reserve beyond the switch's buffer is a model error naming it",

@@ -56,13 +56,15 @@ void PacketNetwork::init() {
             p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
             p.from_fabric = p.switch_egress && !is_fabric_switch(topology.node(topology.target(d)).kind);
             p.to = topology.target(d);
-            // Queue depths count wire bytes, as switches do: RoCE and InfiniBand packets carry their
-            // headers; inside a server (NVLink, PCIe) a segment's link-layer overhead is per flit
-            // or TLP, not per packet of the model, and depths there are payload.
+            // Queue depths count the bytes a buffer holds, as switches do: a RoCE packet's frame
+            // (header_bytes less the preamble and gap, which are line time only), an InfiniBand
+            // packet's headers; inside a server (NVLink, PCIe) a segment's link-layer overhead is
+            // per flit or TLP, not per packet of the model, and depths there are payload.
             if (link.type == LinkType::fabric || link.type == LinkType::storage_fabric)
-                p.header = static_cast<std::uint32_t>(spec_.technology == scenario::Technology::roce
-                                                          ? spec_.roce.header_bytes
-                                                          : spec_.infiniband.header_bytes);
+                p.header = static_cast<std::uint32_t>(
+                    spec_.technology == scenario::Technology::roce
+                        ? roce_frame_in_buffer(Bytes::zero(), Bytes{spec_.roce.header_bytes}).count()
+                        : spec_.infiniband.header_bytes);
         }
     }
     port_base_.reserve(topology.nodes().size() + 1);
