@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "fabric/packet/switch_mmu.hpp"
+#include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
 #include <cmath>
@@ -20,12 +21,7 @@ struct Setup {
     explicit Setup(Bytes headroom = 50_KiB) {
         const scenario::ClusterSpec c = hosts(2);
         topology = fabric::build_topology(c);
-        for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p) {
-            layout.first.push_back(p);
-            layout.port.push_back(p);
-            layout.class_of.push_back(3);
-        }
-        layout.first.push_back(static_cast<std::uint32_t>(topology.directed_link_count()));
+        layout = one_queue_per_link(topology, 3);
         roce.pfc.headroom = headroom;
         mtu = c.fabric.mtu;
         for (std::uint32_t n = 0; n < topology.nodes().size(); ++n)

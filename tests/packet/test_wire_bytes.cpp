@@ -9,6 +9,7 @@
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/pfc_headroom.hpp"
 #include "fabric/packet/switch_mmu.hpp"
+#include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
 #include <algorithm>
@@ -20,23 +21,10 @@ using fabricsim::fabric::DirectedLink;
 
 namespace {
 
-class NoHost final : public fabric::FlowControlHost {
-public:
-    void catch_up(Simulator&, std::uint32_t) override {}
-    void wake(Simulator&, std::uint32_t) override {}
-    void drop_queue(Simulator&, std::uint32_t) override {}
-};
-
 // Two hosts on one switch, one queue per directed link (class `cls`).
 struct Layout {
-    Layout(const scenario::ClusterSpec& c, std::uint8_t cls) : topology(fabric::build_topology(c)) {
-        for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p) {
-            layout.first.push_back(p);
-            layout.port.push_back(p);
-            layout.class_of.push_back(cls);
-        }
-        layout.first.push_back(static_cast<std::uint32_t>(topology.directed_link_count()));
-    }
+    Layout(const scenario::ClusterSpec& c, std::uint8_t cls)
+        : topology(fabric::build_topology(c)), layout(one_queue_per_link(topology, cls)) {}
     // A queue whose link leads into the switch.
     std::uint32_t into_switch() const {
         for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p)
