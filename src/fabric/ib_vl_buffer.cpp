@@ -2,10 +2,10 @@
 
 namespace fabricsim::fabric {
 
-Bytes ib_round_trip_buffer(const Link& link, Time forwarding, Bytes mtu) {
-    const Time rtt = transmit_time(mtu + Bytes{kIbHeaderBytes}, link.bandwidth) + link.propagation * 2 + forwarding;
+Bytes ib_round_trip_buffer(const Link& link, Time forwarding, Bytes mtu, Bytes header) {
+    const Time rtt = transmit_time(mtu + header, link.bandwidth) + link.propagation * 2 + forwarding;
     const std::int64_t in_flight = (link.bandwidth.bits_per_second() / 8) * rtt.picoseconds() / 1'000'000'000'000;
-    const std::int64_t bytes = in_flight + 2 * (mtu.count() + kIbHeaderBytes);
+    const std::int64_t bytes = in_flight + 2 * (mtu + header).count();
     return Bytes{(bytes + kIbCreditBlock - 1) / kIbCreditBlock * kIbCreditBlock};
 }
 

@@ -15,8 +15,8 @@ inline constexpr std::int64_t kIbCreditBlock = 64;
 inline constexpr std::int64_t kIbHeaderBytes = 26;
 
 // The auto vl_buffer of a link into a node of forwarding latency `forwarding`: its credit
-// round trip at line rate plus two MTU packets.
-Bytes ib_round_trip_buffer(const Link& link, Time forwarding, Bytes mtu);
+// round trip at line rate plus two MTU packets of `header` bytes beside their payload.
+Bytes ib_round_trip_buffer(const Link& link, Time forwarding, Bytes mtu, Bytes header = Bytes{kIbHeaderBytes});
 // A switch's buffer per port and VL: buffer / radix / vls, down to whole 64-byte blocks.
 Bytes ib_switch_share(const Node& node, int vls);
 

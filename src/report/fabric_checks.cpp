@@ -16,9 +16,7 @@ namespace {
 
 // The headroom one lossless priority of `link` needs (the scenario's, or the 802.1Qbb worst case).
 Bytes link_headroom(const fabric::Link& link, const scenario::ClusterSpec& cluster) {
-    const auto& pfc = cluster.roce.pfc;
-    if (pfc.headroom) return *pfc.headroom;
-    return fabric::pfc_headroom(fabric::roce_headroom_inputs(link.bandwidth, link.length, cluster.fabric.mtu)).total();
+    return fabric::roce_link_headroom(cluster.roce, link, cluster.fabric.mtu);
 }
 
 TierBuffer switch_buffer(const fabric::Topology& t, const fabric::Node& n, const scenario::ClusterSpec& cluster,

@@ -391,8 +391,8 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                 "header_bytes", &S::header_bytes, integer64(0, kHeaderBytesMax), kPacket | kFlow,
                 "Bytes each InfiniBand packet takes on the link beside its payload: LRH 8, BTH 12, ICRC 4, VCRC 2 "
                 "(IBTA Vol. 1 ch. 7 and 9); add 40 for a GRH. An MTU packet takes (MTU + `header_bytes`) ÷ line "
-                "rate, queue depths count it, and a given `vl_buffer` must hold MTU + `header_bytes`. Credits "
-                "(64-byte blocks), VL arbitration weights and IB CC's packet time keep the standard 26."),
+                "rate, queue depths and credits (64-byte blocks) count it, and a given `vl_buffer` must hold MTU + "
+                "`header_bytes`. VL arbitration weights and IB CC's packet time keep the standard 26."),
         }};
     return t;
 }

@@ -429,8 +429,9 @@ const Table<RoceSpec>& roce_table() {
                 "Bytes each RoCE packet takes on the wire beside its payload: preamble and start delimiter 8, "
                 "inter-frame gap 12 (IEEE 802.3), Ethernet header 14 and FCS 4, IPv4 20 (RFC 791), UDP 8 (RFC "
                 "768), BTH 12 and ICRC 4 (IBTA Annex A17). An MTU packet takes (MTU + `header_bytes`) ÷ line rate "
-                "on every fabric link, and queue depths count it (docs/models/links.md). Add 4 for a VLAN tag, 20 "
-                "for IPv6, 50 for VXLAN."),
+                "on every fabric link and PFC headroom counts it; queue depths, the switch MMU and PFC thresholds "
+                "count it less the 20 of preamble and gap, which no buffer holds (docs/models/pfc.md). Add 4 for a "
+                "VLAN tag, 20 for IPv6, 50 for VXLAN."),
         }};
     return t;
 }

@@ -49,9 +49,10 @@ std::string switch_name(const std::string& ports_csv) {
 }  // namespace
 
 // Each sender's packets reach the switch one per τ = (4096 + 82) x 8 / 100 Gb/s; the port to
-// host 2 sends one per τ, so after the k-th pair it holds k packets of 4178 wire bytes: the
-// deepest n x 4178, and the j-th packet served waits ceil(j/2) τ, an integral of
-// 4178 τ n² byte-seconds (tests/packet/test_queue_series.cpp derives both).
+// host 2 sends one per τ, so after the k-th pair it holds k frames of 4096 + 62 bytes (the 82
+// on the wire less 20 of preamble and gap, which no buffer holds): the deepest n x 4158, and
+// the j-th packet served waits ceil(j/2) τ, an integral of 4158 τ n² byte-seconds
+// (tests/packet/test_queue_series.cpp derives both).
 TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average queue", "[cli][queues]") {
     TempDir dir("queue-series");
     const auto file = dir.path() / "q.yaml";
@@ -72,7 +73,7 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
     REQUIRE(r.exit_code == 0);
     const std::string csv = read_file(dir.path() / "named" / "queues.csv");
     CHECK(csv.rfind("variant,port,time_s,queue_bytes,paused,credit_stalled\n", 0) == 0);
-    const std::int64_t n = 16, wire = 4096 + 82;
+    const std::int64_t n = 16, frame = 4096 + 62, wire = 4096 + 82;
     std::int64_t deepest = 0;
     const auto rows = csv_rows(csv);
     REQUIRE(rows.size() > 5);
@@ -80,15 +81,15 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
         REQUIRE(f.size() == 6);
         CHECK(f[1] == port);
         const std::int64_t q = std::stoll(f[3]);
-        CHECK(q % wire == 0);  // whole packets with their headers
-        CHECK(f[4] == "0");    // far below XOFF
-        CHECK(f[5] == "0");    // RoCE fabric ports have no credits
+        CHECK(q % frame == 0);  // whole packets with their headers
+        CHECK(f[4] == "0");     // far below XOFF
+        CHECK(f[5] == "0");     // RoCE fabric ports have no credits
         deepest = std::max(deepest, q);
     }
     // Samples every 1 us, longer than τ = 334.24 ns: one may miss the deepest instant, but not
     // by more than the packets τ-spaced arrivals add in 1 us.
-    CHECK(deepest <= n * wire);
-    CHECK(deepest >= (n - 3) * wire);
+    CHECK(deepest <= n * frame);
+    CHECK(deepest >= (n - 3) * frame);
 
     const std::string ports = read_file(dir.path() / "named" / "ports.csv");
     CHECK(ports.rfind("variant,from,to,priority,bytes,busy_s,utilisation,max_queue_bytes,pauses_received,paused_s,"
@@ -105,8 +106,8 @@ TEST_CASE("run writes queues.csv for the named port and ports.csv's time-average
         REQUIRE(f.size() == 12);
         if (f[1] != sw || f[2] != "s2.nic0") continue;
         found = true;
-        CHECK(std::stoll(f[7]) == n * wire);  // max_queue_bytes
-        CHECK(std::stod(f[11]) == Approx(static_cast<double>(wire * n * n) * tau / makespan).epsilon(1e-4));
+        CHECK(std::stoll(f[7]) == n * frame);  // max_queue_bytes
+        CHECK(std::stod(f[11]) == Approx(static_cast<double>(frame * n * n) * tau / makespan).epsilon(1e-4));
     }
     CHECK(found);
 }

@@ -165,13 +165,14 @@ TEST_CASE("HTML report: the queue-depth plot holds the run's queue series, its p
     }
     // ports.csv's max_queue_bytes is the exact peak; a sample comes at most 1 µs after it, by
     // when the port has finished at most ceil(1 µs / τ) = 3 packets, τ = 4178 x 8 / 100 Gb/s =
-    // 334.24 ns (and arrivals only add): peak - 3 x 4178 <= plotted max <= peak.
+    // 334.24 ns, each 4158 B in the queue (and arrivals only add): peak - 3 x 4158 <= plotted
+    // max <= peak.
     std::int64_t peak = -1;
     for (const auto& f : csv_rows(read_file(dir.path() / "run" / "ports.csv")))
         if (f[1] + "->" + f[2] == port) peak = std::stoll(f[7]);
     REQUIRE(peak > 0);
     CHECK(plotted_max <= static_cast<double>(peak));
-    CHECK(plotted_max >= static_cast<double>(peak - 3 * 4178));
+    CHECK(plotted_max >= static_cast<double>(peak - 3 * 4158));
 }
 
 TEST_CASE("HTML report: no queue plots without outputs.queues, and a sentence saying why", "[cli][compare][queues]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fabric/packet/ib_cc_marker.hpp"
+#include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
 #include <optional>
@@ -14,25 +15,13 @@ using namespace packet_test;
 
 namespace {
 
-class NoHost final : public fabric::FlowControlHost {
-public:
-    void catch_up(Simulator&, std::uint32_t) override {}
-    void wake(Simulator&, std::uint32_t) override {}
-    void drop_queue(Simulator&, std::uint32_t) override {}
-};
-
 struct Setup {
     explicit Setup(bool victim_mask) {
         scenario::ClusterSpec c = hosts(2, 400_Gbps);
         c.fabric.technology = scenario::Technology::infiniband;
         c.fabric.switch_spec.technology = scenario::Technology::infiniband;
         topology = fabric::build_topology(c);
-        for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p) {
-            layout.first.push_back(p);
-            layout.port.push_back(p);
-            layout.class_of.push_back(0);
-        }
-        layout.first.push_back(static_cast<std::uint32_t>(topology.directed_link_count()));
+        layout = one_queue_per_link(topology, 0);
         for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p)
             if (fabric::IbCredits::applies_to(topology.link(fabric::DirectedLink::from_index(p).link)))
                 fabric_q.push_back(p);

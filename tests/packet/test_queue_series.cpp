@@ -12,6 +12,11 @@ namespace {
 
 constexpr std::int64_t kMtu = 4096;
 
+// What a buffer holds for a packet beside its payload when H bytes go on the wire with it: the
+// frame, without the 8 bytes of preamble and start delimiter and the 12 of inter-frame gap,
+// which are line time only (IEEE 802.3 §3.1.1, §4.4.2): 82 on the wire is 62 in a queue.
+constexpr std::int64_t held(std::int64_t header) { return header > 20 ? header - 20 : 0; }
+
 // Hosts on one switch with RoCE PFC alone (nothing marks or paces), H header bytes per packet
 // in the cluster (the topology's efficiency) and the model (queue depths) alike.
 struct Incast : Model {
@@ -55,8 +60,9 @@ double queue_area(const Incast& m, DirectedLink port) {
 
 // Two identical senders deliver a packet each to the switch every τ = (M + H)/rate; its port
 // to host 2 sends one per τ. After the arrivals at t_k (k = 1..n) it holds k packets, so the
-// deepest queue is n packets of M + H wire bytes: the payload alone would be n x M.
-TEST_CASE("queue depths count wire bytes: a 2-to-1 incast's port holds n packets of MTU + headers",
+// deepest queue is n frames of M + H - 20 bytes: the payload alone would be n x M, the whole
+// line time n x (M + H).
+TEST_CASE("queue depths count frames: a 2-to-1 incast's port holds n packets of MTU + headers - preamble and gap",
           "[packet][queues]") {
     const std::int64_t n = 16;
     for (const std::int64_t header : {std::int64_t{82}, std::int64_t{0}, std::int64_t{500}}) {
@@ -64,19 +70,19 @@ TEST_CASE("queue depths count wire bytes: a 2-to-1 incast's port holds n packets
         Simulator sim(1);
         incast(m, sim, n);
         CAPTURE(header);
-        CHECK(m.network.max_queued(m.down()) == Bytes{n * (kMtu + header)});
+        CHECK(m.network.max_queued(m.down()) == Bytes{n * (kMtu + held(header))});
     }
 }
 
 // The port serves the 2n packets in arrival order, one per τ from t_1: the j-th (from 0)
 // arrived at t_1 + floor(j/2) τ and starts at t_1 + j τ, so it waits ceil(j/2) τ. The queue's
-// integral is Σ_j (M + H) ceil(j/2) τ = (M + H) τ Σ_{k<n} (k + (k + 1)) = (M + H) τ n².
-TEST_CASE("the time integral of a 2-to-1 incast's queue is (M + H) tau n^2", "[packet][queues]") {
+// integral is Σ_j F ceil(j/2) τ = F τ Σ_{k<n} (k + (k + 1)) = F τ n², F = M + H - 20 the frame.
+TEST_CASE("the time integral of a 2-to-1 incast's queue is (M + H - 20) tau n^2", "[packet][queues]") {
     const std::int64_t n = 16, header = 82;
     Incast m(3, header);
     Simulator sim(1);
     incast(m, sim, n);
-    const double expected = static_cast<double>((kMtu + header) * n * n) * m.tau().seconds();
+    const double expected = static_cast<double>((kMtu + held(header)) * n * n) * m.tau().seconds();
     CHECK(queue_area(m, m.down()) == Approx(expected).epsilon(1e-12));
     // Nothing else queued: the senders' NICs pace from their QPs, and host 2 drains at PCIe speed.
     double elsewhere = 0;
@@ -106,14 +112,14 @@ TEST_CASE("the queue sampler follows a named port: whole wire packets, n at the 
     REQUIRE(samples.size() > 2 * n);
     Bytes deepest = Bytes::zero();
     for (std::size_t i = 0; i < samples.size(); ++i) {
-        CHECK(samples[i].queued.count() % (kMtu + header) == 0);
+        CHECK(samples[i].queued.count() % (kMtu + held(header)) == 0);
         CHECK_FALSE(samples[i].paused);  // 16 packets are far below XOFF
         CHECK_FALSE(samples[i].credit_stalled);
         if (i > 0) CHECK(samples[i].at > samples[i - 1].at);
         if (i + 1 < samples.size()) CHECK(samples[i].at.picoseconds() % queues.interval.picoseconds() == 0);
         deepest = std::max(deepest, samples[i].queued);
     }
-    CHECK(deepest == Bytes{n * (kMtu + header)});
+    CHECK(deepest == Bytes{n * (kMtu + held(header))});
     CHECK(samples.back().queued == Bytes::zero());
     CHECK(m.network.warnings().empty());
 }
@@ -139,7 +145,7 @@ TEST_CASE("the queue sampler's top N is the deepest port, chosen in one run", "[
         for (const auto& x : s.samples) d = std::max(d, x.queued);
         return d;
     };
-    CHECK(deepest(series[0]) == Bytes{16 * (kMtu + 82)});
+    CHECK(deepest(series[0]) == Bytes{16 * (kMtu + held(82))});
     for (std::size_t i = 1; i < series.size(); ++i) CHECK(deepest(series[i]) <= deepest(series[i - 1]));
 }
 

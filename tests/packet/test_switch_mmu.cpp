@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "fabric/packet/switch_mmu.hpp"
+#include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
 #include <cmath>
@@ -20,12 +21,7 @@ struct Setup {
     explicit Setup(Bytes headroom = 50_KiB) {
         const scenario::ClusterSpec c = hosts(2);
         topology = fabric::build_topology(c);
-        for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p) {
-            layout.first.push_back(p);
-            layout.port.push_back(p);
-            layout.class_of.push_back(3);
-        }
-        layout.first.push_back(static_cast<std::uint32_t>(topology.directed_link_count()));
+        layout = one_queue_per_link(topology, 3);
         roce.pfc.headroom = headroom;
         mtu = c.fabric.mtu;
         for (std::uint32_t n = 0; n < topology.nodes().size(); ++n)
@@ -106,9 +102,10 @@ TEST_CASE("SwitchMmu: a NIC's receive buffer pauses at its size less the headroo
     const std::uint32_t q = s.into_nic[0];
     const Bytes buffer = s.topology.node(s.topology.target(fabric::DirectedLink::from_index(q))).buffer;
     REQUIRE(buffer > 50_KiB);
-    // mlx5 port_buffer.c: xoff = size - headroom, xon = xoff - MTU frame (payload + 82 B).
+    // mlx5 port_buffer.c: xoff = size - headroom, xon = xoff - MTU frame, as the buffer holds
+    // it: payload + 62 B (82 on the wire less 20 of preamble and gap).
     CHECK(mmu.threshold(q) == buffer - 50_KiB);
-    CHECK(mmu.xon(q, mmu.threshold(q)) == buffer - 50_KiB - (s.mtu + 82_B));
+    CHECK(mmu.xon(q, mmu.threshold(q)) == buffer - 50_KiB - (s.mtu + 62_B));
 }
 
 TEST_CASE("SwitchMmu: headroom and reserve beyond the switch's buffer is a model error naming it",

@@ -15,6 +15,7 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
     : topology_(topology),
       layout_(layout),
       host_(host),
+      header_(spec.header_bytes),
       period_(spec.credit_update_period),
       ledger_(layout.port.size(), 0),
       limit_(layout.port.size(), 0),
@@ -27,7 +28,9 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
         const DirectedLink d = DirectedLink::from_index(layout.port[q]);
         const Link& link = topology.link(d.link);
         const Node& receiver = topology.node(topology.target(d));
-        Bytes buffer = spec.vl_buffer ? *spec.vl_buffer : ib_round_trip_buffer(link, receiver.forwarding_latency, mtu);
+        Bytes buffer = spec.vl_buffer
+                           ? *spec.vl_buffer
+                           : ib_round_trip_buffer(link, receiver.forwarding_latency, mtu, Bytes{spec.header_bytes});
         if (!spec.vl_buffer && is_fabric_switch(receiver.kind)) {
             const Bytes share = ib_switch_share(receiver, spec.virtual_lanes);
             if (share >= buffer) {
@@ -45,7 +48,7 @@ IbCredits::IbCredits(const Topology& topology, const QueueLayout& layout, const 
         ledger_.reset(q, limit_[q]);
         if (limit_[q] < blocks(mtu))
             throw ModelError(fmt::format("InfiniBand: a VL buffer of {} B cannot hold one {} B packet", buffer.count(),
-                                         mtu.count() + kHeaders));
+                                         mtu.count() + header_));
     }
 }
 

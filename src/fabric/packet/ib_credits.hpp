@@ -6,7 +6,8 @@
 // warning (warnings()) where the share is smaller; into an HCA (no buffer figure), the floor:
 // the bytes the link carries in one credit round trip — a packet's serialisation, the cable
 // out, the receiver's forwarding latency, the cable back — plus two MTU packets. The sender spends a packet's blocks —
-// payload plus the 26 bytes of LRH, BTH, ICRC and VCRC, rounded up to 64 — when it starts it and never starts one
+// payload plus cluster.infiniband.header_bytes (26: LRH, BTH, ICRC and VCRC; 66 with a GRH), the packet as the link
+// carries it, rounded up to 64 (IBA Vol. 1 §7.9.4) — when it starts it and never starts one
 // without all of them. The receiver returns the blocks in a flow-control packet when the packet has left (or been
 // delivered); the update takes the link's propagation delay back, and with credit_update_period > 0 at most one goes
 // out per period per VL, carrying everything freed since. Nothing is ever dropped for lack of buffer; time a VL waits
@@ -28,7 +29,7 @@ namespace fabricsim::fabric {
 class IbCredits final : public LinkFlowControl {
 public:
     static constexpr std::int64_t kBlock = kIbCreditBlock;
-    static constexpr std::int64_t kHeaders = kIbHeaderBytes;
+    static constexpr std::int64_t kHeaders = kIbHeaderBytes;  // the standard headers (VL arbitration's weights)
 
     IbCredits(const Topology& topology, const QueueLayout& layout, const scenario::InfinibandSpec& spec, Bytes mtu,
               FlowControlHost& host);
@@ -36,7 +37,8 @@ public:
     static bool applies_to(const Link& link) {
         return link.type == LinkType::fabric || link.type == LinkType::storage_fabric;
     }
-    static std::int64_t blocks(Bytes payload) { return (payload.count() + kHeaders + kBlock - 1) / kBlock; }
+    // A packet of `payload` in credits: its wire bytes in 64-byte blocks, rounded up.
+    std::int64_t blocks(Bytes payload) const { return (payload.count() + header_ + kBlock - 1) / kBlock; }
 
     bool may_send(std::uint32_t q, Bytes size, Time& start) override {
         const Time asked = start;
@@ -69,6 +71,7 @@ private:
     const Topology& topology_;
     const QueueLayout& layout_;
     FlowControlHost& host_;
+    std::int64_t header_;  // bytes beside the payload: cluster.infiniband.header_bytes
     Time period_;
     CreditLedger ledger_;              // in blocks
     std::vector<std::int64_t> limit_;  // by queue: the receiver's buffer in blocks

@@ -109,7 +109,6 @@ void PacketNetwork::tcp_on_ack(Simulator& sim, const Packet& pk) {
     --m.control_out;
     if (m.parts_acked < m.qps) {
         const TcpTransport::AckResult r = tcp_->on_ack(slot, sim.now(), pk.seq, pk.marked);
-        m.parts[0].acked = tcp_->una(slot);
         if (r.done) {
             ++m.parts_acked;
             tcp_->close(slot);

@@ -56,13 +56,15 @@ void PacketNetwork::init() {
             p.switch_egress = is_fabric_switch(topology.node(topology.source(d)).kind);
             p.from_fabric = p.switch_egress && !is_fabric_switch(topology.node(topology.target(d)).kind);
             p.to = topology.target(d);
-            // Queue depths count wire bytes, as switches do: RoCE and InfiniBand packets carry their
-            // headers; inside a server (NVLink, PCIe) a segment's link-layer overhead is per flit
-            // or TLP, not per packet of the model, and depths there are payload.
+            // Queue depths count the bytes a buffer holds, as switches do: a RoCE packet's frame
+            // (header_bytes less the preamble and gap, which are line time only), an InfiniBand
+            // packet's headers; inside a server (NVLink, PCIe) a segment's link-layer overhead is
+            // per flit or TLP, not per packet of the model, and depths there are payload.
             if (link.type == LinkType::fabric || link.type == LinkType::storage_fabric)
-                p.header = static_cast<std::uint32_t>(spec_.technology == scenario::Technology::roce
-                                                          ? spec_.roce.header_bytes
-                                                          : spec_.infiniband.header_bytes);
+                p.header = static_cast<std::uint32_t>(
+                    spec_.technology == scenario::Technology::roce
+                        ? roce_frame_in_buffer(Bytes::zero(), Bytes{spec_.roce.header_bytes}).count()
+                        : spec_.infiniband.header_bytes);
         }
     }
     port_base_.reserve(topology.nodes().size() + 1);
@@ -92,7 +94,8 @@ void PacketNetwork::init() {
         if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
     recover_all_ = spec_.recover_lossless || (spec_.technology == scenario::Technology::roce && roce.pfc.watchdog);
-    rto_ = roce.retransmit_timeout;
+    rc_ = RcTransport(
+        RcTransport::Params{ack_every_, roce.retransmit_timeout, spec_.recover_lossless, spec_.ooo_placement});
     setup_roce();
     setup_infiniband();
     setup_iwarp();
@@ -221,14 +224,10 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
                                   NodeId dst, bool direct) {
     const std::uint32_t slot = new_message();
     MessageState& m = messages_[slot];
-    // Reset the slot but keep its vectors' capacity: nothing here allocates once warm.
-    std::vector<Part> parts = std::move(m.parts);
-    std::vector<std::uint64_t> seen = std::move(m.seen);
+    // Reset the slot but keep its route's capacity: nothing here allocates once warm.
     std::vector<RouteHop> route = std::move(m.route);
     const std::uint32_t generation = m.generation + 1;
     m = MessageState{};
-    m.parts = std::move(parts);
-    m.seen = std::move(seen);
     m.route = std::move(route);
     m.generation = generation;
     m.id = message.id;
@@ -258,7 +257,7 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     // With faults or the PFC watchdog the lossless class can lose packets too.
     m.recovers = m.reliable && ((pfc_ != nullptr && (lossy_ || !pfc_->lossless_priority(m.prio))) || recover_all_);
     if (tcp_ != nullptr && m.reliable) tcp_open(sim, slot);
-    if (m.reliable) setup_transport(m);
+    if (m.reliable) setup_transport(slot);
     if (route_cache_ && !inside)
         m.route.assign(std::size_t{m.qps} * 2 * kRouteDepth, RouteHop{});
     else

@@ -23,9 +23,10 @@
 // PFC with the switch MMU on links into RoCE switches (pfc.hpp), credits on NVLink and PCIe
 // (credits.hpp). A port may start a queue's head only when its flow control says so.
 //
-// RC transport (rc_transport.cpp): the receiving NIC acknowledges every ack_every packets; in
-// lossy mode a gap makes it NAK and the sender go back N, and a retransmission timeout covers
-// lost tails. With spraying or adaptive routing the receiver places out-of-order packets.
+// RC transport (rc_transport.hpp, driven by rc_nic.cpp): the receiving NIC acknowledges every
+// ack_every packets; in lossy mode a gap makes it NAK and the sender go back N, and a
+// retransmission timeout covers lost tails. With spraying or adaptive routing the receiver
+// places out-of-order packets.
 //
 // RoCE congestion control (roce_nic.cpp): switches mark ECN at egress with RED; the NIC on
 // the receiving side turns marks into CNPs (at most one per QP per cnp_interval) that reach the
@@ -50,6 +51,7 @@
 #include "fabric/packet/packet_record.hpp"
 #include "fabric/packet/pfc.hpp"
 #include "fabric/packet/queue_sampler.hpp"
+#include "fabric/packet/rc_transport.hpp"
 #include "fabric/packet/router.hpp"
 #include "fabric/packet/tcp_transport.hpp"
 #include "fabric/packet/vl_arbiter.hpp"
@@ -179,9 +181,6 @@ private:
     static constexpr std::uint64_t kNoSeq = UINT64_MAX;
     static constexpr std::uint32_t kMaxClasses = 8;
     static constexpr std::uint32_t kControlBytes = 64;  // a CNP / ACK / NAK frame
-    // RC gives up on a message after this many timeouts in a row without progress (the QP's
-    // retry_cnt, 3 bits: at most 7; IBA Vol. 1 §9.7.5.2.8, "Retry_Cnt").
-    static constexpr std::uint8_t kRetryLimit = 7;
 
     // The packet record (packet_record.hpp).
     using Packet = PacketRecord;
@@ -205,14 +204,6 @@ private:
     }
 
     using Fifo = PacketFifo;
-
-    // RC transport state of one QP part of a message that crosses the fabric.
-    struct Part {
-        std::uint64_t expected = 0;  // receiver: the next packet in order (absolute seq)
-        std::uint64_t acked = 0;     // sender: everything below is acknowledged
-        std::uint64_t end = 0;       // one past its last packet
-        bool nak_sent = false;       // receiver: a NAK for `expected` is out
-    };
 
     // One hop of a message's route cache: at `node`, the egress port (ports null), or the
     // equal-cost ports inside a server that each packet chooses among (`count` of them).
@@ -244,17 +235,12 @@ private:
         bool recovers = false;  // on a lossy priority: NAKs, go-back-N, timeouts
         bool tcp = false;       // iWARP: carried by the TCP engine (iwarp_nic.cpp)
         bool delivered = false;
-        bool released = false;            // its slot is on the free list
-        bool pull_held = false;           // its next packet waited for the NIC's pull window
-        std::uint32_t parts_acked = 0;    // parts whose last packet is acknowledged
-        std::uint64_t resend = kNoSeq;    // go-back-N: the next packet to send again ...
-        std::uint64_t resend_end = 0;     // ... up to here
-        std::uint32_t control_out = 0;    // its ACKs and NAKs still in the network
-        Time rto_at = Time::max();        // lossy mode: go back unless acknowledged by then
-        bool rto_pending = false;         // an RTO event is in the queue (at or before rto_at)
-        std::uint8_t retries = 0;         // timeouts since the last progress (RC retry count)
-        std::vector<Part> parts;          // reliable only (capacity kept across reuse)
-        std::vector<std::uint64_t> seen;  // lossy mode: packets placed, one bit each
+        bool released = false;          // its slot is on the free list
+        bool pull_held = false;         // its next packet waited for the NIC's pull window
+        std::uint32_t parts_acked = 0;  // parts whose last packet is acknowledged
+        std::uint64_t resend = kNoSeq;  // the next packet to send again (RC's go-back-N, TCP's losses) ...
+        std::uint64_t resend_end = 0;   // ... up to here
+        std::uint32_t control_out = 0;  // its ACKs and NAKs still in the network
         // Across the fabric, with a fixed routing: its route, filled hop by hop as its first
         // packets go (routed_egress), [(part * 2 + back) * kRouteDepth + hop].
         std::vector<RouteHop> route;
@@ -429,8 +415,8 @@ private:
     void lose_at_port(Simulator& sim, std::uint32_t packet, std::uint32_t port);
     void drop_port(Simulator& sim, std::uint32_t port);
     void on_stuck_watchdog(Simulator& sim, std::uint32_t port);
-    // RC transport (rc_transport.cpp).
-    void setup_transport(MessageState& m);
+    // RC transport (rc_transport.hpp), its NIC side in rc_nic.cpp.
+    void setup_transport(std::uint32_t slot);
     // The receiving NIC saw data packet `packet`; false: a duplicate or out of order, dropped.
     bool receive(Simulator& sim, NodeId nic, std::uint32_t packet);
     void on_control(Simulator& sim, std::uint32_t packet);
@@ -557,7 +543,7 @@ private:
     // RC transport.
     bool lossy_ = false;           // RoCE without PFC: drops, NAKs, go-back-N
     std::uint32_t ack_every_ = 0;  // zero: no ACKs
-    Time rto_ = Time::max();
+    RcTransport rc_{RcTransport::Params{}};
     std::int64_t retransmitted_ = 0, timeouts_ = 0, duplicates_ = 0;
     std::int64_t abandoned_ = 0;       // messages RC gave up on (retry count exhausted)
     std::int64_t watchdog_drops_ = 0;  // packets the PFC watchdog dropped

@@ -45,7 +45,9 @@ bool Pfc::applies_to(DirectedLink link) const {
            (SwitchMmu::receives_from_fabric(to) && is_fabric_switch(topology_.node(topology_.source(link)).kind));
 }
 
-bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes size) {
+// `payload`: the packet's; the MMU counts it as the buffer holds it (SwitchMmu::frame).
+bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) {
+    const Bytes size = mmu_.frame(payload);
     Pausing& ps = pausing_[q];
     const Bytes threshold = mmu_.threshold(q);
     if (!lossless(q)) {
@@ -67,8 +69,8 @@ bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes size) {
     return true;
 }
 
-void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
-    mmu_.release(q, size);
+void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes payload) {
+    mmu_.release(q, mmu_.frame(payload));
     Pausing& ps = pausing_[q];
     if (!ps.pausing) return;
     if (mmu_.held(q) <= mmu_.xon(q, mmu_.threshold(q))) {

@@ -40,8 +40,8 @@ public:
         return true;
     }
     void on_sent(Simulator&, std::uint32_t, Bytes) override {}
-    bool on_ingress(Simulator& sim, std::uint32_t q, Bytes size) override;
-    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
+    bool on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) override;
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes payload) override;
     bool blocked(std::uint32_t q) const override { return pause_[q].paused; }
     void add_counters(FabricCounters& c) const override;
     void on_event(Simulator& sim, std::uint64_t arg) override;

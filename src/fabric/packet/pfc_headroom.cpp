@@ -72,16 +72,21 @@ HeadroomBreakdown pfc_headroom(const HeadroomInputs& in) {
     return h;
 }
 
-HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu) {
+HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu, Bytes header) {
     const PortDelays d = ieee8023_delays(link_speed);
     HeadroomInputs in;
     in.link_speed = link_speed;
     in.cable_length = cable_length;
-    in.max_frame = roce_frame_on_wire(payload_mtu);
-    in.peer_max_frame = roce_frame_on_wire(payload_mtu);
+    in.max_frame = roce_frame_on_wire(payload_mtu, header);
+    in.peer_max_frame = roce_frame_on_wire(payload_mtu, header);
     in.interface_delay = d.interface;
     in.response_time = d.response;
     return in;
+}
+
+Bytes roce_link_headroom(const scenario::RoceSpec& roce, const Link& link, Bytes mtu) {
+    if (roce.pfc.headroom) return *roce.pfc.headroom;
+    return pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu, Bytes{roce.header_bytes})).total();
 }
 
 void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu) {
@@ -99,10 +104,9 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         for (const Port& port : node.ports) {
             const Link& link = topology.link(port.link);
             if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
-            const Bytes h = roce.pfc.headroom
-                                ? *roce.pfc.headroom
-                                : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
-            if (h + roce_frame_on_wire(mtu) < node.buffer) continue;
+            const Bytes h = roce_link_headroom(roce, link, mtu);
+            const Bytes frame = roce_frame_in_buffer(mtu, Bytes{roce.header_bytes});
+            if (h + frame < node.buffer) continue;
             ConfigIssue issue;
             issue.key_path = node.kind == NodeKind::nic ? "cluster.server.nic.receive_buffer"
                                                         : "cluster.server.storage_nic.receive_buffer";
@@ -110,7 +114,7 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
                 fmt::format("NIC {}: its receive buffer of {} must hold more than the PFC headroom of its {} "
                             "{} link ({}) and one {} frame; give it a larger receive_buffer",
                             node.name, to_string(node.buffer), to_string(link.length), to_string(link.bandwidth),
-                            to_string(h), to_string(roce_frame_on_wire(mtu)));
+                            to_string(h), to_string(frame));
             throw ConfigError(std::move(issue));
         }
     }
@@ -120,9 +124,7 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         const Link* longest = nullptr;
         for (const Port& port : node.ports) {
             const Link& link = topology.link(port.link);
-            const Bytes h = roce.pfc.headroom
-                                ? *roce.pfc.headroom
-                                : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes h = roce_link_headroom(roce, link, mtu);
             headroom += h * lossless;
             if (longest == nullptr || h > largest) {
                 largest = h;

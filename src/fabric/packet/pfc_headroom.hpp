@@ -24,12 +24,23 @@
 namespace fabricsim::fabric {
 
 // Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble/SFD + inter-frame gap around a RoCEv2
-// payload (docs/models/links.md): a payload MTU of M is M + 82 bytes on the wire.
+// payload (docs/models/links.md): a payload MTU of M is M + 82 bytes on the wire
+// (cluster.roce.header_bytes' default).
 inline constexpr Bytes kRoceFrameOverhead{82};
+// Of those, the preamble and start delimiter (8) and the inter-frame gap (12) are line time
+// only: they come before and after the MAC frame (IEEE 802.3 §3.1.1, §4.4.2), and a switch's
+// or NIC's buffer holds the frame from its destination address to its FCS.
+inline constexpr Bytes kEthernetLineOnly{8 + 12};
 // A PFC frame is a 64-byte MAC control frame, plus 8 bytes of preamble/SFD and a 12-byte gap.
 inline constexpr Bytes kPauseFrameOnWire{64 + 8 + 12};
 
-constexpr Bytes roce_frame_on_wire(Bytes payload_mtu) { return payload_mtu + kRoceFrameOverhead; }
+// A RoCE packet of `payload` with `header` bytes beside it on the wire: the line time it takes.
+constexpr Bytes roce_frame_on_wire(Bytes payload, Bytes header = kRoceFrameOverhead) { return payload + header; }
+// The bytes a buffer holds for it (what queue depths, the MMU and PFC's thresholds count):
+// the wire bytes less the preamble and gap.
+constexpr Bytes roce_frame_in_buffer(Bytes payload, Bytes header = kRoceFrameOverhead) {
+    return payload + (header > kEthernetLineOnly ? header - kEthernetLineOnly : Bytes::zero());
+}
 
 // Worst-case delays of an Ethernet port at `speed` (docs/models/pfc.md has the table and its
 // sources). interface: the sum of one end's transmit and receive PHY/MAC delays; response:
@@ -64,9 +75,14 @@ struct HeadroomBreakdown {
 
 HeadroomBreakdown pfc_headroom(const HeadroomInputs& in);
 
-// The inputs `headroom: auto` uses for a RoCE link: frames of mtu + 82 bytes both ways and
-// the IEEE 802.3 delays of the link speed.
-HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu);
+// The inputs `headroom: auto` uses for a RoCE link: frames of mtu + `header` wire bytes both
+// ways (the line time they take, preamble and gap included: 802.1Qbb counts bit times) and the
+// IEEE 802.3 delays of the link speed.
+HeadroomInputs roce_headroom_inputs(Bandwidth link_speed, Length cable_length, Bytes payload_mtu,
+                                    Bytes header = kRoceFrameOverhead);
+// The headroom of one lossless priority of `link`: pfc.headroom, or the worst case above with
+// the fabric's MTU and cluster.roce.header_bytes.
+Bytes roce_link_headroom(const scenario::RoceSpec& roce, const Link& link, Bytes mtu);
 
 // Bytes that `rate` carries in `duration`, rounded up (a partial byte still needs room).
 Bytes bytes_during(Time duration, Bandwidth rate);

@@ -11,6 +11,7 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
                      std::uint8_t lossless)
     : layout_(layout),
       roce_(roce),
+      frame_header_(roce_frame_in_buffer(Bytes::zero(), Bytes{roce.header_bytes})),
       lossless_(lossless),
       ingress_(layout.port.size()),
       buffers_(topology.nodes().size()) {
@@ -24,9 +25,7 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             const Link& link = topology.link(node.ports[p].link);
             // The directed link into this switch through port p, and its queues.
             const DirectedLink in{node.ports[p].link, link.a == NodeId{n}};
-            const Bytes headroom = roce.pfc.headroom
-                                       ? *roce.pfc.headroom
-                                       : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes headroom = roce_link_headroom(roce, link, mtu);
             // Reserved space for the priority groups a RoCE switch is set up with: the lossless
             // data priority and the control priority (the others share the buffer only).
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
@@ -57,27 +56,23 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             const Link& link = topology.link(port.link);
             if (link.type != LinkType::fabric && link.type != LinkType::storage_fabric) continue;
             const DirectedLink in{port.link, link.a == NodeId{n}};
-            const Bytes headroom = roce.pfc.headroom
-                                       ? *roce.pfc.headroom
-                                       : pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu)).total();
+            const Bytes headroom = roce_link_headroom(roce, link, mtu);
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
                 ingress_[q].at = NodeId{n};
                 if (this->lossless(q)) ingress_[q].headroom = headroom;
             }
-            if (lossless_ != 0 && headroom + nic_xon_delta(mtu) >= node.buffer)
+            if (lossless_ != 0 && headroom + frame(mtu) >= node.buffer)
                 throw ModelError(
                     fmt::format("NIC {}: its receive buffer ({} B) holds no more than the PFC headroom of its "
                                 "link ({} B) and an MTU frame",
                                 node.name, node.buffer.count(), headroom.count()));
         }
     }
-    nic_xon_delta_ = nic_xon_delta(mtu);
+    nic_xon_delta_ = frame(mtu);
 }
 
 bool SwitchMmu::receives_from_fabric(const Node& node) {
     return (node.kind == NodeKind::nic || node.kind == NodeKind::storage_nic) && node.buffer > Bytes::zero();
 }
-
-Bytes SwitchMmu::nic_xon_delta(Bytes mtu) { return roce_frame_on_wire(mtu); }
 
 }  // namespace fabricsim::fabric

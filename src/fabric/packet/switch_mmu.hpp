@@ -12,6 +12,11 @@
 // port with the link's headroom at its top, as the mlx5 driver carves it: XOFF = size -
 // headroom, XON one MTU frame below (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c).
 //
+// Bytes are what the buffer holds: a packet's payload and its headers from the Ethernet header
+// to the FCS (cluster.roce.header_bytes less the preamble and gap, pfc_headroom.hpp), as a
+// switch counts a frame against its thresholds; the headroom counts the line time of what is
+// still on the way, in wire bytes (802.1Qbb).
+//
 // State by queue (the upstream port's egress queue of the priority, as in QueueLayout): the
 // node it fills, the bytes it holds there, the most it held, its headroom; by node: the pool.
 #pragma once
@@ -39,6 +44,8 @@ public:
     static bool receives_from_fabric(const Node& node);
 
     bool lossless(std::uint32_t q) const { return ((lossless_ >> layout_.class_of[q]) & 1u) != 0; }
+    // The bytes the buffer holds for a packet of `payload`: every count below is in these.
+    Bytes frame(Bytes payload) const { return payload + frame_header_; }
     // XOFF of queue q's ingress now (the dynamic threshold moves with the free pool): the
     // switch's reserved space plus its dynamic (or static) XOFF; a NIC's buffer less the
     // link's headroom (mlx5 port_buffer.c: xoff = size - headroom). Inline: once per frame.
@@ -49,7 +56,7 @@ public:
         return roce_.mmu.reserved_per_queue + xoff(b, ing.alpha);
     }
     // XON for that XOFF: a switch resumes xon_delta below it; a NIC one MTU frame below
-    // (mlx5: xon = xoff - mtu).
+    // (mlx5: xon = xoff - mtu), the frame as the buffer holds it.
     Bytes xon(std::uint32_t q, Bytes threshold) const {
         return xon_threshold(threshold, buffers_[ingress_[q].at.value()].nic ? nic_xon_delta_ : roce_.pfc.xon_delta);
     }
@@ -97,10 +104,9 @@ private:
         return xoff_threshold(free, alpha);
     }
 
-    static Bytes nic_xon_delta(Bytes mtu);
-
     const QueueLayout& layout_;
     scenario::RoceSpec roce_;
+    Bytes frame_header_;                   // a packet's bytes in the buffer beside its payload
     Bytes nic_xon_delta_ = Bytes::zero();  // an MTU frame (NICs)
     std::uint8_t lossless_ = 0;
     std::vector<Ingress> ingress_;  // by queue
