@@ -35,6 +35,9 @@ private:
         std::uint32_t index, stamp;
     };
     std::vector<Entry> links_heap_, caps_heap_;
+    std::vector<std::uint32_t> changed_;  // links whose level moved in this round
+    std::vector<double> level_;           // per link, in a system small enough to scan
+    static constexpr std::size_t kScanLinks = 256;
     LinkUses by_link_;
 };
 
