@@ -239,7 +239,6 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
     f.bytes = bytes;
     f.rate = 0;
     f.updated = sim.now();
-    ++f.version;
     f.unit = unit;
     f.gate = kNoGate;
     f.ports = 0;
@@ -256,8 +255,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
         if (r > 1e-3 * slowest) {
             f.rate = r;
             for (const LinkUse& u : uses) change_load(u.link, u.share * r, sim.now());
-            due_.push_back({sim.now() + fluid_time(f.left, f.rate), id, f.version});
-            std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+            due_.set(id, sim.now() + fluid_time(f.left, f.rate));
             schedule_wake(sim);
         }
     }
@@ -386,10 +384,8 @@ void FlowNetwork::resolve(Simulator& sim) {
         const double old = f.rate;
         f.rate = solver_.rate(id);
         for (const LinkUse& u : solver_.uses(id)) change_load(u.link, u.share * (f.rate - old), now);
-        ++f.version;
         if (!(f.rate > 0)) throw InternalError(fmt::format("flow model: a flow of {} B got rate {}", f.bytes, f.rate));
-        due_.push_back({now + fluid_time(f.left, f.rate), id, f.version});
-        std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+        due_.set(id, now + fluid_time(f.left, f.rate));
     }
     // The solver's sums are the exact loads: drop the rounding of the increments.
     for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);
@@ -397,12 +393,8 @@ void FlowNetwork::resolve(Simulator& sim) {
 }
 
 void FlowNetwork::schedule_wake(Simulator& sim) {
-    while (!due_.empty() && flows_[due_.front().flow].version != due_.front().version) {
-        std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
-        due_.pop_back();
-    }
     if (due_.empty()) return;
-    const Time at = due_.front().at;
+    const Time at = due_.top_time();
     if (at >= wake_at_ && wake_.valid()) return;  // an earlier or equal wake is already queued
     if (wake_.valid()) sim.cancel(wake_);
     wake_ = sim.at(at, *this, kWake);
@@ -413,13 +405,10 @@ void FlowNetwork::finish_due(Simulator& sim) {
     wake_ = EventHandle{};
     wake_at_ = Time::max();
     const Time now = sim.now();
-    while (!due_.empty() && due_.front().at <= now) {
-        const Due d = due_.front();
-        std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
-        due_.pop_back();
+    while (!due_.empty() && due_.top_time() <= now) {
+        const Due d{due_.top_time(), due_.top_flow()};
+        due_.pop();
         FlowState& f = flows_[d.flow];
-        if (f.version != d.version) continue;
-        ++f.version;  // no entry of it is valid any more
         for (const LinkUse& u : solver_.uses(d.flow)) {
             carried_[u.link] += u.share * f.bytes;
             change_load(u.link, -u.share * f.rate, now);

@@ -51,8 +51,8 @@
 // packet model's ports serve them round robin.
 //
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
-// when a flow's rate changes, and one heap holds every flow's projected completion (stale
-// entries carry an old version and are skipped).
+// when a flow's rate changes, and one heap holds every flow's projected completion, moved in
+// place when its rate changes (due_heap.hpp).
 #pragma once
 
 #include "core/event_queue.hpp"
@@ -60,6 +60,7 @@
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "flow/dcqcn_standing_queue.hpp"
+#include "flow/due_heap.hpp"
 #include "flow/incremental_max_min.hpp"
 #include "flow/rate_backend.hpp"
 #include "scenario/spec.hpp"
@@ -129,7 +130,6 @@ private:
         double bytes = 0;  // its size
         double rate = 0;   // bytes/s
         Time updated;
-        std::uint32_t version = 0;
         std::uint32_t unit = 0;
         std::uint32_t gate = kNoGate;  // the source node whose ports it holds (admission)
         std::uint32_t ports = 0;       // how many: its segments, fewer than the ports
@@ -143,8 +143,7 @@ private:
     };
     struct Due {
         Time at;
-        std::uint32_t flow, version;
-        bool operator>(const Due& o) const { return at > o.at || (at == o.at && flow > o.flow); }
+        std::uint32_t flow;
     };
 
     std::uint32_t new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts, Time latency);
@@ -218,7 +217,7 @@ private:
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
     std::vector<FlowState> flows_;  // indexed by solver flow id
-    std::vector<Due> due_;          // min-heap by time (std::greater)
+    DueHeap due_;                   // projected completions
     bool solve_pending_ = false;
     Time last_solve_ = Time::zero() - Time::s(1);  // long before the first solve
     EventHandle wake_;

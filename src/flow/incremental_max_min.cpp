@@ -22,11 +22,12 @@ constexpr int kMaxRefills = 8;
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
     : capacity_(std::move(capacity)),
       link_rate_(capacity_.size(), 0.0),
+      top_(capacity_.size(), 0.0),
+      top_valid_(capacity_.size(), 1),
       backend_(backend),
       on_link_(capacity_.size()),
+      held_(capacity_.size()),
       link_seen_(capacity_.size(), 0),
-      state_seen_(capacity_.size(), 0),
-      state_(capacity_.size()),
       local_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
@@ -72,6 +73,7 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
 void IncrementalMaxMin::remove(std::uint32_t id) {
     Flow& f = flows_[id];
     if (!f.active) throw InternalError(fmt::format("flow solver: flow {} removed twice", id));
+    set_bottleneck(id, kAtCap);  // out of its link's list
     for (std::size_t i = 0; i < f.uses.size(); ++i) {
         const std::uint32_t l = f.uses[i].link;
         auto& list = on_link_[l];
@@ -80,6 +82,14 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
         list[at] = list.back();
         list.pop_back();
         if (at < list.size()) flows_[list[at].flow].slot[list[at].use] = at;
+        if (list.empty()) {
+            link_rate_[l] = 0;  // exact again: no drift survives an empty link
+            top_[l] = 0;
+            top_valid_[l] = 1;
+        } else {
+            link_rate_[l] -= f.uses[i].share * f.rate;
+            if (f.rate / f.weight >= top_[l]) top_valid_[l] = 0;
+        }
         mark_link(l);
     }
     f.active = false;
@@ -100,13 +110,15 @@ void IncrementalMaxMin::take(std::uint32_t id) {
 
 void IncrementalMaxMin::refill() {
     system_.clear();
-    for (std::uint32_t l : set_links_) {
-        local_[l] = static_cast<std::uint32_t>(system_.links());
-        // What the flows outside the set leave of the link.
-        double outside = 0;
-        for (const OnLink& e : on_link_[l])
-            if (!in_set(e.flow)) outside += e.share * flows_[e.flow].rate;
-        system_.add_link(std::max(0.0, capacity_[l] - outside));
+    // What the flows outside the set leave of each link: its load less the set's part of it
+    // (the set's flows and links, not every flow on the links).
+    inside_.assign(set_links_.size(), 0.0);
+    for (std::size_t i = 0; i < set_links_.size(); ++i) local_[set_links_[i]] = static_cast<std::uint32_t>(i);
+    for (std::uint32_t f : solved_)
+        for (const LinkUse& u : flows_[f].uses) inside_[local_[u.link]] += u.share * flows_[f].rate;
+    for (std::size_t i = 0; i < set_links_.size(); ++i) {
+        const std::uint32_t l = set_links_[i];
+        system_.add_link(std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i])));
     }
     for (std::uint32_t f : solved_) {
         const Flow& fl = flows_[f];
@@ -115,42 +127,77 @@ void IncrementalMaxMin::refill() {
         system_.end_flow();
     }
     if (!solved_.empty()) backend_.solve(system_, rates_);
-    for (std::size_t i = 0; i < solved_.size(); ++i) flows_[solved_[i]].rate = rates_[i];
-    ++round_;  // every link's state is stale
+    for (std::size_t i = 0; i < solved_.size(); ++i) set_rate(solved_[i], rates_[i]);
     ++refills_;
 }
 
-const IncrementalMaxMin::LinkState& IncrementalMaxMin::state(std::uint32_t link) {
-    LinkState& s = state_[link];
-    if (state_seen_[link] == round_) return s;
-    state_seen_[link] = round_;
-    s = {0.0, 0.0};
-    for (const OnLink& e : on_link_[link]) {
-        const Flow& fg = flows_[e.flow];
-        s.load += e.share * fg.rate;
-        s.top = std::max(s.top, fg.rate / fg.weight);
+void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
+    Flow& f = flows_[id];
+    const double old = f.rate, level = rate / f.weight;
+    if (rate == old) return;
+    for (const LinkUse& u : f.uses) {
+        link_rate_[u.link] += u.share * (rate - old);
+        if (level > top_[u.link])
+            top_[u.link] = level;
+        else if (rate < old && old / f.weight >= top_[u.link])
+            top_valid_[u.link] = 0;  // it may have been the highest: find the highest again
     }
-    return s;
+    f.rate = rate;
+}
+
+IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
+    if (!top_valid_[link]) {
+        // One pass over the link's flows: its highest level, and its load summed afresh
+        // (dropping what the increments have rounded).
+        double load = 0, top = 0;
+        for (const OnLink& e : on_link_[link]) {
+            const Flow& fg = flows_[e.flow];
+            load += e.share * fg.rate;
+            top = std::max(top, fg.rate / fg.weight);
+        }
+        link_rate_[link] = load;
+        top_[link] = top;
+        top_valid_[link] = 1;
+    }
+    return {link_rate_[link], top_[link]};
+}
+
+void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
+    Flow& f = flows_[id];
+    if (f.bottleneck == link) return;
+    if (f.bottleneck < kAtCap) {
+        auto& list = held_[f.bottleneck];
+        list[f.held_slot] = list.back();
+        list.pop_back();
+        if (f.held_slot < list.size()) flows_[list[f.held_slot]].held_slot = f.held_slot;
+    }
+    f.bottleneck = link;
+    if (link < kAtCap) {
+        f.held_slot = static_cast<std::uint32_t>(held_[link].size());
+        held_[link].push_back(id);
+    } else if (link == kNone) {
+        unknown_.push_back(id);
+    }
 }
 
 bool IncrementalMaxMin::has_bottleneck(std::uint32_t id) {
     Flow& f = flows_[id];
     if (f.rate >= f.cap * (1 - kCheckTolerance)) {
-        f.bottleneck = kAtCap;
+        set_bottleneck(id, kAtCap);
         return true;
     }
     const double level = f.rate / f.weight;
     const auto holds = [&](std::uint32_t l) {
-        const LinkState& s = state(l);
+        const LinkState s = state(l);
         return s.load >= capacity_[l] * (1 - kCheckTolerance) && level >= s.top * (1 - kCheckTolerance);
     };
     if (f.bottleneck < kAtCap && holds(f.bottleneck)) return true;
     for (const LinkUse& u : f.uses)
         if (u.link != f.bottleneck && holds(u.link)) {
-            f.bottleneck = u.link;
+            set_bottleneck(id, u.link);
             return true;
         }
-    f.bottleneck = kNone;
+    set_bottleneck(id, kNone);
     return false;
 }
 
@@ -172,17 +219,26 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
             }
         }
     }
-    // A flow outside the set whose bottleneck was a link the set changed (or not known).
+    // A flow outside the set whose bottleneck was a link the set changed (held_: only those
+    // flows, not every flow on the link), or is not known.
+    const auto check = [&](std::uint32_t g) {
+        if (in_set(g) || has_bottleneck(g)) return;
+        failed = true;
+        take(g);
+    };
     for (std::size_t i = 0; i < links; ++i) {
-        const std::uint32_t l = set_links_[i];
-        for (std::size_t j = 0; j < on_link_[l].size(); ++j) {
-            const std::uint32_t g = on_link_[l][j].flow;
-            if (in_set(g) || (flows_[g].bottleneck != l && flows_[g].bottleneck != kNone)) continue;
-            if (!has_bottleneck(g)) {
-                failed = true;
-                take(g);
-            }
-        }
+        // A copy: a check moves the flow to the list of the link that now holds it.
+        held_scratch_.assign(held_[set_links_[i]].begin(), held_[set_links_[i]].end());
+        for (std::uint32_t g : held_scratch_) check(g);
+    }
+    held_scratch_.swap(unknown_);
+    unknown_.clear();
+    for (std::uint32_t g : held_scratch_) {
+        if (!flows_[g].active || flows_[g].bottleneck != kNone) continue;
+        if (in_set(g))
+            unknown_.push_back(g);  // checked with the set
+        else
+            check(g);  // back into unknown_ through set_bottleneck if it fails
     }
     if (!failed) return Growth::settled;
     return solved_.size() > solved ? Growth::grown : Growth::stuck;
@@ -211,16 +267,20 @@ void IncrementalMaxMin::begin() {
     solved_.clear();
     touched_links_.clear();
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
-    ++round_;  // loads changed with the arrivals and departures
     set_links_.assign(dirty_links_.begin(), dirty_links_.end());
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
+    // The flows whose bottleneck a change touched move with it (a departure frees their
+    // link, an arrival takes from it): into the set now, which saves the re-fill after which
+    // grow() would find each of them failing its check.
+    for (std::uint32_t l : dirty_links_)
+        for (std::uint32_t g : held_[l])
+            if (!in_set(g)) take(g);
     dirty_links_.clear();
     dirty_flows_.clear();
 }
 
 void IncrementalMaxMin::finish() {
-    for (std::uint32_t l : set_links_) link_rate_[l] = state(l).load;
     touched_links_.assign(set_links_.begin(), set_links_.end());
     largest_ = std::max(largest_, solved_.size());
     flows_solved_ += solved_.size();
@@ -243,7 +303,7 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
             // the whole component, which is max-min fair by construction.
             gather_components();
             refill();
-            for (std::uint32_t f : solved_) flows_[f].bottleneck = kNone;
+            for (std::uint32_t f : solved_) has_bottleneck(f);
             break;
         }
     }
@@ -260,7 +320,7 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve_components() {
     begin();
     gather_components();
     if (!solved_.empty()) refill();
-    for (std::uint32_t f : solved_) flows_[f].bottleneck = kNone;
+    for (std::uint32_t f : solved_) has_bottleneck(f);
     finish();
     return solved_;
 }

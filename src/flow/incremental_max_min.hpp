@@ -80,6 +80,7 @@ private:
         std::vector<LinkUse> uses;
         std::vector<std::uint32_t> slot;   // its position in on_link_[uses[i].link]
         std::uint32_t bottleneck = kNone;  // a link, kAtCap, or kNone (not known)
+        std::uint32_t held_slot = 0;       // its position in held_[bottleneck]
         bool active = false;
     };
     struct LinkState {
@@ -90,9 +91,14 @@ private:
     void take(std::uint32_t flow);  // into the solved set
     // Re-fills the solved set on what the flows outside it leave of its links.
     void refill();
-    const LinkState& state(std::uint32_t link);
+    // A link's load and highest level; the level is found again only where a flow that may
+    // have held it slowed down or left.
+    LinkState state(std::uint32_t link);
+    // A flow's new rate, into its links' loads and highest levels.
+    void set_rate(std::uint32_t flow, double rate);
     // Whether `flow` has a bottleneck (or sits at its cap) now; remembers it.
     bool has_bottleneck(std::uint32_t flow);
+    void set_bottleneck(std::uint32_t flow, std::uint32_t link);
     // Checks the bottleneck property where the last re-fill may have broken it and takes
     // the flows that break it into the set: settled (nothing broke), grown, or stuck (a
     // check failed but no flow to blame was found: rounding).
@@ -102,7 +108,10 @@ private:
     void gather_components();
     void finish();
 
-    std::vector<double> capacity_, link_rate_;
+    // Per link: Σ share·rate of its flows, kept up to date by every rate change (summed afresh
+    // whenever its highest level is), and that highest level (valid unless top_valid_ is 0).
+    std::vector<double> capacity_, link_rate_, top_;
+    std::vector<char> top_valid_;
     RateBackend& backend_;
     std::vector<Flow> flows_;
     std::vector<std::uint32_t> free_;
@@ -111,14 +120,16 @@ private:
         double share;
     };
     std::vector<std::vector<OnLink>> on_link_;  // active flows per link, with their share of it
+    // Per link, the flows whose remembered bottleneck it is; and the flows whose bottleneck
+    // is not known (a failed check), which every grow() looks at again.
+    std::vector<std::vector<std::uint32_t>> held_;
+    std::vector<std::uint32_t> unknown_, held_scratch_;
     std::vector<std::uint32_t> dirty_links_, dirty_flows_;
     std::vector<std::uint64_t> link_seen_, flow_seen_;  // epoch of the last visit
-    std::vector<std::uint64_t> state_seen_;             // round of state_[link]
-    std::vector<LinkState> state_;
-    std::vector<std::uint32_t> local_;  // link -> its index in system_
-    std::uint64_t epoch_ = 0, round_ = 0;
+    std::vector<std::uint32_t> local_;                  // link -> its index in system_
+    std::uint64_t epoch_ = 0;
     FlowSystem system_;
-    std::vector<double> rates_;
+    std::vector<double> rates_, inside_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
     std::size_t active_ = 0, largest_ = 0;
     std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0;

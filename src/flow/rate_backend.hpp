@@ -28,13 +28,18 @@ public:
 private:
     // Scratch kept between solves so a warm solver allocates nothing.
     std::vector<double> remaining_, load_;
-    std::vector<std::uint32_t> unfrozen_on_, stamp_;
-    std::vector<char> frozen_;
+    std::vector<std::uint32_t> unfrozen_on_;
+    std::vector<char> frozen_, changed_mark_;
     struct Entry {
         double level;
-        std::uint32_t index, stamp;
+        std::uint32_t index;
     };
     std::vector<Entry> links_heap_, caps_heap_;
+    std::vector<std::uint32_t> changed_;  // scan: links whose level moved in this round
+    std::vector<double> level_;           // scan: per link
+    static constexpr std::size_t kScanLinks = 256;
+    // The heap's top entry, whose level rose, moved down to its place.
+    static void sift_down(std::vector<Entry>& heap);
     LinkUses by_link_;
 };
 

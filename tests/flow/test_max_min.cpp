@@ -76,15 +76,18 @@ TEST_CASE("weights share in proportion and a striped flow uses the sum of its li
     CHECK(solve(s)[0] == Approx(10));
 }
 
-TEST_CASE("the solver never loads a link above capacity and saturates every flow's bottleneck", "[flow][maxmin]") {
+TEST_CASE("the solver never loads a link above capacity and saturates every flow's bottleneck, by scan and by heap",
+          "[flow][maxmin]") {
     // Max-min's defining property (Bertsekas & Gallager §6.5.2): every flow crosses a
     // saturated link on which no flow has a higher rate (its bottleneck), or sits at its cap.
+    // 30 links: the solver finds the lowest link by a scan; 400 (above CpuMaxMin's
+    // kScanLinks, 256): by its heap. Both must give the max-min allocation.
     std::mt19937_64 rng(7);
-    for (int trial = 0; trial < 20; ++trial) {
+    for (int trial = 0; trial < 24; ++trial) {
         FlowSystem s;
-        const int links = 30;
+        const int links = trial % 4 == 3 ? 400 : 30;
         for (int l = 0; l < links; ++l) s.add_link(1.0 + static_cast<double>(rng() % 100));
-        for (int f = 0; f < 200; ++f) {
+        for (int f = 0; f < (links > 100 ? 1500 : 200); ++f) {
             s.begin_flow(1.0 + static_cast<double>(rng() % 3),
                          rng() % 5 == 0 ? 0.5 + static_cast<double>(rng() % 4) : kUncapped);
             const int hops = 1 + static_cast<int>(rng() % 4);
