@@ -5,9 +5,8 @@
 // flap's period after period) stay inside 64-bit picoseconds.
 #include "scenario/faults_keys.hpp"
 
-#include "scenario/describe_entries.hpp"
-
 #include "core/units_format.hpp"
+#include "scenario/describe_entries.hpp"
 #include "scenario/key_types.hpp"
 #include "scenario/validate.hpp"
 
