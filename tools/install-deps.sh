@@ -16,6 +16,7 @@ packages=(
   chromium                        # headless: the HTML report's check and tools/screenshot.sh
   slurm-wlm                       # slurmctld, slurmd, sbatch: the sweep's job array under Slurm (ctest "slurm: ...")
   clang-format                    # tools/test.sh --lint: the C++ layout of .clang-format
+  clang-tidy                      # tools/test.sh --lint: the checks of .clang-tidy
 )
 
 missing=()

@@ -3,9 +3,12 @@
 #include "core/units_format.hpp"
 #include "scenario/describe_entries.hpp"
 #include "scenario/describe_iwarp.hpp"
+#include "scenario/fabric_keys.hpp"
 #include "scenario/field_readers.hpp"
+#include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
+#include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
 
@@ -52,107 +55,19 @@ Value server(const ServerSpec& s) {
     return Value{std::move(m)};
 }
 
-void switch_fields(const SwitchSpec& s, Value::Map& m) {
-    add_preset(m, s.preset);
-    m.push_back({"technology", text(std::string(name_of(s.technology)))});
-    m.push_back({"radix", integer(s.radix)});
-    m.push_back({"port_speed", text(to_string(s.port_speed))});
-    m.push_back({"latency", text(to_string(s.latency))});
-    m.push_back({"buffer", text(to_string(s.buffer))});
-    m.push_back({"sharp", Value{s.sharp}});
-}
-
-Value switch_model(const SwitchSpec& s) {
-    Value::Map m;
-    switch_fields(s, m);
-    return Value{std::move(m)};
-}
-
-// topology: custom: every switch with its whole model, every link with its resolved speed and
-// length, so that the printed scenario reads back the same.
-void custom_fabric(const CustomFabricSpec& c, Value::Map& m) {
-    Value::List switches, links;
-    for (const CustomSwitchSpec& s : c.switches) {
-        Value::Map sw{{"name", text(s.name)}};
-        switch_fields(s.model, sw);
-        switches.push_back(Value{std::move(sw)});
-    }
-    for (const CustomLinkSpec& l : c.links) {
-        Value::Map link{{"from", text(l.from)},
-                        {"to", text(l.to)},
-                        {"speed", text(to_string(l.speed))},
-                        {"length", text(to_string(l.length))}};
-        if (l.count != 1) link.push_back({"count", integer(l.count)});
-        links.push_back(Value{std::move(link)});
-    }
-    m.push_back({"switches", Value{std::move(switches)}});
-    m.push_back({"links", Value{std::move(links)}});
-}
-
-Value::Map fabric(const FabricSpec& f) {
-    if (f.topology == TopologyKind::custom) {
-        Value::Map m{
-            {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
-            {"topology", text(std::string(name_of(f.topology)))},
-            {"switch", switch_model(f.switch_spec)},
-            {"cable_length", text(to_string(f.cable_length))},
-            {"uplink_cable_length", text(to_string(f.uplink_cable_length))},
-            {"mtu", text(to_string(f.mtu))},
-            {"routing", text(std::string(name_of(f.routing)))},
-            {"planes", integer(f.planes)},
-        };
-        custom_fabric(f.custom, m);
-        return m;
-    }
-    Value::Map m{
-        {"technology", text(f.iwarp ? "iwarp" : std::string(name_of(f.technology)))},
-        {"topology", text(std::string(name_of(f.topology)))},
-        {"link_speed", rate_or_auto(f.link_speed)},
-        {"switch", switch_model(f.switch_spec)},
-        {"oversubscription", text(to_string(f.oversubscription))},
-        {"cable_length", text(to_string(f.cable_length))},
-        {"uplink_cable_length", text(to_string(f.uplink_cable_length))},
-        {"mtu", text(to_string(f.mtu))},
-        {"routing", text(std::string(name_of(f.routing)))},
-        {"planes", integer(f.planes)},
-    };
-    if (f.iwarp) std::erase_if(m, [](const Value::Member& e) { return e.key == "mtu"; });  // cluster.iwarp.mss says it
-    return m;
-}
-
 Value cluster(const ClusterSpec& c) {
     Value::Map m{
         {"servers", integer(c.servers)},
         {"server", server(c.server)},
-        {"fabric", Value{fabric(c.fabric)}},
+        {"fabric", describe_fabric(c.fabric)},
         {"roce", describe_roce(c.roce)},
         {"infiniband", describe_infiniband(c.infiniband)},
     };
     if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
-    if (c.storage_fabric.enabled) {
-        Value::Map storage = fabric(c.storage_fabric.fabric);
-        storage.push_back({"storage_nodes", integer(c.storage_fabric.storage_nodes)});
-        storage.push_back({"nics_per_storage_node", integer(c.storage_fabric.nics_per_storage_node)});
-        storage.push_back({"storage_node_nic", describe_nic(c.storage_fabric.storage_node_nic)});
-        m.push_back({"storage_fabric", Value{std::move(storage)}});
-    }
-    // Absent: no storage nodes on the compute fabric.
-    if (c.storage.nodes > 0) {
-        m.push_back({"storage", Value{Value::Map{
-                                    {"nodes", integer(c.storage.nodes)},
-                                    {"nics_per_node", integer(c.storage.nics_per_node)},
-                                    {"nic", describe_nic(c.storage.nic)},
-                                }}});
-    }
-    // Absent: no GPU-pool client hosts.
-    if (c.clients.nodes > 0) {
-        m.push_back({"clients", Value{Value::Map{
-                                    {"nodes", integer(c.clients.nodes)},
-                                    {"nics_per_node", integer(c.clients.nics_per_node)},
-                                    {"nic", describe_nic(c.clients.nic)},
-                                }}});
-    }
+    if (c.storage_fabric.enabled) m.push_back({"storage_fabric", describe_storage_fabric(c.storage_fabric)});
+    if (c.storage.nodes > 0) m.push_back({"storage", describe_storage(c.storage)});
+    if (c.clients.nodes > 0) m.push_back({"clients", describe_clients(c.clients)});
     return Value{std::move(m)};
 }
 
@@ -207,27 +122,6 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
     return Value{std::move(list)};
 }
 
-Value outputs(const OutputsSpec& o) {
-    Value::List formats;
-    for (auto f : o.formats) formats.push_back(text(f == OutputFormat::json ? "json" : "csv"));
-    Value::Map m{{"dir", text(o.dir)},
-                 {"formats", Value{std::move(formats)}},
-                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}};
-    if (o.queues.interval > Time::zero()) {
-        Value::Map q;
-        if (o.queues.top > 0) {
-            q.push_back({"top", Value{std::int64_t{o.queues.top}}});
-        } else {
-            Value::List ports;
-            for (const auto& p : o.queues.ports) ports.push_back(text(p));
-            q.push_back({"ports", Value{std::move(ports)}});
-        }
-        q.push_back({"interval", text(to_string(o.queues.interval))});
-        m.push_back({"queues", Value{std::move(q)}});
-    }
-    return Value{std::move(m)};
-}
-
 // Value holds signed integers; a seed above INT64_MAX travels as its decimal text, which the
 // loader reads back as the same unsigned number.
 Value seed(std::uint64_t s) {
@@ -270,7 +164,7 @@ Value describe(const ScenarioSpec& spec) {
         {"simulation", describe_simulation(spec.simulation)},
         {"cluster", cluster(spec.cluster)},
         {"workload", workload(spec.workload)},
-        {"outputs", outputs(spec.outputs)},
+        {"outputs", describe_outputs(spec.outputs)},
     }};
     // Only a scenario with faults has the section, so that others describe as before.
     if (!spec.faults.empty())

@@ -9,7 +9,7 @@ namespace fabricsim::scenario {
 
 void describe_traffic(const TrafficSpec& traffic, Value::Map& entry);
 void describe_training(const TrainingSpec& training, Value::Map& entry);
-// The faults: section (describe_faults.cpp).
+// The faults: section (faults_keys.cpp).
 Value describe_faults(const std::vector<FaultSpec>& faults);
 
 }  // namespace fabricsim::scenario

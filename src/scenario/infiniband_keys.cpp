@@ -141,7 +141,7 @@ Value vl_table(const std::vector<VlWeight>& table) {
 Key<VlArbitrationSpec, Lanes> arbitration_table_key(const char* name, std::vector<VlWeight> VlArbitrationSpec::*member,
                                                     std::string doc) {
     return custom_key<VlArbitrationSpec, Lanes>(
-        name, TypeDoc{"list of `{ vl, weight }`, at most 64", {"array"}, {}, {}, {}}, kPacket, std::move(doc),
+        name, TypeDoc{"list of `{ vl, weight }`, at most 64", {"array"}}, kPacket, std::move(doc),
         [member](const Node& n, const std::string& path, VlArbitrationSpec& out, Lanes& lanes, Issues& issues) {
             return read_vl_table(n, path, lanes, out.*member, issues);
         },
@@ -187,7 +187,7 @@ using CctTable = std::optional<std::vector<CctEntrySpec>>;
 
 Field<CctTable> cct_table() {
     return {
-        TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}, {}, {}, {}},
+        TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
         [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
             if (is_keyword(n, "auto")) return CctTable{};
             if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
@@ -356,7 +356,7 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                 },
                 [](const S& ib) { return integer_value(ib.virtual_lanes); }),
             custom_key<S, Lanes>(
-                "vl_buffer", TypeDoc{"size > 0, or `auto`", {"string", "integer"}, {}, {}, {}}, kPacket,
+                "vl_buffer", TypeDoc{"size > 0, or `auto`", {"string", "integer"}}, kPacket,
                 "Credit buffer per VL per port (credits are 64-byte blocks). `auto`: into a switch, the switch's "
                 "`buffer` / `radix` / `virtual_lanes`, but at least the cable's round trip at the link speed plus two "
                 "MTU packets (the packet model notes where that floor was used); into an HCA, that round trip "

@@ -55,12 +55,13 @@ std::string default_cell(const KeyInfo& k) {
 
 // The section's table, then its nested sections' tables, each between its markers.
 void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string>>& blocks) {
+    for (const auto& [path, block] : blocks)
+        if (path == t.path) return;  // a section nested in several (the NIC, the switch)
     std::string out =
         begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
-        if (k.section == nullptr)
-            out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text, default_cell(k),
-                               models(k.consumers), k.doc);
+        out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
+                           k.section != nullptr ? "every key's default" : default_cell(k), models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
     blocks.emplace_back(t.path, std::move(out));
@@ -113,8 +114,14 @@ Value object(Value::Map properties, bool closed) {
 
 Value section_schema(const TableInfo& t) {
     Value::Map properties;
-    for (const KeyInfo& k : t.keys) properties.push_back({k.name, key_schema(k)});
-    return object(std::move(properties), true);
+    std::vector<std::string> required;
+    for (const KeyInfo& k : t.keys) {
+        properties.push_back({k.name, key_schema(k)});
+        if (k.required) required.push_back(k.name);
+    }
+    Value v = object(std::move(properties), true);
+    if (!required.empty()) std::get<Value::Map>(v.v).push_back({"required", string_list(required)});
+    return v;
 }
 
 const TableInfo* declared(std::string_view path) {
@@ -160,10 +167,10 @@ Value json_schema() {
     Value::Map cluster{
         {"servers", Value{Value::Map{{"type", text("integer")}, {"minimum", Value{std::int64_t{1}}}}}},
         {"server", open_section("object", "The server model (docs/SCENARIO.md, cluster.server).")},
-        {"fabric", open_section("object", "The compute fabric (docs/SCENARIO.md, cluster.fabric).")},
-        {"storage_fabric", open_section("object", "A separate storage fabric (docs/SCENARIO.md).")},
-        {"storage", open_section("object", "Storage nodes on the compute fabric (docs/SCENARIO.md).")},
-        {"clients", open_section("object", "Client hosts (docs/SCENARIO.md).")},
+        {"fabric", section("cluster.fabric", "The compute fabric.")},
+        {"storage_fabric", section("cluster.storage_fabric", "A separate storage fabric, or `none`.")},
+        {"storage", section("cluster.storage", "Storage nodes on the compute fabric, or `none`.")},
+        {"clients", section("cluster.clients", "CPU-only client hosts on the compute fabric, or `none`.")},
         {"roce", section("cluster.roce", "RoCEv2: PFC, ECN, DCQCN, the switch MMU and the queues.")},
         {"infiniband", section("cluster.infiniband", "InfiniBand: virtual lanes, credits, VL arbitration, IB CC.")},
         {"iwarp", open_section("object", "iWARP: the TCP offload engine (docs/SCENARIO.md, cluster.iwarp).")},
@@ -182,7 +189,7 @@ Value json_schema() {
         {"cluster", object(std::move(cluster), true)},
         {"workload", open_section("array", "What the cluster does (docs/SCENARIO.md, Workload).")},
         {"faults", open_section("array", "Things that go wrong during the run (docs/SCENARIO.md, Faults).")},
-        {"outputs", open_section("object", "Result files (docs/SCENARIO.md).")},
+        {"outputs", section("outputs", "Result files.")},
         {"variants", open_section("object", "Named sets of overrides, each a mapping of key paths to values.")},
         {"sweep",
          open_section("object", "The grid of `fabricsim sweep`, which `run` does not read (docs/REPORTS.md).")},

@@ -1,7 +1,11 @@
 #include "scenario/key_table.hpp"
 
+#include "scenario/fabric_keys.hpp"
+#include "scenario/faults_keys.hpp"
+#include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
+#include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
 
@@ -34,7 +38,9 @@ bool SectionRead::ok(std::string_view rel) const {
 }
 
 std::vector<const TableInfo*> declared_sections() {
-    return {&simulation_table(), &nic_table(), &roce_table(), &infiniband_table()};
+    return {&simulation_table(),     &nic_table(),     &fabric_table(),  &switch_table(),
+            &storage_fabric_table(), &storage_table(), &clients_table(), &roce_table(),
+            &infiniband_table(),     &faults_table(),  &outputs_table()};
 }
 
 namespace {
@@ -57,7 +63,13 @@ const Value* member(const Value* map, std::string_view key) {
 void warn_section(const Node& map, const Value* resolved, const std::string& path, const TableInfo& table,
                   unsigned model, Issues& warnings) {
     static const Value kUnset;
+    // A preset's keys are the device's, not choices the scenario made: only the values written
+    // where the preset is named are the user's. A key the preset has and the scenario overrides
+    // keeps the preset's key location (deep_merge), so such a key is shown at its value.
+    const Node* preset = map.find("preset");
     for (const Entry& e : map.entries) {
+        if (preset != nullptr && e.value.location.file != preset->location.file) continue;
+        const SourceLocation& where = e.key_location.file == e.value.location.file ? e.key_location : e.value.location;
         const auto k =
             std::find_if(table.keys.begin(), table.keys.end(), [&](const KeyInfo& i) { return i.name == e.key; });
         if (k == table.keys.end()) continue;  // an unknown key is an error elsewhere
@@ -65,7 +77,7 @@ void warn_section(const Node& map, const Value* resolved, const std::string& pat
         const Value* value = member(resolved, e.key);
         if ((k->consumers & model) == 0) {
             if (!(*(value != nullptr ? value : &kUnset) == k->default_value))
-                warnings.add(e.key_location, at,
+                warnings.add(where, at,
                              fmt::format("the {} model does not read this key; it has no effect", model_name(model)));
             continue;
         }

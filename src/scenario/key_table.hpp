@@ -37,6 +37,10 @@ struct TypeDoc {
     std::optional<std::int64_t> minimum;  // for an integer
     std::optional<std::int64_t> maximum;
     std::vector<std::string> choices;  // every value, when it is one of these words
+    TypeDoc() = default;
+    TypeDoc(std::string type, std::vector<std::string> json, std::optional<std::int64_t> min = {},
+            std::optional<std::int64_t> max = {}, std::vector<std::string> words = {})
+        : text(std::move(type)), json_types(std::move(json)), minimum(min), maximum(max), choices(std::move(words)) {}
 };
 
 // How one YAML value reads into a T, prints back, and is described (key_types.hpp).
@@ -59,6 +63,7 @@ struct KeyInfo {
     std::string default_doc;             // docs' default column when the printed default says too little
     Value default_value;                 // printed from a default-constructed spec
     const TableInfo* section = nullptr;  // a nested section's table
+    bool required = false;               // "missing required key" when absent
 };
 
 struct TableInfo {
@@ -93,6 +98,18 @@ struct Key {
         info.default_doc = std::move(text);
         return std::move(*this);
     }
+    // A key the section must give ("missing required key" at the section).
+    Key&& required() && {
+        info.required = true;
+        info.default_doc = "required";
+        return std::move(*this);
+    }
+    // Printed only where `when` holds (a key that a choice of another key makes meaningless).
+    template <class When>
+    Key&& printed_if(When when) && {
+        print = [when, print = std::move(print)](const S& s) { return when(s) ? print(s) : Value{}; };
+        return std::move(*this);
+    }
 };
 
 template <class S, class Ctx = NoContext>
@@ -113,7 +130,7 @@ struct Table : TableInfo {
 template <class S, class T, class Ctx = NoContext>
 Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consumers, std::string doc) {
     Key<S, Ctx> k;
-    k.info = KeyInfo{std::move(name), field.doc, std::move(doc), consumers, {}, {}, nullptr};
+    k.info = KeyInfo{std::move(name), field.doc, std::move(doc), consumers, {}, {}, nullptr, false};
     k.read = [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
                                          std::vector<std::string>&) {
         auto v = read(n, path, issues);
@@ -132,16 +149,17 @@ Key<S, Ctx> custom_key(
     std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
     std::type_identity_t<std::function<Value(const S&)>> print) {
     Key<S, Ctx> k;
-    k.info = KeyInfo{std::move(name), std::move(type), std::move(doc), consumers, {}, {}, nullptr};
+    k.info = KeyInfo{std::move(name), std::move(type), std::move(doc), consumers, {}, {}, nullptr, false};
     k.read = [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
                                       std::vector<std::string>&) { return read(n, path, out, ctx, issues); };
     k.print = std::move(print);
     return k;
 }
 
+// `also`: keys the caller reads itself beside the table's (a custom switch's `name`).
 template <class S, class Ctx>
 SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
-                       Issues& issues);
+                       Issues& issues, const std::vector<std::string>& also = {});
 template <class S, class Ctx>
 Value print_table(const Table<S, Ctx>& table, const S& spec);
 
@@ -151,27 +169,46 @@ Key<S, Ctx> section(std::string name, Sub S::*member, const Table<Sub, Ctx>& tab
     Key<S, Ctx> k;
     unsigned consumers = 0;
     for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
-    k.info =
-        KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}, {}, {}, {}}, std::move(doc), consumers, {}, {}, &table};
+    k.info = KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}}, std::move(doc), consumers, {}, {}, &table, false};
     k.read = [member, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
                                                     Issues& issues, std::vector<std::string>& failed) {
         const SectionRead r = read_table(n, path, table, out.*member, ctx, issues);
-        for (const auto& f : r.failed) failed.push_back(prefix + "." + f);
+        for (const auto& f : r.failed) failed.push_back(key_path(prefix, f));
         return r.map != nullptr;
     };
     k.print = [member, &table](const S& s) { return print_table(table, s.*member); };
     return k;
 }
 
+// A key of `Sub` as a key of S that holds a Sub in `member` (the fabric keys of the storage fabric).
+template <class S, class Sub, class Ctx>
+Key<S, Ctx> inside(Sub S::*member, Key<Sub, Ctx> k) {
+    Key<S, Ctx> out;
+    out.info = std::move(k.info);
+    out.read = [member, read = std::move(k.read)](const Node& n, const std::string& path, S& s, Ctx& ctx,
+                                                  Issues& issues, std::vector<std::string>& failed) {
+        return read(n, path, s.*member, ctx, issues, failed);
+    };
+    out.print = [member, print = std::move(k.print)](const S& s) { return print(s.*member); };
+    return out;
+}
+
 template <class S, class Ctx>
 SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
-                       Issues& issues) {
+                       Issues& issues, const std::vector<std::string>& also) {
     SectionRead r;
+    if (node.unresolved) return r;  // a preset that did not load, already reported
     r.map = read_section(node, path, issues);
     if (r.map == nullptr) return r;
-    check_keys(*r.map, path, table.names(), issues);
+    std::vector<std::string> names = table.names();
+    names.insert(names.end(), also.begin(), also.end());
+    check_keys(*r.map, path, names, issues);
     for (const auto& k : table.keys_) {
         const Node* n = r.map->find(k.info.name);
+        if (n == nullptr && k.info.required) {
+            issues.add(r.map->location, key_path(path, k.info.name), "missing required key");
+            r.failed.push_back(k.info.name);
+        }
         if (n == nullptr) continue;
         if (!k.read(*n, key_path(path, k.info.name), out, ctx, issues, r.failed)) r.failed.push_back(k.info.name);
     }

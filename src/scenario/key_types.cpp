@@ -89,13 +89,13 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
 }
 
 Field<bool> boolean() {
-    return {TypeDoc{"`true` / `false`", {"boolean"}, {}, {}, {}},
+    return {TypeDoc{"`true` / `false`", {"boolean"}},
             [](const Node& n, const std::string& path, Issues& issues) { return read_bool(n, path, issues); },
             [](const bool& b) { return Value{b}; }};
 }
 
 Field<std::optional<bool>> boolean_or_auto() {
-    return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}, {}, {}, {}},
+    return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
                 if (!n.is_scalar() || (n.text != "true" && n.text != "false")) {
@@ -139,35 +139,32 @@ Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max) {
 
 Field<double> fraction(double max) {
     return {
-        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}, {}, {}, {}},
+        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}},
         [max](const Node& n, const std::string& path, Issues& issues) { return read_fraction(n, path, max, issues); },
         [](const double& v) { return Value{v}; }};
 }
 
 Field<std::optional<double>> fraction_or_auto(double max) {
-    return {TypeDoc{fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)),
-                    {"number", "string"},
-                    {},
-                    {},
-                    {}},
-            [max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<double>> {
-                if (is_keyword(n, "auto")) return std::optional<std::optional<double>>{std::in_place, std::nullopt};
-                const auto v = read_fraction(n, path, max, issues);
-                if (!v) return std::nullopt;
-                return std::optional<double>{*v};
-            },
-            [](const std::optional<double>& v) { return v ? Value{*v} : text("auto"); }};
+    return {
+        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)), {"number", "string"}},
+        [max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<double>> {
+            if (is_keyword(n, "auto")) return std::optional<std::optional<double>>{std::in_place, std::nullopt};
+            const auto v = read_fraction(n, path, max, issues);
+            if (!v) return std::nullopt;
+            return std::optional<double>{*v};
+        },
+        [](const std::optional<double>& v) { return v ? Value{*v} : text("auto"); }};
 }
 
 Field<Bytes> size(Zero zero) {
     return {
-        TypeDoc{zero_text("size", zero), kUnitJson, {}, {}, {}},
+        TypeDoc{zero_text("size", zero), kUnitJson},
         [zero](const Node& n, const std::string& path, Issues& issues) { return read_bytes(n, path, zero, issues); },
         [](const Bytes& b) { return text(to_string(b)); }};
 }
 
 Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
-    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("size", zero), keyword), kUnitJson, {}, {}, {}},
+    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("size", zero), keyword), kUnitJson},
             [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
                 return read_or<Bytes>(
                     n, path, keyword, "a size (e.g. 4KiB, 1MB)", parse_bytes,
@@ -178,20 +175,20 @@ Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
 }
 
 Field<Time> time(Zero zero) {
-    return {TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
+    return {TypeDoc{zero_text("time", zero), kUnitJson},
             [zero](const Node& n, const std::string& path, Issues& issues) { return read_time(n, path, zero, issues); },
             [](const Time& t) { return text(to_string(t)); }};
 }
 
 Field<Time> delay(Zero zero) {
     return {
-        TypeDoc{zero_text("time", zero), kUnitJson, {}, {}, {}},
+        TypeDoc{zero_text("time", zero), kUnitJson},
         [zero](const Node& n, const std::string& path, Issues& issues) { return read_delay(n, path, zero, issues); },
         [](const Time& t) { return text(to_string(t)); }};
 }
 
 Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
-    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("time", zero), keyword), kUnitJson, {}, {}, {}},
+    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("time", zero), keyword), kUnitJson},
             [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
                 return read_or<Time>(
                     n, path, keyword, "a time (e.g. 500ns, 2.5us)", parse_time,
@@ -202,12 +199,27 @@ Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
 }
 
 Field<Bandwidth> rate() {
-    return {TypeDoc{"rate > 0", kUnitJson, {}, {}, {}}, read_bandwidth,
-            [](const Bandwidth& b) { return text(to_string(b)); }};
+    return {TypeDoc{"rate > 0", kUnitJson}, read_bandwidth, [](const Bandwidth& b) { return text(to_string(b)); }};
+}
+
+Field<Bandwidth> rate_or_zero_auto() {
+    return {TypeDoc{"rate > 0, or `auto`", kUnitJson}, read_bandwidth_or_auto,
+            [](const Bandwidth& b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }};
+}
+
+Field<Length> length(Zero zero) {
+    return {
+        TypeDoc{zero_text("length", zero), kUnitJson},
+        [zero](const Node& n, const std::string& path, Issues& issues) { return read_length(n, path, zero, issues); },
+        [](const Length& l) { return text(to_string(l)); }};
+}
+
+Field<std::string> text_field() {
+    return {TypeDoc{"text", {"string"}}, read_text, [](const std::string& s) { return text(s); }};
 }
 
 Field<std::optional<Bandwidth>> rate_or_auto() {
-    return {TypeDoc{"rate > 0, or `auto`", kUnitJson, {}, {}, {}},
+    return {TypeDoc{"rate > 0, or `auto`", kUnitJson},
             [](const Node& n, const std::string& path, Issues& issues) {
                 return read_or<Bandwidth>(n, path, "auto", "a rate (e.g. 40Mbps)", parse_bandwidth, read_bandwidth,
                                           issues);

@@ -30,6 +30,10 @@ Field<std::optional<Time>> time_or(const char* keyword, Zero zero);
 // A per-hop latency, held to kMaxDelay.
 Field<Time> delay(Zero zero);
 Field<Bandwidth> rate();
+// A rate, or `auto` for zero (a default that follows another key, such as a NIC's line rate).
+Field<Bandwidth> rate_or_zero_auto();
+Field<Length> length(Zero zero);
+Field<std::string> text_field();
 Field<std::optional<Bandwidth>> rate_or_auto();
 
 // One of `words`, each naming a value of E.
@@ -73,6 +77,29 @@ Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
         return v;
     };
     return base;
+}
+
+// `preset`, the name of the preset the section's other keys start from, and `description`, a
+// note for people that is read and not stored: the first keys of a device's section.
+template <class S>
+Key<S> preset_key(std::string doc) {
+    return custom_key<S>(
+        "preset", TypeDoc{"name", {"string"}}, kAllModels, std::move(doc),
+        [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
+            const auto v = read_name(n, path, issues);
+            if (v) out.preset = *v;
+            return v.has_value();
+        },
+        [](const S& s) { return s.preset.empty() ? Value{} : Value{s.preset}; });
+}
+template <class S>
+Key<S> description_key() {
+    return custom_key<S>(
+        "description", TypeDoc{"text", {"string"}}, kAllModels, "A note for people; not stored.",
+        [](const Node& n, const std::string& path, S&, NoContext&, Issues& issues) {
+            return read_text(n, path, issues).has_value();
+        },
+        [](const S&) { return Value{}; });
 }
 
 // Shared by the readers of key_types.cpp and the tables' own keys.

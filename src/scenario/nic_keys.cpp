@@ -15,7 +15,7 @@ const std::vector<int> kPcieGenerations{3, 4, 5, 6};
 const std::vector<int> kPcieWidths{1, 2, 4, 8, 16, 32};
 
 Field<int> pcie(const char* text, std::optional<int> (*read)(const Node&, const std::string&, Issues&)) {
-    return {TypeDoc{text, {"integer"}, {}, {}, {}}, read, [](const int& v) { return Value{std::int64_t{v}}; }};
+    return {TypeDoc{text, {"integer"}}, read, [](const int& v) { return Value{std::int64_t{v}}; }};
 }
 
 }  // namespace
@@ -41,21 +41,8 @@ const Table<NicSpec>& nic_table() {
     static const Table<S> t{
         "nic",
         {
-            custom_key<S>(
-                "preset", TypeDoc{"name", {"string"}, {}, {}, {}}, kAllModels,
-                "The NIC preset the other keys start from.",
-                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-                    const auto v = read_name(n, path, issues);
-                    if (v) out.preset = *v;
-                    return v.has_value();
-                },
-                [](const S& s) { return s.preset.empty() ? Value{} : Value{s.preset}; }),
-            custom_key<S>(
-                "description", TypeDoc{"text", {"string"}, {}, {}, {}}, kAllModels, "A note for people; not stored.",
-                [](const Node& n, const std::string& path, S&, NoContext&, Issues& issues) {
-                    return read_text(n, path, issues).has_value();
-                },
-                [](const S&) { return Value{}; }),
+            preset_key<S>("The NIC preset the other keys start from."),
+            description_key<S>(),
             key("line_rate", &S::line_rate, rate(), kAllModels, "Port line rate."),
             key("pcie_generation", &S::pcie_generation, pcie("`3`, `4`, `5`, `6`", read_pcie_generation),
                 kPacket | kFlow, "PCIe generation of the NIC's host link."),
@@ -69,7 +56,7 @@ const Table<NicSpec>& nic_table() {
                 "NIC pauses its switch with PFC at buffer − headroom (docs/models/pfc.md, \"The NIC's receive "
                 "buffer\")."),
             custom_key<S>(
-                "tcp_min_rto", TypeDoc{"time > 0", {"string", "integer"}, {}, {}, {}}, kPacket,
+                "tcp_min_rto", TypeDoc{"time > 0", {"string", "integer"}}, kPacket,
                 "iWARP RNICs: the TCP engine's retransmission-timeout floor, used when `cluster.iwarp.min_rto` is not "
                 "given (none: 200 ms; docs/models/iwarp.md).",
                 [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
@@ -80,7 +67,7 @@ const Table<NicSpec>& nic_table() {
                 [](const S& s) { return s.tcp_min_rto ? Value{to_string(*s.tcp_min_rto)} : Value{}; })
                 .shown_default("none"),
             custom_key<S>(
-                "offload_latency", TypeDoc{"time ≥ 0", {"string", "integer"}, {}, {}, {}}, kPacket,
+                "offload_latency", TypeDoc{"time ≥ 0", {"string", "integer"}}, kPacket,
                 "The time the NIC adds to every frame it takes in or sends on (an RNIC's TCP engine), in the packet "
                 "model: the NIC's forwarding latency (docs/models/iwarp.md).",
                 [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
@@ -99,10 +86,6 @@ const Table<NicSpec>& nic_table() {
 NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) {
     NicRead out;
     if (node == nullptr) return out;
-    if (node->unresolved) {
-        out.rate_known = false;
-        return out;
-    }
     NoContext none;
     const SectionRead r = read_table(*node, path, nic_table(), out.spec, none, issues);
     out.rate_known = r.map != nullptr && r.ok("line_rate");

@@ -174,7 +174,7 @@ Field<std::vector<EcnPortClass>> ecn_port_classes() {
                                in_kb(kmin), in_kb(kmax), to_string(c.speed)));
         return false;
     };
-    return {TypeDoc{"list of `{speed, kmin, kmax}`", {"array"}, {}, {}, {}},
+    return {TypeDoc{"list of `{speed, kmin, kmax}`", {"array"}},
             [read_class](const Node& n, const std::string& path, Issues& issues) {
                 return read_port_classes<EcnPortClass>(n, path, {"kmin", "kmax"}, read_class, issues);
             },
@@ -200,7 +200,7 @@ Field<std::vector<MmuPortClass>> mmu_port_classes() {
         if (v) c.alpha = *v;
         return v.has_value();
     };
-    return {TypeDoc{"list of `{speed, alpha}`", {"array"}, {}, {}, {}},
+    return {TypeDoc{"list of `{speed, alpha}`", {"array"}},
             [read_class](const Node& n, const std::string& path, Issues& issues) {
                 return read_port_classes<MmuPortClass>(n, path, {"alpha"}, read_class, issues);
             },

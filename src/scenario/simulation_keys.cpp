@@ -12,7 +12,7 @@ namespace {
 constexpr Bytes kMaxSegment{std::int64_t{1} << 30};
 
 Field<Time> stop_time() {
-    return {TypeDoc{"time > 0, or `none`", {"string", "integer"}, {}, {}, {}},
+    return {TypeDoc{"time > 0, or `none`", {"string", "integer"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Time> {
                 if (is_keyword(n, "none")) return Time::max();
                 return read_time(n, path, Zero::rejected, issues);
@@ -75,39 +75,22 @@ const Table<SimulationSpec>& simulation_table() {
                 "The network model: `ideal` (docs/models/ideal.md), `packet` (docs/models/packet.md) or `flow`, "
                 "max-min fair fluid flows over the same topology and routing (docs/models/flow.md). Network faults "
                 "need `packet`."),
-            custom_key<S>(
-                "flow_backend", kBackend.doc, kFlow,
+            key("flow_backend", &S::flow_backend, kBackend, kFlow,
                 "Where the flow model solves its rates: `cpu`; `cuda`, which needs a CUDA build and a device "
                 "(without one the run is refused, exit 2); `auto`, the device when there is one, else the CPU. "
-                "`result.json` says which ran (`cost.flow_backend`). ([models/flow.md](models/flow.md))",
-                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-                    const auto v = kBackend.read(n, path, issues);
-                    if (v) out.flow_backend = *v;
-                    return v.has_value();
-                },
-                [](const S& s) {
-                    if (s.model != NetworkModel::flow && s.flow_backend == FlowBackend::cpu) return Value{};
-                    return kBackend.print(s.flow_backend);
-                })
+                "`result.json` says which ran (`cost.flow_backend`). ([models/flow.md](models/flow.md))")
+                .printed_if(
+                    [](const S& s) { return s.model == NetworkModel::flow || s.flow_backend != FlowBackend::cpu; })
                 .shown_default("`cpu`"),
-            custom_key<S>(
-                "flow_congestion", kCongestion.doc, kFlow,
+            // Printed only where it is set, so scenarios resolve as they did before the key existed.
+            key("flow_congestion", &S::flow_congestion, kCongestion, kFlow,
                 "The congestion control the flow model accounts for: `none`; `dcqcn` (RoCE with "
                 "`cluster.roce.ecn` and `cluster.roce.dcqcn` enabled, else the run is refused, exit 2): a message "
                 "that starts at a saturated switch port waits for the standing queue DCQCN holds there, from the "
                 "fixed point of its fluid model with the same `cluster.roce.ecn` and `cluster.roce.dcqcn` settings "
                 "the packet model reads, instead of half a packet. Rates stay max-min fair "
-                "([models/flow.md](models/flow.md), \"Congestion control\").",
-                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-                    const auto v = kCongestion.read(n, path, issues);
-                    if (v) out.flow_congestion = *v;
-                    return v.has_value();
-                },
-                [](const S& s) {
-                    // Only where it is set, so scenarios resolve as they did before the key existed.
-                    if (s.flow_congestion == FlowCongestion::none) return Value{};
-                    return kCongestion.print(s.flow_congestion);
-                })
+                "([models/flow.md](models/flow.md), \"Congestion control\").")
+                .printed_if([](const S& s) { return s.flow_congestion != FlowCongestion::none; })
                 .shown_default("`none`"),
             key("stop_time", &S::stop_time, stop_time(), kAllModels,
                 "Simulated time at which the run stops; `none` runs until no event is left. A run stopped with work "

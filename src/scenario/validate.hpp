@@ -3,9 +3,9 @@
 // --set overrides and presets applied; `variants` and `include` are gone from it.
 //
 // The schema lives in validate.cpp (top level), validate_server.cpp (cluster.server),
-// validate_fabric.cpp (cluster.fabric, cluster.storage_fabric and the checks across the
-// cluster) and validate_workload.cpp, one function per section; a section the models do not
-// have yet is an unknown key.
+// validate_workload.cpp and the key tables (`*_keys.cpp`: fabric_keys.cpp has cluster.fabric,
+// cluster.storage_fabric and the checks across the cluster), one function per section; a
+// section the models do not have yet is an unknown key.
 #pragma once
 
 #include "scenario/issues.hpp"
@@ -46,15 +46,16 @@ ServerRead validate_server(const Node* node, Issues& issues);
 FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, std::optional<int> servers,
                            Issues& issues);
 StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& server, Issues& issues);
-// The packet model runs every fabric with cluster.fabric's technology, MTU and routing: a
-// storage fabric that gives another one of these is an issue at that key (an accepted key no
-// model reads would be ignored silently). `root`: the validated tree.
+// The packet model runs every fabric with cluster.fabric's technology and MTU: a storage
+// fabric that gives another one is an issue at that key (an accepted key no model reads would
+// be ignored silently; a storage fabric has no routing key for that reason). `root`: the
+// validated tree.
 void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issues& issues);
 
 // `cluster`: the validated cluster, or null when it had issues (then rank ids are not checked).
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues);
 
-// faults (validate_faults.cpp): `cluster` as for the workload; every kind but a straggler
+// faults (faults_keys.cpp): `cluster` as for the workload; every kind but a straggler
 // needs the packet model.
 std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* cluster, bool packet_model, Issues& issues);
 

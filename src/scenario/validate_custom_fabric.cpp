@@ -24,7 +24,6 @@ constexpr std::int64_t kMaxParallel = 4'096;
 // Server NICs named in one "no link for ..." message before "and N more".
 constexpr std::size_t kListed = 5;
 
-const std::vector<std::string> kSwitchKeys{"name"};
 const std::vector<std::string> kLinkKeys{"from", "to", "speed", "length", "count"};
 
 struct NicName {
@@ -129,7 +128,7 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         const Node& item = list.items[i];
         const std::string at = index_path(path, i);
-        const SwitchRead sw = validate_switch(item, at, tech, issues, base.spec, kSwitchKeys);
+        const SwitchRead sw = validate_switch(item, at, tech, issues, base.spec);
         if (!sw.usable) continue;
         CustomSwitchSpec out;
         out.model = sw.spec;
@@ -337,6 +336,32 @@ void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec
     if (switches == nullptr || links == nullptr) return;
     spec.custom.location = links->location;
     read_links(*links, key_path(path, "links"), spec, c, issues);
+}
+
+// Every switch with its whole model and every link with its resolved speed and length, so that
+// the printed scenario reads back the same.
+Value describe_custom_switches(const CustomFabricSpec& c) {
+    Value::List switches;
+    for (const CustomSwitchSpec& s : c.switches) {
+        Value::Map sw{{"name", Value{s.name}}};
+        Value model = print_table(switch_table(), s.model);
+        for (auto& m : std::get<Value::Map>(model.v)) sw.push_back(std::move(m));
+        switches.push_back(Value{std::move(sw)});
+    }
+    return Value{std::move(switches)};
+}
+
+Value describe_custom_links(const CustomFabricSpec& c) {
+    Value::List links;
+    for (const CustomLinkSpec& l : c.links) {
+        Value::Map link{{"from", Value{l.from}},
+                        {"to", Value{l.to}},
+                        {"speed", Value{to_string(l.speed)}},
+                        {"length", Value{to_string(l.length)}}};
+        if (l.count != 1) link.push_back({"count", Value{std::int64_t{l.count}}});
+        links.push_back(Value{std::move(link)});
+    }
+    return Value{std::move(links)};
 }
 
 }  // namespace fabricsim::scenario

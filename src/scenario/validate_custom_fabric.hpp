@@ -2,11 +2,11 @@
 // read and checked against the servers it connects (docs/SCENARIO.md, "A custom topology").
 #pragma once
 
+#include "scenario/fabric_keys.hpp"
 #include "scenario/issues.hpp"
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
 #include "scenario/validate.hpp"
-#include "scenario/validate_switch.hpp"
 
 #include <optional>
 #include <string>
@@ -20,5 +20,9 @@ namespace fabricsim::scenario {
 // built (fabric/custom_fabric.cpp, Boost.Graph). `servers`: cluster.servers when it was read.
 void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec& spec, const SwitchRead& base,
                             const ServerRead& server, std::optional<int> servers, Issues& issues);
+
+// The two lists as `validate --print` shows them.
+Value describe_custom_switches(const CustomFabricSpec& custom);
+Value describe_custom_links(const CustomFabricSpec& custom);
 
 }  // namespace fabricsim::scenario

@@ -1,6 +1,7 @@
-// Keys of the fabric sections that the packet model reads or refuses, never ignores:
-// cluster.storage_fabric's technology, MTU and routing (the packet model runs every fabric with
-// cluster.fabric's), and the NIC's receive buffer (docs/models/pfc.md).
+// Keys of the fabric sections that a model reads or that are refused or warned of, never quietly
+// ignored: cluster.storage_fabric's technology and MTU (the packet model runs every fabric with
+// cluster.fabric's), its routing (no model reads one, so it is not a key),
+// and the NIC's receive buffer (docs/models/pfc.md).
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
@@ -50,10 +51,22 @@ TEST_CASE("packet model: a storage fabric that repeats the compute fabric's valu
     const auto same = dir.path() / "same.yaml";
     write_file(same, storage_scenario("packet", "technology: roce, mtu: 4KiB"));
     CHECK(run_fabricsim("validate " + same.string()).exit_code == 0);
-    // The ideal model reads both through the storage links' classes (rate and efficiency).
+    // The ideal run builds and checks the storage fabric's links, whose classes both set.
     const auto ideal = dir.path() / "ideal.yaml";
     write_file(ideal, storage_scenario("ideal", "technology: infiniband, mtu: 2KiB"));
     CHECK(run_fabricsim("validate " + ideal.string()).exit_code == 0);
+}
+
+TEST_CASE("a storage fabric has no routing: every model routes it with cluster.fabric.routing", "[cli][storage]") {
+    TempDir dir("storage-routing");
+    const auto file = dir.path() / "s.yaml";
+    for (const char* model : {"ideal", "packet", "flow"}) {
+        INFO(model);
+        write_file(file, storage_scenario(model, "routing: adaptive"));
+        const auto r = run_fabricsim("validate " + file.string());
+        CHECK(r.exit_code == 2);
+        CHECK(r.output.find(file.string() + ":7:39: cluster.storage_fabric.routing: unknown key") != std::string::npos);
+    }
 }
 
 TEST_CASE("a NIC receive buffer below its link's PFC headroom is a located input error at run time", "[cli][nic]") {

@@ -185,3 +185,18 @@ TEST_CASE("the JSON Schema gives a declared key its type, range, choices and def
     CHECK(*member(lanes, "maximum") == Value{std::int64_t{15}});  // VL0..VL14 (IBA §7.6)
     CHECK(closed(at({"cluster", "roce", "dcqcn"})));
 }
+
+TEST_CASE("a key a preset sets is the device's: only the keys the scenario writes are warned of", "[loader][keys]") {
+    // connectx-6 sets pcie_generation 4 and receive_buffer 512KiB, neither of them the default
+    // nor read by the ideal model; only the receive_buffer written beside the preset is the
+    // scenario's choice, shown where its value is written (line 5, column 67).
+    LoadOptions options;
+    options.config_dirs = {std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs"};
+    const auto loaded = load_scenario_text(
+        scenario_text("simulation: { model: ideal }\n",
+                      "  clients: { nodes: 1, nic: { preset: connectx-6, receive_buffer: 2MiB } }\n"),
+        "w.yaml", options);
+    REQUIRE(loaded.warnings.size() == 1);
+    CHECK(loaded.warnings.front().str() ==
+          "w.yaml:5:67: cluster.clients.nic.receive_buffer: the ideal model does not read this key; it has no effect");
+}

@@ -913,7 +913,6 @@ TEST_CASE("every key of a fabric and a storage fabric is read into the spec", "[
     CHECK(st.fabric.cable_length == Length::m(2));
     CHECK(st.fabric.uplink_cable_length == Length::m(20));
     CHECK(st.fabric.mtu == 4_KiB);
-    CHECK(st.fabric.routing == RoutingKind::adaptive);
     CHECK(st.fabric.planes == 1);
     CHECK(st.storage_nodes == 4);
     CHECK(st.nics_per_storage_node == 2);

@@ -1,0 +1,16 @@
+// outputs: the result files, one declaration per key.
+#pragma once
+
+#include "scenario/issues.hpp"
+#include "scenario/key_table.hpp"
+#include "scenario/located_tree.hpp"
+#include "scenario/spec.hpp"
+
+namespace fabricsim::scenario {
+
+const Table<OutputsSpec>& outputs_table();
+
+OutputsSpec validate_outputs(const Node& node, Issues& issues);
+Value describe_outputs(const OutputsSpec& outputs);
+
+}  // namespace fabricsim::scenario
