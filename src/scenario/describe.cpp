@@ -202,6 +202,15 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
         if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
         if (const auto* t = std::get_if<TrafficSpec>(&e.kind)) describe_traffic(*t, m);
         if (const auto* t = std::get_if<TrainingSpec>(&e.kind)) describe_training(*t, m);
+        if (const auto* t = std::get_if<TraceSpec>(&e.kind)) {
+            Value::Map trace{{"format", text("chakra")}, {"path", text(t->path)}};
+            Value::List ranks;
+            for (int r : t->ranks) ranks.push_back(integer(r));
+            trace.push_back({"ranks", t->ranks.empty() ? text("all") : Value{std::move(ranks)}});
+            trace.push_back({"algorithm", text(t->algorithm == CollectiveAlgorithm::ring ? "ring" : "auto")});
+            trace.push_back({"channels", t->channels == 0 ? text("auto") : integer(t->channels)});
+            m.push_back({"trace", Value{std::move(trace)}});
+        }
         list.push_back(Value{std::move(m)});
     }
     return Value{std::move(list)};
@@ -212,7 +221,8 @@ Value outputs(const OutputsSpec& o) {
     for (auto f : o.formats) formats.push_back(text(f == OutputFormat::json ? "json" : "csv"));
     Value::Map m{{"dir", text(o.dir)},
                  {"formats", Value{std::move(formats)}},
-                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}};
+                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))},
+                 {"timeline", Value{o.timeline}}};
     if (o.queues.interval > Time::zero()) {
         Value::Map q;
         if (o.queues.top > 0) {

@@ -196,7 +196,9 @@ OutputsSpec validate_outputs(const Node& node, Issues& issues) {
     OutputsSpec spec;
     const Node* map = read_section(node, "outputs", issues);
     if (map == nullptr) return spec;
-    check_keys(*map, "outputs", {"dir", "formats", "qp_rates", "queues"}, issues);
+    check_keys(*map, "outputs", {"dir", "formats", "qp_rates", "queues", "timeline"}, issues);
+    if (const Node* n = map->find("timeline"))
+        if (auto b = read_bool(*n, "outputs.timeline", issues)) spec.timeline = *b;
     if (const Node* n = map->find("queues")) spec.queues = validate_queue_output(*n, issues);
     if (const Node* n = map->find("qp_rates")) {
         if (!(n->is_scalar() && n->text == "off"))

@@ -44,6 +44,13 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
                     const TrainingProgram* view = program.get();
                     workload.training_jobs.push_back({i, std::move(program), view});
                 }
+                if constexpr (std::is_same_v<Kind, scenario::TraceSpec>) {
+                    auto program = std::make_unique<TraceProgram>(
+                        index_trace(kind, fmt::format("workload[{}].trace", i), spec.cluster, network), spec.cluster,
+                        network, spec.outputs.timeline);
+                    const TraceProgram* view = program.get();
+                    workload.traces.push_back({i, std::move(program), view});
+                }
             },
             entry.kind);
     }
@@ -55,12 +62,15 @@ void attach_programs(Workload& workload, Executor& executor) {
         if (c.owned) executor.set_program(c.entry, std::move(c.owned));
     for (auto& t : workload.training_jobs)
         if (t.owned) executor.set_program(t.entry, std::move(t.owned));
+    for (auto& t : workload.traces)
+        if (t.owned) executor.set_program(t.entry, std::move(t.owned));
 }
 
 std::uint64_t ops_total(const Workload& workload) {
     std::uint64_t total = workload.graph.ops_run();
     for (const auto& c : workload.collectives) total += c.program->ops_total();
     for (const auto& t : workload.training_jobs) total += t.program->ops_total();
+    for (const auto& t : workload.traces) total += t.program->ops_total();
     return total;
 }
 

@@ -1,5 +1,5 @@
 // Turns a scenario's `workload:` entries into one OpGraph and the programs of the entries that
-// stream (op_program.hpp: collectives, training jobs). Each entry kind has its own builder file
+// stream (op_program.hpp: collectives, training jobs, traces). Each entry kind has its own builder file
 // (transfer.cpp, collective_program.cpp, traffic.cpp, training.cpp).
 #pragma once
 
@@ -9,6 +9,7 @@
 #include "workloads/collective_program.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/op_graph.hpp"
+#include "workloads/trace_program.hpp"
 #include "workloads/traffic.hpp"
 #include "workloads/training.hpp"
 #include "workloads/training_program.hpp"
@@ -30,12 +31,19 @@ struct PlannedTraining {
     const TrainingProgram* program;          // its plan and measurement, while the executor lives
 };
 
+struct PlannedTrace {
+    std::uint32_t entry;
+    std::unique_ptr<TraceProgram> owned;  // until attach_programs hands it to the executor
+    const TraceProgram* program;          // its results, while the executor lives
+};
+
 struct Workload {
     OpGraph graph;
     std::vector<PlannedCollective> collectives;
     std::vector<TrafficPlan> traffic;
     std::vector<TrainingPlan> training;          // each job's plan (its ranks), in entry order
     std::vector<PlannedTraining> training_jobs;  // and its program
+    std::vector<PlannedTrace> traces;            // trace entries (trace_program.hpp)
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).
