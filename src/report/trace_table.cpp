@@ -1,7 +1,7 @@
 #include "report/trace_table.hpp"
 
-#include "core/units_format.hpp"
 #include "report/busbw_curve.hpp"
+#include "report/display_units.hpp"
 
 #include <fmt/format.h>
 
@@ -34,9 +34,10 @@ std::string tables(const VariantResult& v, const TraceResult& t) {
     }
     std::string exposed;
     for (const auto& [what, time] : t.exposed)
-        if (time > Time::zero()) exposed += fmt::format(" + exposed {} {}", what, to_string(time));
-    out += fmt::format("{}: {} ranks, {} nodes; {} on critical rank {} = compute {}{} + idle {}\n", t.name, t.ranks,
-                       t.nodes, to_string(t.time), t.critical_rank, to_string(t.compute), exposed, to_string(t.idle));
+        if (time > Time::zero()) exposed += fmt::format(" + exposed {} {}", what, human(time));
+    out +=
+        fmt::format("{} (variant {}): {} ranks, {} nodes; {} on critical rank {} = compute {}{} + idle {}\n", t.name,
+                    v.name, t.ranks, t.nodes, human(t.time), t.critical_rank, human(t.compute), exposed, human(t.idle));
     return out;
 }
 
