@@ -8,8 +8,8 @@
 // released in the order a whole graph would have released them (its op ids), which keeps
 // event ties — and so every result — as they were.
 //
-// A collective entry is such a program (collective_program.hpp); a trace reader is meant to be
-// another. Memory is then what is in flight plus the program's per-rank state, not the bytes
+// A collective entry is such a program (collective_program.hpp); so are a training job
+// (training_program.hpp) and a replayed execution trace (trace_program.hpp). Memory is then what is in flight plus the program's per-rank state, not the bytes
 // the entry moves.
 #pragma once
 
