@@ -9,8 +9,8 @@
 // event ties — and so every result — as they were.
 //
 // A collective entry is such a program (collective_program.hpp); so are a training job
-// (training_program.hpp) and a replayed execution trace (trace_program.hpp). Memory is then what is in flight plus the program's per-rank state, not the bytes
-// the entry moves.
+// (training_program.hpp) and a replayed execution trace (trace_program.hpp). Memory is then
+// what is in flight plus the program's per-rank state, not the bytes the entry moves.
 #pragma once
 
 #include "core/units.hpp"
