@@ -221,8 +221,8 @@ Value outputs(const OutputsSpec& o) {
     for (auto f : o.formats) formats.push_back(text(f == OutputFormat::json ? "json" : "csv"));
     Value::Map m{{"dir", text(o.dir)},
                  {"formats", Value{std::move(formats)}},
-                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))},
-                 {"timeline", Value{o.timeline}}};
+                 {"qp_rates", text(o.qp_rates == Time::zero() ? "off" : to_string(o.qp_rates))}};
+    if (o.timeline) m.push_back({"timeline", Value{true}});  // shown only where it is asked for
     if (o.queues.interval > Time::zero()) {
         Value::Map q;
         if (o.queues.top > 0) {
