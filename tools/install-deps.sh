@@ -11,6 +11,7 @@ packages=(
   libfmt-dev                      # formatting (g++ 12 has no <format>)
   libcli11-dev                    # command line
   nlohmann-json3-dev              # result.json
+  libprotobuf-dev protobuf-compiler  # Chakra execution traces (third_party/chakra/et_def.proto, protoc at build time)
   catch2                          # tests (Catch2 v2)
   libbenchmark-dev                # micro-benchmarks in bench/
   chromium                        # headless: the HTML report's check and tools/screenshot.sh

@@ -6,6 +6,7 @@
 #include "cli/result_files.hpp"
 #include "cli/variant_runner.hpp"
 #include "core/errors.hpp"
+#include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/pfc_headroom.hpp"
 #include "fabric/packet/queue_sampler.hpp"
@@ -14,8 +15,10 @@
 #include "report/fault_summary.hpp"
 #include "report/run_status.hpp"
 #include "report/summary_table.hpp"
+#include "report/trace_table.hpp"
 #include "scenario/loader.hpp"
 #include "scenario/units_parse.hpp"
+#include "workloads/trace_index.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -154,6 +157,12 @@ std::vector<std::string> config_dirs() {
 void check_variant_runs(const scenario::LoadedScenario& loaded, const scenario::Variant& variant) {
     build_variant_topology(loaded, variant);  // whichever model runs it
     check_in_network_algorithms(loaded, variant);
+    // A trace's files are read once here, so that their errors stop run and validate before
+    // any simulating (the run reads them again as it replays them).
+    const fabric::IdealNetwork ideal(variant.spec.cluster, variant.spec.simulation.ideal);
+    for (std::size_t i = 0; i < variant.spec.workload.size(); ++i)
+        if (const auto* t = std::get_if<scenario::TraceSpec>(&variant.spec.workload[i].kind))
+            workloads::index_trace(*t, fmt::format("workload[{}].trace", i), variant.spec.cluster, ideal);
 }
 
 int run_command(const RunArgs& args) {
@@ -196,7 +205,10 @@ int run_command(const RunArgs& args) {
     const std::string status = report::status_lines(result);
     fmt::print(stderr, "{}{}", status, report::warning_lines(result));
     if (!args.quiet && !result.variants.empty()) {
-        const std::string curves = report::busbw_curves(result);  // nccl-tests' columns, for sweeps
+        // nccl-tests' columns: for sweeps, and for a trace's collectives per process group.
+        std::string curves = report::busbw_curves(result);
+        const std::string traces = report::trace_tables(result);
+        if (!traces.empty()) curves += (curves.empty() ? "" : "\n") + traces;
         const std::string faults = report::faults_summary(result);
         fmt::print("{}{} — {} variant{}\n\n{}\n{}{}{}{}results in {}\n", status.empty() ? "" : "\n", first.name,
                    result.variants.size(), result.variants.size() == 1 ? "" : "s", report::summary_table(result),

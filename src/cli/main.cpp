@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/docs_command.hpp"
+#include "cli/export_trace_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
@@ -96,6 +97,12 @@ int main(int argc, char** argv) {
     topo_cmd->add_flag("--dot-servers", topo.dot_servers,
                        "In the GraphViz file, draw each server's GPUs, switches and NICs");
 
+    ExportTraceArgs export_trace;
+    auto* export_cmd = app.add_subcommand(
+        "export-trace", "Write the training entries of a scenario as Chakra execution traces (one file per rank)");
+    add_scenario_options(*export_cmd, export_trace.scenario);
+    export_cmd->add_option("--out", export_trace.out, "Folder of the traces: <folder>/<entry>.<rank>.et")->required();
+
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand("plan", "Capacity plan of each variant: bill of materials, power, cost, buffer "
                                                 "checks and the workload's performance side by side");
@@ -155,6 +162,7 @@ int main(int argc, char** argv) {
         if (*run_cmd) return run_command(run);
         if (*validate_cmd) return validate_command(validate, print);
         if (*topo_cmd) return topo_command(topo);
+        if (*export_cmd) return export_trace_command(export_trace);
         if (*plan_cmd) return plan_command(plan);
         if (*compare_cmd) return compare_command(compare);
         if (*sweep_cmd) return sweep_command(sweep);

@@ -4,6 +4,7 @@
 #include "report/html_report.hpp"
 #include "report/result_csv.hpp"
 #include "report/result_json.hpp"
+#include "report/timeline_json.hpp"
 
 #include <unistd.h>
 
@@ -63,6 +64,9 @@ void ResultFolder::write(const report::RunResult& result) const {
     }
     // For people rather than programs, so not one of outputs.formats.
     if (html_ && !result.variants.empty()) write_file("report.html", report::html_report(result));
+    bool timeline = false;
+    for (const auto& v : result.variants) timeline = timeline || !v.timeline.empty();
+    if (timeline) write_file("timeline.json", report::timeline_json(result));
 }
 
 void ResultFolder::write_file(const std::string& name, const std::string& text) const {

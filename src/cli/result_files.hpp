@@ -5,7 +5,7 @@
 // Each file is written to a temporary file in the same folder and renamed over the old one
 // (rename(2) is atomic within a file system): a reader, a full disk or a signal never sees a
 // truncated result.json. fabricsim's own result files left by an earlier run (result.json,
-// transfers.csv, summary.csv, ports.csv, qp_rates.csv, queues.csv, report.html) are removed when
+// transfers.csv, summary.csv, ports.csv, qp_rates.csv, queues.csv, report.html, timeline.json) are removed when
 // the folder is opened, so the folder never mixes two runs; any other file in it is left alone.
 #pragma once
 
@@ -20,7 +20,7 @@ namespace fabricsim::cli {
 
 // The file names fabricsim run writes.
 inline constexpr const char* kResultFileNames[] = {"result.json",  "transfers.csv", "summary.csv", "ports.csv",
-                                                   "qp_rates.csv", "queues.csv",    "report.html"};
+                                                   "qp_rates.csv", "queues.csv",    "report.html", "timeline.json"};
 
 // results/<name> with the name made safe as one folder name: a character other than a letter,
 // digit, '-', '_', '+' or '.' becomes '_', and so do leading dots ("..", ".hidden"); an empty

@@ -14,6 +14,7 @@
 #include "flow/flow_network.hpp"
 #include "report/entry_figures.hpp"
 #include "report/fault_figures.hpp"
+#include "report/trace_figures.hpp"
 #include "report/traffic_figures.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/workload_graph.hpp"
@@ -200,6 +201,8 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.collectives = report::collective_results(workload.collectives, executor);
     r.traffic = report::traffic_results(workload.traffic, executor, *network);
     r.training = report::training_results(workload.training_jobs, executor);
+    r.traces = report::trace_results(workload, executor);
+    if (spec.outputs.timeline) r.timeline = report::timeline_events(workload, executor);
     r.unfinished_ops = static_cast<std::int64_t>(executor.ops_total() - executor.ops_done());
     if (r.unfinished_ops == 0) {
         r.makespan = executor.last_finish();
@@ -213,6 +216,8 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     }
     // A signal after the last op finished changes nothing: the work is complete.
     r.warnings = network->warnings();
+    for (const auto& t : workload.traces)  // what a trace's reader could not map, node by node
+        r.warnings.insert(r.warnings.end(), t.program->index().warnings.begin(), t.program->index().warnings.end());
     // Shortest paths on a custom graph carry no up/down guarantee: say when they may deadlock.
     if (model.routing && spec.cluster.fabric.topology == scenario::TopologyKind::custom)
         if (auto cycle = fabric::channel_dependency_cycle(*model.topology, *model.routing); !cycle.empty())

@@ -115,6 +115,37 @@ Json cost_json(const VariantResult& v) {
     return j;
 }
 
+// Trace entries (docs/models/traces.md): the breakdown on the critical rank and the
+// collectives per process group.
+Json traces_json(const std::vector<TraceResult>& traces) {
+    Json out = Json::array();
+    for (const auto& t : traces) {
+        Json exposed = Json::object();
+        for (const auto& [what, time] : t.exposed) exposed[what] = time.seconds();
+        Json collectives = Json::array();
+        for (const auto& c : t.collectives)
+            collectives.push_back(Json{{"group", c.group},
+                                       {"op", c.op},
+                                       {"ranks", c.ranks},
+                                       {"bytes", c.bytes.count()},
+                                       {"count", c.count},
+                                       {"time_s", c.time == Time::max() ? Json(nullptr) : Json(c.time.seconds())},
+                                       {"algbw_GBps", c.algbw_GBps},
+                                       {"busbw_GBps", c.busbw_GBps}});
+        out.push_back(Json{{"name", t.name},
+                           {"ranks", t.ranks},
+                           {"nodes", t.nodes},
+                           {"ops", t.ops},
+                           {"time_s", t.time.seconds()},
+                           {"critical_rank", t.critical_rank},
+                           {"compute_s", t.compute.seconds()},
+                           {"exposed_s", exposed},
+                           {"idle_s", t.idle.seconds()},
+                           {"collectives", collectives}});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string to_json(const RunResult& result) {
@@ -143,6 +174,7 @@ std::string to_json(const RunResult& result) {
         j["transfers"] = transfers_json(v.transfers);
         j["traffic"] = traffic_json(v.traffic);
         j["training"] = training_json(v.training);
+        j["traces"] = traces_json(v.traces);
         j["fabric"] = fabric_json(v.fabric);
         j["faults"] = faults_json(v.faults);
         if (!v.baseline.empty()) j["baseline"] = baseline_json(v.baseline);

@@ -7,9 +7,11 @@
 #include "core/simulator.hpp"
 #include "core/units.hpp"
 #include "report/fault_result.hpp"
+#include "report/trace_result.hpp"
 #include "report/traffic_result.hpp"
 #include "report/training_result.hpp"
 #include "scenario/resolved_tree.hpp"
+#include "workloads/timeline_event.hpp"
 
 #include <cstdint>
 #include <string>
@@ -70,6 +72,8 @@ struct VariantResult {
     std::vector<CollectiveResult> collectives;
     std::vector<TrafficResult> traffic;
     std::vector<TrainingResult> training;
+    std::vector<TraceResult> traces;                 // trace entries
+    std::vector<workloads::TimelineEvent> timeline;  // outputs.timeline: every op with a start and end
     // When the last op of the workload finished; for a run that did not finish its work, the
     // simulated time it reached (simulation.stop_time, the interrupt, or the last event).
     Time makespan;

@@ -81,6 +81,13 @@ std::vector<SummaryMetric> summary_metrics(const VariantResult& v) {
         m.push_back({t.name + "_tflops_per_gpu", t.name + " TFLOP/s per GPU", t.tflops_per_gpu(),
                      fmt::format("{:.1f}", t.tflops_per_gpu())});
     }
+    for (const auto& t : v.traces) {  // a replayed trace (docs/models/traces.md)
+        Time exposed = Time::zero();
+        for (const auto& e : t.exposed) exposed += e.second;
+        m.push_back(time_metric(t.name + "_trace_time_s", t.name + " trace time", t.time));
+        m.push_back(time_metric(t.name + "_compute_s", t.name + " compute", t.compute));
+        m.push_back(time_metric(t.name + "_exposed_comm_s", t.name + " exposed comm", exposed));
+    }
     // The fabric's counters where they can be non-zero: the packet model counts them (the ideal
     // model has no queues), PFC and ECN on RoCE, credits and FECN/BECN on InfiniBand.
     if (v.model == "packet") {

@@ -117,6 +117,15 @@ Value workload(const std::vector<WorkloadEntry>& entries) {
         if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
         if (const auto* t = std::get_if<TrafficSpec>(&e.kind)) describe_traffic(*t, m);
         if (const auto* t = std::get_if<TrainingSpec>(&e.kind)) describe_training(*t, m);
+        if (const auto* t = std::get_if<TraceSpec>(&e.kind)) {
+            Value::Map trace{{"format", text("chakra")}, {"path", text(t->path)}};
+            Value::List ranks;
+            for (int r : t->ranks) ranks.push_back(integer(r));
+            trace.push_back({"ranks", t->ranks.empty() ? text("all") : Value{std::move(ranks)}});
+            trace.push_back({"algorithm", text(t->algorithm == CollectiveAlgorithm::ring ? "ring" : "auto")});
+            trace.push_back({"channels", t->channels == 0 ? text("auto") : integer(t->channels)});
+            m.push_back({"trace", Value{std::move(trace)}});
+        }
         list.push_back(Value{std::move(m)});
     }
     return Value{std::move(list)};

@@ -150,6 +150,10 @@ const Table<OutputsSpec>& outputs_table() {
             key("qp_rates", &S::qp_rates, period_or_off(), kPacket,
                 "Packet model with DCQCN or IB CC: each QP's rate (and IB CC's CCTI), sampled on change at most this "
                 "often, into `qp_rates.csv` (with `csv`)."),
+            key("timeline", &S::timeline, boolean(), kAllModels,
+                "Write `timeline.json`: every trace op's start and end per rank, in Chrome's trace-event format "
+                "(Perfetto, `chrome://tracing`).")
+                .printed_if([](const S& s) { return s.timeline; }),
             [] {
                 auto k = custom_key<S>(
                     "queues", TypeDoc{"mapping", {"object"}}, kPacket,

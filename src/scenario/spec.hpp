@@ -13,6 +13,7 @@
 #include "scenario/infiniband_spec.hpp"
 #include "scenario/iwarp_spec.hpp"
 #include "scenario/roce_spec.hpp"
+#include "scenario/trace_spec.hpp"
 #include "scenario/traffic_spec.hpp"
 #include "scenario/training_spec.hpp"
 
@@ -256,7 +257,7 @@ struct WorkloadEntry {
     // service level (0..15); nullopt: the fabric's data class (RoCE: pfc.priority; IB: SL 0).
     std::optional<int> priority;
     SourceLocation location;  // of the entry in the file, for errors found later
-    std::variant<TransferSpec, CollectiveSpec, TrafficSpec, TrainingSpec> kind;
+    std::variant<TransferSpec, CollectiveSpec, TrafficSpec, TrainingSpec, TraceSpec> kind;
     // Equal scenarios, wherever they were written: the location is not compared.
     bool operator==(const WorkloadEntry& o) const {
         return name == o.name && after == o.after && priority == o.priority && kind == o.kind;
@@ -287,6 +288,8 @@ struct OutputsSpec {
     // qp_rates.csv; zero ("off") records nothing.
     Time qp_rates = Time::zero();
     QueueOutputSpec queues;
+    // timeline.json: every op's start and end per rank, in Chrome's trace-event format.
+    bool timeline = false;
     bool operator==(const OutputsSpec&) const = default;
 };
 

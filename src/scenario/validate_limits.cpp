@@ -52,6 +52,8 @@ Bytes largest_message(const WorkloadEntry& entry) {
             // 2 bytes (bf16) per parameter; parameters <= 1e14 keeps this below 2^50 x 2.
             return Bytes{t.model.parameters * 2};
         }
+        // A trace's sizes are in its files, read when the run is built.
+        Bytes operator()(const TraceSpec&) const { return Bytes::zero(); }
     };
     return std::visit(Largest{}, entry.kind);
 }

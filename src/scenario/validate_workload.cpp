@@ -1,11 +1,12 @@
 // workload: a non-empty list of entries, each with exactly one kind key (transfer, collective,
-// traffic, training)
+// traffic, training, trace)
 // and optional `name` and `after`. Checked here because they need the whole list: rank ids
 // against the cluster, unique names, `after` naming an entry and not forming a cycle.
 #include "scenario/field_readers.hpp"
 #include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
 #include "scenario/validate_collective.hpp"
+#include "scenario/validate_trace.hpp"
 #include "scenario/validate_traffic.hpp"
 #include "scenario/validate_training.hpp"
 
@@ -19,7 +20,7 @@ namespace fabricsim::scenario {
 namespace {
 
 // The kinds of workload entry.
-const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training"};
+const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
 
 constexpr std::int64_t kMaxRank = 1 << 30;
 
@@ -142,6 +143,8 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         if (auto t = validate_traffic(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
     } else if (kinds[0]->key == "training") {
         if (auto t = validate_training(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
+    } else if (kinds[0]->key == "trace") {
+        if (auto t = validate_trace(kinds[0]->value, path, ranks, issues)) out.entry.kind = *t;
     } else if (auto t = validate_transfer(kinds[0]->value, key_path(path, "transfer"), ranks, issues)) {
         out.entry.kind = *t;
     }
@@ -176,7 +179,7 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
 }
 
 std::string kind_name(const WorkloadEntry& e) {
-    static constexpr const char* kNames[] = {"transfer", "collective", "traffic", "training"};
+    static constexpr const char* kNames[] = {"transfer", "collective", "traffic", "training", "trace"};
     static_assert(std::variant_size_v<decltype(e.kind)> == std::size(kNames));
     return kNames[e.kind.index()];
 }

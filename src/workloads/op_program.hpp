@@ -9,8 +9,9 @@
 // event ties — and so every result — as they were.
 //
 // Collective, training and traffic entries are such programs (collective_program.hpp,
-// training_program.hpp, traffic_program.hpp); a trace reader is meant to be another. Memory is then what is in flight
-// plus the program's per-rank state, not the bytes the entry moves.
+// training_program.hpp, traffic_program.hpp), and so is a replayed execution trace
+// (trace_program.hpp). Memory is then what is in flight plus the program's per-rank state, not
+// the bytes the entry moves.
 #pragma once
 
 #include "core/units.hpp"

@@ -47,6 +47,13 @@ Workload build_workload(const scenario::ScenarioSpec& spec, const Network& netwo
                     const TrainingProgram* view = program.get();
                     workload.training_jobs.push_back({i, std::move(program), view});
                 }
+                if constexpr (std::is_same_v<Kind, scenario::TraceSpec>) {
+                    auto program = std::make_unique<TraceProgram>(
+                        index_trace(kind, fmt::format("workload[{}].trace", i), spec.cluster, network), spec.cluster,
+                        network, spec.outputs.timeline);
+                    const TraceProgram* view = program.get();
+                    workload.traces.push_back({i, std::move(program), view});
+                }
             },
             entry.kind);
     }
@@ -63,6 +70,8 @@ void attach_programs(Workload& workload, Executor& executor) {
             const std::uint32_t entry = t->plan().entry;  // read before the move
             executor.set_program(entry, std::move(t));
         }
+    for (auto& t : workload.traces)
+        if (t.owned) executor.set_program(t.entry, std::move(t.owned));
 }
 
 std::uint64_t ops_total(const Workload& workload) {
@@ -70,6 +79,7 @@ std::uint64_t ops_total(const Workload& workload) {
     for (const auto& c : workload.collectives) total += c.program->ops_total();
     for (const auto& t : workload.training_jobs) total += t.program->ops_total();
     for (const auto& t : workload.traffic) total += t.program->ops_total();
+    for (const auto& t : workload.traces) total += t.program->ops_total();
     return total;
 }
 

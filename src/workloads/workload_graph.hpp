@@ -1,6 +1,7 @@
 // Turns a scenario's `workload:` entries into one OpGraph and the programs of the entries that
-// stream (op_program.hpp: collectives, training jobs, traffic). Each entry kind has its own
-// builder file (transfer.cpp, collective_program.cpp, traffic_program.cpp, training_program.cpp).
+// stream (op_program.hpp: collectives, training jobs, traffic, traces). Each entry kind has its
+// own builder file (transfer.cpp, collective_program.cpp, traffic_program.cpp,
+// training_program.cpp, trace_program.cpp).
 #pragma once
 
 #include "core/network.hpp"
@@ -9,6 +10,7 @@
 #include "workloads/collective_program.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/op_graph.hpp"
+#include "workloads/trace_program.hpp"
 #include "workloads/traffic.hpp"
 #include "workloads/traffic_program.hpp"
 #include "workloads/training.hpp"
@@ -31,6 +33,12 @@ struct PlannedTraining {
     const TrainingProgram* program;          // its plan and measurement, while the executor lives
 };
 
+struct PlannedTrace {
+    std::uint32_t entry;
+    std::unique_ptr<TraceProgram> owned;  // until attach_programs hands it to the executor
+    const TraceProgram* program;          // its results, while the executor lives
+};
+
 struct Workload {
     OpGraph graph;
     std::vector<PlannedCollective> collectives;
@@ -38,6 +46,7 @@ struct Workload {
     std::vector<std::unique_ptr<TrafficProgram>> traffic_programs;  // until attach_programs
     std::vector<TrainingPlan> training;                             // each job's plan (its ranks), in entry order
     std::vector<PlannedTraining> training_jobs;                     // and its program
+    std::vector<PlannedTrace> traces;                               // trace entries (trace_program.hpp)
 };
 
 // `network` is asked which in-network operations it offers (NVLS, SHARP).
