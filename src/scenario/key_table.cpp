@@ -1,5 +1,6 @@
 #include "scenario/key_table.hpp"
 
+#include "scenario/gpudirect_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
 #include "scenario/roce_keys.hpp"
@@ -34,7 +35,7 @@ bool SectionRead::ok(std::string_view rel) const {
 }
 
 std::vector<const TableInfo*> declared_sections() {
-    return {&simulation_table(), &nic_table(), &roce_table(), &infiniband_table()};
+    return {&simulation_table(), &nic_table(), &gpudirect_table(), &host_table(), &roce_table(), &infiniband_table()};
 }
 
 namespace {
