@@ -171,16 +171,16 @@ HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
     return p;
 }
 
+// Each resource serves the chunk from when it is free, for chunk / its rate; the stage ends when
+// the last one has (a resource is not held idle while another one of the stage is busy, so two
+// streams through one memory share it rather than queue behind each other's other resources).
 Time HostStagingNetwork::hold(const std::vector<std::uint32_t>& stage, Bytes size, Time ready) {
-    if (stage.empty()) return ready;
-    Time start = ready;
-    Bandwidth slowest = resources_[stage.front()].rate;
+    Time end = ready;
     for (const std::uint32_t r : stage) {
-        start = std::max(start, resources_[r].free_at);
-        slowest = std::min(slowest, resources_[r].rate);
+        Resource& res = resources_[r];
+        res.free_at = std::max(ready, res.free_at) + transmit_time(size, res.rate);
+        end = std::max(end, res.free_at);
     }
-    const Time end = start + transmit_time(size, slowest);
-    for (const std::uint32_t r : stage) resources_[r].free_at = end;
     return end;
 }
 

@@ -27,8 +27,9 @@
 // checkpoint write starts with S1, S2.
 //
 // The host resources (uplinks each way, memory in and out per socket, the socket link each
-// way, and for SHM the GPUs' PCIe links) are first-come first-served, each held for
-// chunk / (the slowest resource of its stage), as the ideal model holds its ports. They are
+// way, and for SHM the GPUs' PCIe links) are first-come first-served: each serves a chunk for
+// chunk / its rate from when it is free, as the ideal model holds its ports, and a stage ends
+// when the last of its resources has served the chunk. They are
 // not shared with the wrapped model's own PCIe links: traffic that uses GPUDirect and staged
 // traffic do not contend on an uplink (docs/models/gpudirect.md, "Limits").
 //
@@ -122,7 +123,8 @@ private:
     // and the stage alongside ended; it is in the destination GPU.
     enum Phase : std::uint64_t { kWritten = 0, kHandOff = 1, kLegDone = 2, kDelivered = 3 };
 
-    // Holds `stage`'s resources for `size` from `ready`; returns the end.
+    // Has each of `stage`'s resources serve `size` from `ready` (or when it is free); returns
+    // when the last has.
     Time hold(const std::vector<std::uint32_t>& stage, Bytes size, Time ready);
     // The next chunk of message `m`; its S1 write starts when the previous one's ends, so the
     // host resources serve chunks in the order they are ready.
