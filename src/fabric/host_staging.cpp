@@ -54,8 +54,14 @@ bool stages_through_host(const scenario::ClusterSpec& cluster) {
     return cluster.server.gpus > 0 && (!g.rdma || !g.p2p || !g.storage);
 }
 
+bool relays_through_peer(const scenario::ClusterSpec& cluster) {
+    const scenario::ServerSpec& s = cluster.server;
+    return cluster.servers > 1 && s.gpus >= 2 && s.nics >= 2 && s.nvlink.links_per_gpu > 0 && s.gpudirect.pxn &&
+           s.gpudirect.rdma;
+}
+
 std::unique_ptr<Network> with_host_staging(std::unique_ptr<Network> inner, const scenario::ClusterSpec& cluster) {
-    if (!stages_through_host(cluster)) return inner;
+    if (!stages_through_host(cluster) && !relays_through_peer(cluster)) return inner;
     return std::make_unique<HostStagingNetwork>(std::move(inner), cluster);
 }
 
@@ -69,7 +75,10 @@ Time pipeline_time(Bytes size, Bytes chunk, std::span<const Bandwidth> rates, Ti
 }
 
 HostStagingNetwork::HostStagingNetwork(std::unique_ptr<Network> inner, const scenario::ClusterSpec& cluster)
-    : inner_(std::move(inner)), cluster_(cluster), ranks_per_server_(cluster.server.ranks()) {
+    : inner_(std::move(inner)),
+      cluster_(cluster),
+      ranks_per_server_(cluster.server.ranks()),
+      pxn_(relays_through_peer(cluster)) {
     const scenario::ServerSpec& s = cluster.server;
     const Layout l = layout_of(s);
     if (s.host.memory_copy <= Bandwidth::zero() || s.host.socket_link <= Bandwidth::zero() ||
@@ -116,6 +125,19 @@ HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
     const auto local_of = [&](RankId r) { return static_cast<int>(r.value()) % ranks_per_server_; };
     if (s.gpus == 0) return p;
     const auto at = [&](int server, std::uint32_t r) { return static_cast<std::uint32_t>(server) * per_server_ + r; };
+
+    if (pxn_ && m.rail < 0 && is_rank(m.src) && is_rank(m.dst) && server_of(m.src) != server_of(m.dst)) {
+        // PXN: the first GPU of the source server that the destination's rail NIC serves.
+        const auto nic = [&](int local) { return local * l.nics / ranks_per_server_; };
+        const int want = nic(local_of(m.dst));
+        if (nic(local_of(m.src)) == want) return p;
+        for (int g = 0; g < ranks_per_server_; ++g)
+            if (nic(g) == want) {
+                p.relay = static_cast<std::int64_t>(server_of(m.src)) * ranks_per_server_ + g;
+                return p;
+            }
+        return p;
+    }
 
     if (is_rank(m.src) && is_rank(m.dst) && server_of(m.src) == server_of(m.dst)) {
         if (s.gpudirect.p2p) return p;
@@ -202,7 +224,7 @@ std::uint32_t HostStagingNetwork::next_chunk(std::uint32_t m) {
 
 void HostStagingNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
     Plan p = plan(message);
-    if (p.before.empty() && p.during.empty() && p.after.empty()) {
+    if (p.passes_through()) {
         inner_->send(sim, message, listener);
         return;
     }
@@ -223,6 +245,17 @@ void HostStagingNetwork::send(Simulator& sim, const Message& message, DeliveryLi
     st.chunks = std::max<std::int64_t>(1, (message.size.count() + chunk.count() - 1) / chunk.count());
     st.issued = 0;
     st.left = st.chunks;
+    if (st.plan.relay >= 0) {  // PXN: every chunk over NVLink to the relay first
+        while (messages_[mi].issued < messages_[mi].chunks) {
+            const std::uint32_t c = next_chunk(mi);
+            Message leg = messages_[mi].inner;
+            leg.id = MessageId{std::uint64_t{c} << 1};
+            leg.dst = RankId{static_cast<RankId::rep>(messages_[mi].plan.relay)};
+            leg.size = chunks_[c].size;
+            inner_->send(sim, leg, *this);
+        }
+        return;
+    }
     if (!st.plan.before.empty()) {
         const std::uint32_t c = next_chunk(mi);
         sim.at(hold(messages_[mi].plan.before, chunks_[c].size, sim.now()), *this, (std::uint64_t{c} << 2) | kWritten);
@@ -254,13 +287,27 @@ void HostStagingNetwork::hand_off(Simulator& sim, std::uint32_t c) {
     Staged& s = messages_[ch.message];
     ch.during_end = hold(s.plan.during, ch.size, sim.now());
     Message leg = s.inner;
-    leg.id = MessageId{c};
+    leg.id = MessageId{(std::uint64_t{c} << 1) | 1};
     leg.size = ch.size;
     inner_->send(sim, leg, *this);
 }
 
+// A wrapped leg arrived: id = chunk << 1 | (0: PXN's NVLink leg, 1: the leg to the destination).
 void HostStagingNetwork::on_delivered(Simulator& sim, MessageId id) {
-    const auto c = static_cast<std::uint32_t>(id.value());
+    const auto c = static_cast<std::uint32_t>(id.value() >> 1);
+    const Staged& s = messages_[chunks_[c].message];
+    if (s.plan.relay >= 0) {
+        if ((id.value() & 1) == 1) {
+            chunk_done(sim, c);
+            return;
+        }
+        Message leg = s.inner;  // from the relay, by its own NIC: the destination's rail
+        leg.id = MessageId{(std::uint64_t{c} << 1) | 1};
+        leg.src = RankId{static_cast<RankId::rep>(s.plan.relay)};
+        leg.size = chunks_[c].size;
+        inner_->send(sim, leg, *this);
+        return;
+    }
     if (chunks_[c].during_end > sim.now())
         sim.at(chunks_[c].during_end, *this, (std::uint64_t{c} << 2) | kLegDone);
     else
@@ -302,7 +349,13 @@ void HostStagingNetwork::on_event(Simulator& sim, std::uint64_t arg) {
 
 Time HostStagingNetwork::unloaded_time(const Message& m) const {
     const Plan p = plan(m);
-    if (p.before.empty() && p.during.empty() && p.after.empty()) return inner_->unloaded_time(m);
+    if (p.passes_through()) return inner_->unloaded_time(m);
+    if (p.relay >= 0) {  // the first chunk over NVLink, then the whole message from the relay
+        Message first = m, rest = m;
+        first.dst = rest.src = RankId{static_cast<RankId::rep>(p.relay)};
+        first.size = std::min(m.size, cluster_.server.host.staging_chunk);
+        return inner_->unloaded_time(first) + inner_->unloaded_time(rest);
+    }
     const auto slowest = [&](const std::vector<std::uint32_t>& stage) {
         Bandwidth b = resources_[stage.front()].rate;
         for (const std::uint32_t r : stage) b = std::min(b, resources_[r].rate);
@@ -315,12 +368,8 @@ Time HostStagingNetwork::unloaded_time(const Message& m) const {
     const Time wait = cluster_.server.host.staging_latency;
     const Time host = pipeline_time(m.size, chunk, rates, Time::zero()) + wait * p.waits;
     if (!p.inner) return host;
-    // The wrapped leg carries every byte; the host stages add their first chunk and waits.
-    Time fill = wait * p.waits;
-    const Bytes first = std::min(m.size, chunk);
-    if (!p.before.empty()) fill += transmit_time(first, slowest(p.before));
-    if (!p.after.empty()) fill += transmit_time(first, slowest(p.after));
-    return std::max(inner_->unloaded_time(m) + fill, host);
+    // The wrapped leg carries every byte and the host adds its waits at least.
+    return std::max(inner_->unloaded_time(m) + wait * p.waits, host);
 }
 
 void HostStagingNetwork::check_invariants(Time now) const {
@@ -355,8 +404,9 @@ std::vector<std::string> host_path_lines(const scenario::ClusterSpec& cluster) {
                                                              : "GPUDirect P2P through the " + via));
     out.push_back(fmt::format("storage -> GPU: {}", g.storage ? "GPUDirect Storage" : host));
     if (nvlink)
-        out.push_back(fmt::format("other rail: {}", g.pxn && g.rdma ? "PXN, over NVLink to the rail's GPU and its NIC"
-                                                                    : "the rank's own NIC, across the fabric"));
+        out.push_back(fmt::format("other rail: {}", g.pxn && g.rdma && s.nics >= 2
+                                                        ? "PXN, over NVLink to the rail's GPU, out by its NIC"
+                                                        : "the rank's own NIC, across the fabric"));
     return out;
 }
 

@@ -33,6 +33,12 @@
 // not shared with the wrapped model's own PCIe links: traffic that uses GPUDirect and staged
 // traffic do not contend on an uplink (docs/models/gpudirect.md, "Limits").
 //
+// NCCL PXN (gpudirect.pxn, with NVLink and GPUDirect RDMA): a message from a GPU to a GPU of
+// another server whose NIC has another rail index is relayed, chunk by chunk, over NVLink to
+// the GPU of its own server that the destination's rail NIC serves, which sends it through that
+// NIC: two legs of the wrapped model, so a rail-optimised fabric keeps it on one rail. Messages
+// of rail-aligned rings (Message::rail set) already leave by the ring's NIC and are not relayed.
+//
 // A stage of k chunks through stages of rates B_1..B_m with waits L between stages takes
 //   T = Σ c/B_i + Σ L + (k - 1) · c / min B_i      (chunk c; the last chunk may be smaller)
 // which `pipeline_time` gives and the tests derive by hand.
@@ -51,8 +57,10 @@ namespace fabricsim::fabric {
 
 // Whether any server of `cluster` stages (a GPUDirect path off on a server with GPUs).
 bool stages_through_host(const scenario::ClusterSpec& cluster);
+// Whether its servers relay messages to other rails through a peer GPU (NCCL PXN).
+bool relays_through_peer(const scenario::ClusterSpec& cluster);
 
-// `inner` unchanged when nothing stages, else wrapped.
+// `inner` unchanged when nothing stages or relays, else wrapped.
 std::unique_ptr<Network> with_host_staging(std::unique_ptr<Network> inner, const scenario::ClusterSpec& cluster);
 
 // The closed form above: `size` in chunks of `chunk` through stages of `rates`, with `wait`
@@ -93,6 +101,8 @@ public:
         std::vector<std::uint32_t> after;   // R2 (destination stages)
         bool inner = true;                  // false: host memory alone (SHM), no wrapped leg
         int waits = 0;                      // staging latencies on the way (0, 1 or 2)
+        std::int64_t relay = -1;            // PXN: the rank that relays the message; -1: none
+        bool passes_through() const { return before.empty() && during.empty() && after.empty() && relay < 0; }
     };
     Plan plan(const Message& message) const;  // all empty: GPUDirect, passed through
     Bandwidth rate(std::uint32_t resource) const { return resources_[resource].rate; }
@@ -144,6 +154,7 @@ private:
     std::vector<Chunk> chunks_;
     std::vector<std::uint32_t> free_chunks_;
     std::int64_t chunks_in_flight_ = 0;
+    bool pxn_ = false;
 };
 
 }  // namespace fabricsim::fabric

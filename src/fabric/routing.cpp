@@ -134,32 +134,6 @@ std::span<const std::uint32_t> fabric_ports(const RoutingTables& t, NodeId at, N
     return t.lists.get(ft.own_ports[a.endpoint]);
 }
 
-// NCCL PXN: from a GPU of a PXN server to a GPU of another server whose NIC is on another rail,
-// the source server's NIC of the destination's rail (its new egress) and the GPU it serves,
-// which the message reaches over NVLink first. Invalid when PXN does not apply.
-NodeId pxn_relay(const RoutingTables& t, const FlowKey& f, Gateways& g) {
-    const routing_detail::NodeRoute& s = t.nodes[f.src.value()];
-    const routing_detail::NodeRoute& d = t.nodes[f.dst.value()];
-    if (s.server == none || t.server.pxn[s.server] == 0 || s.kind != NodeKind::gpu || d.kind != NodeKind::gpu ||
-        !g.egress.valid() || !g.ingress.valid())
-        return NodeId::invalid();
-    const Node& in = t.topology->node(g.ingress);
-    const Node& out = t.topology->node(g.egress);
-    if (in.kind != NodeKind::nic || out.kind != NodeKind::nic || in.local_index == out.local_index)
-        return NodeId::invalid();
-    for (NodeId n : gateways(t, s.server)) {
-        const Node& node = t.topology->node(n);
-        if (node.kind != NodeKind::nic || node.local_index != in.local_index ||
-            !same_fabric(component(t, n), component(t, g.ingress)))
-            continue;
-        const std::uint32_t relay = t.nodes[n.value()].relay;
-        if (relay == none || NodeId{relay} == f.src) return NodeId::invalid();
-        g.egress = n;
-        return NodeId{relay};
-    }
-    return NodeId::invalid();
-}
-
 Hop hop(const RoutingTables& t, NodeId at, const FlowKey& f) {
     if (at == f.dst) return {};
     const routing_detail::NodeRoute& a = t.nodes[at.value()];
@@ -171,13 +145,9 @@ Hop hop(const RoutingTables& t, NodeId at, const FlowKey& f) {
     }
     if (d.server != none && a.server == d.server) return {server_ports(t, at, f.dst), true, NodeId::invalid()};
 
-    Gateways g = resolve(t, f);
+    const Gateways g = resolve(t, f);
     if (s.server != none && a.server == s.server) {
         if (!g.egress.valid()) return {};
-        // PXN: the source GPU and the NVSwitches send towards the relay GPU over NVLink.
-        const NodeId relay = pxn_relay(t, f, g);
-        if (relay.valid() && at != relay && (at == f.src || a.kind == NodeKind::nvswitch))
-            return {server_ports(t, at, relay), true, NodeId::invalid()};
         if (at != g.egress) return {server_ports(t, at, g.egress), true, NodeId::invalid()};
         return {fabric_ports(t, at, g.ingress), false, g.ingress};
     }

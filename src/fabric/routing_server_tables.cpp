@@ -109,16 +109,11 @@ void build_server_tables(RoutingTables& t) {
             servers = std::max(servers, nodes[i].server.value() + 1);
         }
     }
-    for (const RankInfo& r : topo.ranks()) {
-        if (!r.gpu.valid() || !r.nic.valid()) continue;
-        t.nodes[r.gpu.value()].rank_nic = r.nic.value();
-        if (t.nodes[r.nic.value()].relay == none) t.nodes[r.nic.value()].relay = r.gpu.value();
-    }
+    for (const RankInfo& r : topo.ranks())
+        if (r.gpu.valid() && r.nic.valid()) t.nodes[r.gpu.value()].rank_nic = r.nic.value();
 
     // Local nodes of each server, by node id (counting sort).
     ServerTables& st = t.server;
-    st.pxn.assign(servers, 0);
-    for (std::uint32_t s = 0; s < servers && s < topo.servers().size(); ++s) st.pxn[s] = topo.servers()[s].pxn ? 1 : 0;
     st.node_offset.assign(servers + 1, 0);
     for (const NodeRoute& r : t.nodes)
         if (r.server != none) ++st.node_offset[r.server + 1];

@@ -51,14 +51,12 @@ struct NodeRoute {
     std::uint32_t endpoint = none;  // index among fabric endpoints
     std::uint32_t sw = none;        // index among fabric switches
     std::uint32_t rank_nic = none;  // for a rank's GPU (or host): the NIC that serves it
-    std::uint32_t relay = none;     // for a NIC of a PXN server: the first GPU it serves
     NodeKind kind = NodeKind::host;
 };
 
 struct ServerTables {
     std::vector<std::uint32_t> node_offset;     // server s: nodes[node_offset[s] .. node_offset[s+1])
     std::vector<NodeId> nodes;                  // by node id within a server
-    std::vector<std::uint8_t> pxn;              // per server: NCCL PXN (ServerInfo::pxn)
     std::vector<std::uint32_t> gateway_offset;  // server s: its fabric endpoints (NICs first)
     std::vector<NodeId> gateways;
     std::vector<std::uint32_t> layout;         // per server

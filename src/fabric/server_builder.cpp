@@ -100,7 +100,6 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
     for (int s = 0; s < cluster.servers; ++s) {
         ServerInfo info;
         info.host = topology.add_node(server_node(NodeKind::host, s, "cpu", -1));
-        info.pxn = nvlink && spec.gpudirect.pxn && spec.gpudirect.rdma;
         // A second socket: its own root complex "s<n>.cpu1", joined to the first by the socket
         // interconnect (UPI, Infinity Fabric), which paths between the sockets' devices cross.
         std::vector<NodeId> sockets{info.host};

@@ -106,9 +106,6 @@ struct RankInfo {
 
 struct ServerInfo {
     NodeId host;
-    // NCCL PXN (cluster.server.gpudirect.pxn): a GPU's message to another rail leaves by this
-    // server's NIC of that rail, over NVLink through the GPU that NIC serves (routing.hpp).
-    bool pxn = false;
     std::vector<NodeId> gpus, nvswitches, pcie_switches, nics, storage_nics;
 };
 

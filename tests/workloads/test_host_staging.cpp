@@ -191,3 +191,50 @@ TEST_CASE("the pipeline closed form: k chunks through m stages", "[host-staging]
     const std::vector<Bandwidth> rates{Bandwidth::GBps(1), Bandwidth::GBps(2)};
     CHECK(fabric::pipeline_time(4_MB, 1_MB, rates, 1_us) == 1_ms + 500_us + 1_us + 3_ms);
 }
+
+namespace {
+
+// Two HGX-like servers (8 GPUs, 18 NVLink4 links each: 450 GB/s, 8 NICs at B = 400 Gb/s).
+struct PxnRun {
+    Time delivered;
+    std::vector<Bytes> nic_sent;
+};
+PxnRun pxn_message(bool pxn, std::int16_t rail, Bytes size) {
+    scenario::ClusterSpec c = hgx(2);
+    c.server.gpudirect.pxn = pxn;
+    c.server.host.staging_chunk = kChunk;
+    Simulator sim(1);
+    auto ideal = std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha});
+    const fabric::IdealNetwork* raw = ideal.get();
+    auto net = fabric::with_host_staging(std::move(ideal), c);
+    Sink sink;
+    Message m;
+    m.id = MessageId{0};
+    m.src = RankId{0};  // s0.gpu0, rail 0
+    m.dst = RankId{9};  // s1.gpu1, rail 1
+    m.size = size;
+    m.rail = rail;
+    net->send(sim, m, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    return {sink.at[0], raw->nic_bytes_sent()};
+}
+
+}  // namespace
+
+TEST_CASE("PXN: a message to another rail crosses NVLink to that rail's GPU and leaves by its NIC",
+          "[host-staging][pxn]") {
+    // Chunk j reaches s0.gpu1 over NVLink at (j + 1)c/450 GB/s + α, far ahead of the NIC, which
+    // then sends back to back from c/450 GB/s + α: T = c/450 GB/s + 2α + S/B.
+    const Bytes size = 64_MiB;
+    const PxnRun on = pxn_message(true, -1, size);
+    CHECK(on.delivered == transmit_time(kChunk, Bandwidth::GBps(450)) + kAlpha * 2 + transmit_time(size, kB));
+    CHECK(on.nic_sent[1] == size);  // server 0's NIC 1: the destination's rail
+    CHECK(on.nic_sent[0] == Bytes::zero());
+    // Off: the rank's own NIC, α + S/B.
+    const PxnRun off = pxn_message(false, -1, size);
+    CHECK(off.delivered == kAlpha + transmit_time(size, kB));
+    CHECK(off.nic_sent[0] == size);
+    // A rail-aligned ring's message already leaves by the ring's NIC: not relayed.
+    CHECK(pxn_message(true, 0, size).delivered == kAlpha + transmit_time(size, kB));
+}

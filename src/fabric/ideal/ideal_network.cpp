@@ -34,9 +34,7 @@ IdealNetwork::IdealNetwork(const scenario::ClusterSpec& cluster, const scenario:
       latency_(spec.latency),
       nvls_(cluster.server.gpus >= 2 && cluster.server.nvlink.switches > 0 && cluster.server.nvlink.links_per_gpu > 0 &&
             nvlink_generation_number(cluster.server.nvlink.generation) >= 4),
-      sharp_(cluster.fabric.technology == scenario::Technology::infiniband && cluster.fabric.switch_spec.sharp),
-      pxn_(cluster.server.gpus >= 2 && cluster.server.nvlink.links_per_gpu > 0 && cluster.server.gpudirect.pxn &&
-           cluster.server.gpudirect.rdma) {
+      sharp_(cluster.fabric.technology == scenario::Technology::infiniband && cluster.fabric.switch_spec.sharp) {
     if (nic_bandwidth_ <= Bandwidth::zero() || intra_bandwidth_ <= Bandwidth::zero() || nics_ < 1)
         throw ModelError("ideal network: every NIC needs a positive line rate");
     const auto size = [](int n) { return static_cast<std::size_t>(n); };
@@ -115,12 +113,7 @@ IdealNetwork::Route IdealNetwork::route(const Message& m) const {
         throw ModelError(fmt::format("ideal network: no path between endpoints {} and {}: the storage nodes are on the "
                                      "storage fabric and the clients on the compute fabric",
                                      m.src.value(), m.dst.value()));
-    // PXN: towards another server's GPU, the NIC of the destination's rail.
-    std::int16_t src_rail = m.rail;
-    if (pxn_ && src_rail < 0 && is_rank(m.src) && is_rank(m.dst))
-        src_rail =
-            static_cast<std::int16_t>(static_cast<int>(m.dst.value()) % ranks_per_server_ * nics_ / ranks_per_server_);
-    const Port src = is_rank(m.src) ? rank_port(m.src, m.dst, src_rail) : endpoint_port(m.src, m.dst);
+    const Port src = is_rank(m.src) ? rank_port(m.src, m.dst, m.rail) : endpoint_port(m.src, m.dst);
     const Port dst = is_rank(m.dst) ? rank_port(m.dst, m.src, m.rail) : endpoint_port(m.dst, m.src);
     return {src.index, dst.index, src.bandwidth, dst.bandwidth, true};
 }

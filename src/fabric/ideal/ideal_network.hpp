@@ -15,8 +15,7 @@
 //
 // Endpoints after the ranks (ClusterSpec::storage_endpoint, client_endpoint): storage nodes
 // and GPU-pool client hosts, each with its NICs at their line rate; an endpoint with several
-// NICs uses NIC (peer id mod NICs) towards a peer. With PXN a rank leaves by its server's NIC of
-// the destination rank's rail. A rank talks to a storage node through its
+// NICs uses NIC (peer id mod NICs) towards a peer. A rank talks to a storage node through its
 // server's storage NICs when the cluster has a storage fabric, else through its compute NIC.
 // When the two ports run at different rates, each is held for S / its own rate and the message
 // arrives at the slower one's pace:
@@ -93,9 +92,6 @@ private:
     Time latency_;
     bool nvls_ = false;   // the servers' NVSwitches multicast and reduce
     bool sharp_ = false;  // the fabric's switches aggregate
-    // NCCL PXN (cluster.server.gpudirect.pxn): a rank's message to another server leaves by the
-    // NIC of the destination's rail, reached over NVLink (which this model does not charge).
-    bool pxn_ = false;
     // Endpoints beyond the ranks and their ports (docs/models/traffic.md).
     int servers_ = 0;
     bool storage_fabric_ = false;
