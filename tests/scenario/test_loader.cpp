@@ -376,6 +376,17 @@ cluster:
       pcie_lanes: 16
       qps_per_connection: 1
       receive_buffer: 1MiB
+    gpudirect:
+      rdma: true
+      p2p: true
+      storage: true
+      pxn: true
+    host:
+      sockets: 1
+      socket_link: 1.024Tbps
+      memory_copy: 920Gbps
+      staging_latency: 2us
+      staging_chunk: 512KiB
   fabric:
     technology: roce
     topology: leaf-spine
