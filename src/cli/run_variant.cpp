@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
 #include "fabric/channel_dependencies.hpp"
+#include "fabric/host_staging.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/packet_network.hpp"
@@ -161,6 +162,8 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     Simulator sim(spec.seed);
     sim.watch_interrupt(options.interrupt);
     NetworkModel model = make_network(spec);
+    // Servers with a GPUDirect path off stage through host memory, on any model (docs/models/gpudirect.md).
+    model.network = fabric::with_host_staging(std::move(model.network), spec.cluster);
     Network* network = model.network.get();
     workloads::Workload workload = workloads::build_workload(spec, *network, options.building);
     workloads::Executor executor(std::move(workload.graph), *network);

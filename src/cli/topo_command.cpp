@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "fabric/channel_dependencies.hpp"
+#include "fabric/host_staging.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology_summary.hpp"
 #include "report/topology_json.hpp"
@@ -75,6 +76,9 @@ std::string topo_output(const TopoArgs& args) {
         }
         if (!args.json) {
             text += fmt::format("{}variant {}\n{}", text.empty() ? "" : "\n", v->name, report::topology_text(summary));
+            // The server's data paths, GPUDirect or through host memory (docs/models/gpudirect.md).
+            for (const std::string& path : fabric::host_path_lines(v->spec.cluster))
+                text += fmt::format("  {:<14}{}\n", "data path", path);
             if (custom)
                 text += fmt::format("  {:<14}{}\n", "deadlock",
                                     cycle.empty() ? "no cycle in the routing's channel dependencies (cannot deadlock)"
@@ -82,6 +86,7 @@ std::string topo_output(const TopoArgs& args) {
             continue;
         }
         Json fields = report::topology_json(summary);
+        fields["data_paths"] = fabric::host_path_lines(v->spec.cluster);
         if (custom) fields["custom_fabric"] = report::custom_fabric_json(topology, cycle);
         Json variant{{"variant", v->name}};
         variant.update(fields);

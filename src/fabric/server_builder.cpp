@@ -92,22 +92,33 @@ void build_servers(Topology& topology, const scenario::ClusterSpec& cluster) {
                                               std::min(spec.storage_nic.pcie_lanes, spec.pcie.lanes));
     const LinkClass nvl = nvlink ? nvlink_class(nv.generation, nv.link_bandwidth) : LinkClass{};
     const int storage_nics = cluster.storage_fabric.enabled ? spec.storage_nics : 0;
+    const int socket_count = std::clamp(spec.host.sockets, 1, 2);
+    // The socket interconnect as a board link of its own class, at host.socket_link per direction.
+    const LinkClass socket_link{"socket-link", LinkType::pcie, spec.host.socket_link, 1.0};
 
     topology.servers().reserve(static_cast<std::size_t>(cluster.servers));
     for (int s = 0; s < cluster.servers; ++s) {
         ServerInfo info;
         info.host = topology.add_node(server_node(NodeKind::host, s, "cpu", -1));
+        // A second socket: its own root complex "s<n>.cpu1", joined to the first by the socket
+        // interconnect (UPI, Infinity Fabric), which paths between the sockets' devices cross.
+        std::vector<NodeId> sockets{info.host};
+        if (socket_count == 2) {
+            sockets.push_back(topology.add_node(server_node(NodeKind::host, s, "cpu", 1)));
+            topology.add_link(info.host, sockets[1], board_link(socket_link));
+        }
 
         for (int i = 0; i < pcie_switches; ++i) {
             Node n = server_node(NodeKind::pcie_switch, s, "pcisw", i);
             n.forwarding_latency = pcie_switch_latency(spec.pcie.generation);
             const NodeId id = topology.add_node(std::move(n));
-            topology.add_link(info.host, id, board_link(pcie));
+            topology.add_link(sockets[static_cast<std::size_t>(i * socket_count / pcie_switches)], id,
+                              board_link(pcie));
             info.pcie_switches.push_back(id);
         }
-        // The PCIe switch (or the host) that device `i` of `count` hangs off.
+        // The PCIe switch (or the socket's root complex) that device `i` of `count` hangs off.
         const auto pcie_parent = [&](int i, int count) {
-            if (pcie_switches == 0) return info.host;
+            if (pcie_switches == 0) return sockets[static_cast<std::size_t>(i * socket_count / count)];
             return info.pcie_switches[static_cast<std::size_t>(i * pcie_switches / count)];
         };
 

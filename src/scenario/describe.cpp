@@ -5,6 +5,7 @@
 #include "scenario/describe_iwarp.hpp"
 #include "scenario/fabric_keys.hpp"
 #include "scenario/field_readers.hpp"
+#include "scenario/gpudirect_keys.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
@@ -52,6 +53,8 @@ Value server(const ServerSpec& s) {
     m.push_back({"nic", describe_nic(s.nic)});
     m.push_back({"storage_nics", integer(s.storage_nics)});
     m.push_back({"storage_nic", describe_nic(s.storage_nic)});
+    m.push_back({"gpudirect", print_table(gpudirect_table(), s.gpudirect)});
+    m.push_back({"host", print_table(host_table(), s.host)});
     return Value{std::move(m)};
 }
 

@@ -2,6 +2,7 @@
 
 #include "scenario/fabric_keys.hpp"
 #include "scenario/faults_keys.hpp"
+#include "scenario/gpudirect_keys.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
 #include "scenario/nic_keys.hpp"
@@ -38,9 +39,10 @@ bool SectionRead::ok(std::string_view rel) const {
 }
 
 std::vector<const TableInfo*> declared_sections() {
-    return {&simulation_table(),     &nic_table(),     &fabric_table(),  &switch_table(),
-            &storage_fabric_table(), &storage_table(), &clients_table(), &roce_table(),
-            &infiniband_table(),     &faults_table(),  &outputs_table()};
+    return {&simulation_table(), &nic_table(),    &gpudirect_table(),      &host_table(),
+            &fabric_table(),     &switch_table(), &storage_fabric_table(), &storage_table(),
+            &clients_table(),    &roce_table(),   &infiniband_table(),     &faults_table(),
+            &outputs_table()};
 }
 
 namespace {

@@ -104,6 +104,34 @@ struct PcieSpec {
     bool operator==(const PcieSpec&) const = default;
 };
 
+// cluster.server.gpudirect: which GPUDirect data paths the server has (docs/models/gpudirect.md).
+// Off, the data moves through host memory (host_staging.hpp); the defaults are an HGX board's.
+struct GpuDirectSpec {
+    bool rdma = true;     // the NIC reads and writes GPU memory (GPUDirect RDMA)
+    bool p2p = true;      // GPUs read and write each other's memory over PCIe or NVLink (GPUDirect P2P)
+    bool storage = true;  // storage traffic lands in GPU memory (GPUDirect Storage)
+    bool pxn = true;      // NCCL PXN: a message to another rail leaves by that rail's NIC, over NVLink
+    bool operator==(const GpuDirectSpec&) const = default;
+};
+
+// cluster.server.host: the host side of the paths without GPUDirect (docs/models/gpudirect.md).
+// Defaults: one socket of a Xeon Scalable 4th gen (Sapphire Rapids) host, as in HGX H100 servers.
+struct HostSpec {
+    int sockets = 1;  // CPU sockets; PCIe switches (or root-port devices) spread evenly over them
+    // Per direction between the sockets: 4 UPI 2.0 links at 16 GT/s, 32 GB/s each (16 data bits
+    // per transfer; Intel Xeon Scalable 4th gen platform brief: "up to 4 UPI 2.0 links, 16 GT/s").
+    Bandwidth socket_link = Bandwidth::GBps(128);
+    // Per socket: 8 channels of DDR5-4800 are 307 GB/s; a copy reaches about 75 % of it (STREAM
+    // Copy) and moves each byte twice (DRAM write, then read): 307 x 0.75 / 2 = 115 GB/s.
+    Bandwidth memory_copy = Bandwidth::GBps(115);
+    // NCCL's proxy thread sees a staged chunk and posts the next transfer: (estimate) a small RDMA
+    // write takes about 5 us without GDR against 1.5 us with (docs/models/gpudirect.md), i.e.
+    // about 2 us for each of the two sides that stage.
+    Time staging_latency = Time::us(2);
+    Bytes staging_chunk = Bytes{512 * 1024};  // NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8)
+    bool operator==(const HostSpec&) const = default;
+};
+
 // A server (configs/servers/): its GPUs, NVLink/NVSwitch, PCIe tree and NICs.
 struct ServerSpec {
     std::string preset;     // name of the preset it came from, "" if inline
@@ -115,6 +143,8 @@ struct ServerSpec {
     NicSpec nic;
     int storage_nics = 0;  // front-end / storage NICs (on cluster.storage_fabric)
     NicSpec storage_nic;
+    GpuDirectSpec gpudirect;
+    HostSpec host;
     int ranks() const { return gpus == 0 ? 1 : gpus; }
     bool operator==(const ServerSpec&) const = default;
 };

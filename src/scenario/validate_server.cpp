@@ -2,6 +2,7 @@
 // checks that need the whole server: an NVLink split that adds up to the links of a GPU, and
 // a switchless NVLink bridge only between exactly two GPUs.
 #include "scenario/field_readers.hpp"
+#include "scenario/gpudirect_keys.hpp"
 #include "scenario/nic_keys.hpp"
 #include "scenario/validate.hpp"
 
@@ -177,10 +178,10 @@ ServerRead validate_server(const Node* node, Issues& issues) {
         out.nic_rate_known = out.storage_nic_rate_known = false;
         return out;
     }
-    check_keys(
-        *map, path,
-        {"preset", "description", "gpu_model", "gpus", "nvlink", "pcie", "nics", "nic", "storage_nics", "storage_nic"},
-        issues);
+    check_keys(*map, path,
+               {"preset", "description", "gpu_model", "gpus", "nvlink", "pcie", "nics", "nic", "storage_nics",
+                "storage_nic", "gpudirect", "host"},
+               issues);
     ServerSpec& s = out.spec;
     read_into(*map, path, "preset", s.preset,
               [&](const Node& n, const std::string& p) { return read_name(n, p, issues); });
@@ -209,6 +210,10 @@ ServerRead validate_server(const Node* node, Issues& issues) {
     NicRead storage_nic = validate_nic(map->find("storage_nic"), key_path(path, "storage_nic"), issues);
     s.storage_nic = storage_nic.spec;
     out.storage_nic_rate_known = storage_nic.rate_known;
+    NoContext none;
+    if (const Node* n = map->find("gpudirect"))
+        read_table(*n, key_path(path, "gpudirect"), gpudirect_table(), s.gpudirect, none, issues);
+    if (const Node* n = map->find("host")) read_table(*n, key_path(path, "host"), host_table(), s.host, none, issues);
     return out;
 }
 

@@ -173,3 +173,25 @@ TEST_CASE("custom-400g-uplink.yaml: the 8-to-1 incast shares host 9's 100G port,
         CHECK(up_class.ecn_marks == 0);
     }
 }
+
+TEST_CASE("gpudirect-on-off.yaml: staging slows the PCIe servers' collectives, PXN speeds the HGX all-to-all",
+          "[scenarios][gpudirect]") {
+    scenario::LoadOptions options;
+    for (const auto& d : cli::config_dirs()) options.config_dirs.emplace_back(d);
+    const auto loaded = scenario::load_scenario(
+        std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/gpudirect-on-off.yaml", options);
+    REQUIRE(loaded.variants.size() == 4);
+    std::vector<report::VariantResult> runs;
+    for (const auto& v : loaded.variants) runs.push_back(cli::run_variant(v));
+    const auto seconds = [&](std::size_t variant, std::size_t entry) {
+        REQUIRE(runs[variant].collectives.size() == 2);
+        return runs[variant].collectives[entry].time.seconds();
+    };
+    // GDR off, a GPU's send and its NIC's receive both cross the PCIe switch's uplink to the CPU
+    // in each direction (28.8 GB/s of Gen4 x16 payload for the switch's NIC at 25 GB/s): the
+    // cross-server part can no longer run at the NIC's rate, so both collectives take longer.
+    CHECK(seconds(1, 0) > seconds(0, 0));
+    CHECK(seconds(1, 1) > seconds(0, 1));
+    // PXN keeps the all-to-all's cross-rail messages on their rail's leaf, off the 4:1 spines.
+    CHECK(seconds(2, 1) < seconds(3, 1));
+}

@@ -74,11 +74,12 @@ void unknown_path(const std::string& dotted, const Value& root, std::vector<std:
     for (std::string part; std::getline(parts, part, '.');) {
         const Value* properties = member(*at, "properties");
         if (properties == nullptr) return;
-        at = member(*properties, part);
-        if (at == nullptr) {
-            out.push_back(dotted);
+        const Value* next = member(*properties, part);
+        if (next == nullptr) {
+            if (closed(*at)) out.push_back(dotted);  // an open section (the server) lists some keys only
             return;
         }
+        at = next;
     }
 }
 

@@ -376,6 +376,17 @@ cluster:
       pcie_lanes: 16
       qps_per_connection: 1
       receive_buffer: 1MiB
+    gpudirect:
+      rdma: true
+      p2p: true
+      storage: true
+      pxn: true
+    host:
+      sockets: 1
+      socket_link: 1.024Tbps
+      memory_copy: 920Gbps
+      staging_latency: 2us
+      staging_chunk: 512KiB
   fabric:
     technology: roce
     topology: leaf-spine
@@ -960,5 +971,5 @@ TEST_CASE("cluster.storage puts storage nodes on the compute fabric and none rem
     CHECK(yaml.find("  storage:\n    nodes: 4\n    nics_per_node: 2\n    nic:\n      preset: connectx-6\n") !=
           std::string::npos);
     CHECK(loaded.variants[1].spec.cluster.storage == StorageSpec{});
-    CHECK(to_yaml(loaded.variants[1].resolved).find("  storage:") == std::string::npos);
+    CHECK(to_yaml(loaded.variants[1].resolved).find("\n  storage:") == std::string::npos);
 }

@@ -1,0 +1,240 @@
+// GPUDirect off (docs/models/gpudirect.md): messages staged through host memory, on the ideal
+// network, against closed forms derived here. A staged message of k chunks of c bytes through
+// stages of rates B_1..B_m, with L between stages, takes
+//   T = Σ c/B_i + Σ L + (k - 1)·c / min B_i          (host_staging.hpp)
+#include <catch2/catch.hpp>
+
+#include "workload_fixtures.hpp"
+
+#include "core/simulator.hpp"
+#include "fabric/host_staging.hpp"
+#include "fabric/ideal/ideal_network.hpp"
+#include "workloads/collective.hpp"
+#include "workloads/executor.hpp"
+
+#include <memory>
+#include <vector>
+
+using namespace fabricsim;
+using namespace fabricsim::literals;
+using namespace workload_test;
+
+namespace {
+
+constexpr Bandwidth kNic = 100_Gbps;  // 12.5 GB/s
+constexpr Time kStaging = 2_us;
+constexpr Bytes kChunk = 512_KiB;
+
+// `servers` servers of one GPU and one 100G NIC under one PCIe switch; GPUDirect RDMA as given.
+scenario::ClusterSpec pcie_servers(int servers, bool rdma, Bandwidth copy, int generation = 4, int lanes = 16) {
+    scenario::ClusterSpec c;
+    c.servers = servers;
+    c.server.gpus = 1;
+    c.server.nics = 1;
+    c.server.nic.line_rate = kNic;
+    c.server.pcie.generation = generation;
+    c.server.pcie.lanes = lanes;
+    c.server.pcie.switches = 1;
+    c.server.gpudirect.rdma = rdma;
+    c.server.host.memory_copy = copy;
+    c.server.host.staging_latency = kStaging;
+    c.server.host.staging_chunk = kChunk;
+    return c;
+}
+
+struct Sink final : DeliveryListener {
+    std::vector<Time> at;
+    void on_delivered(Simulator& sim, MessageId id) override {
+        if (at.size() <= id.value()) at.resize(id.value() + 1, Time::max());
+        at[id.value()] = sim.now();
+    }
+};
+
+// One message of `size` from rank 0 to rank `to`, alone: when it is delivered.
+Time one_message(const scenario::ClusterSpec& c, Bytes size, std::uint32_t to = 1) {
+    Simulator sim(1);
+    auto net =
+        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+    Sink sink;
+    Message m;
+    m.id = MessageId{0};
+    m.src = RankId{0};
+    m.dst = RankId{to};
+    m.size = size;
+    net->send(sim, m, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    return sink.at[0];
+}
+
+Time all_reduce(const scenario::ClusterSpec& c, Bytes size) {
+    Simulator sim(1);
+    auto net =
+        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+    workloads::OpGraph g;
+    const auto e = g.add_entry("ar");
+    const auto spec = spec_of(scenario::CollectiveOp::all_reduce, scenario::CollectiveAlgorithm::ring, size);
+    const auto plan = workloads::add_collective(g, e, spec, workloads::RankLayout(c), net.get());
+    workloads::Executor ex(std::move(g), *net);
+    ex.start(sim);
+    sim.run();
+    REQUIRE(ex.ops_done() == ex.ops_total());
+    return workloads::measure(plan, ex.op_timings()).at(0).time;
+}
+
+// PCIe Gen g x16 payload rate: g's GT/s x 16 lanes x 128/130, then 256-B TLPs with 24 B of
+// framing, header and LCRC (docs/models/links.md): x 256/280.
+double pcie_GBps(double gts, int lanes) { return gts * lanes * 128.0 / 130.0 / 8.0 * 256.0 / 280.0; }
+
+}  // namespace
+
+TEST_CASE("GDR off: a stream runs at the memory copy rate when that is the slowest, and waits at each staging side",
+          "[host-staging]") {
+    // Copy 10 GB/s < NIC 12.5 GB/s < PCIe Gen4 x16 28.8 GB/s. Both servers stage (the servers
+    // are alike). Stages: S1 GPU -> host (min(PCIe, copy) = 10), the send with the NIC's read
+    // and the remote NIC's write alongside (min(copy, PCIe) = 10 against the NIC's 12.5 + α
+    // per chunk: c/10 GB/s = 52.4 µs > c/12.5 GB/s + α = 43.9 µs), R2 host -> GPU (10), two
+    // waits L: T = 3c/B + 2L + (k - 1)c/B = (k + 2)c/B + 2L with B = 10 GB/s.
+    const Bytes size = 64_MiB;
+    const std::int64_t k = size.count() / kChunk.count();  // 128
+    const Bandwidth b = Bandwidth::GBps(10);
+    const Time t = one_message(pcie_servers(2, false, b), size);
+    CHECK(t == transmit_time(kChunk, b) * (k + 2) + kStaging * 2);
+    // With GPUDirect RDMA the same message takes α + S / NIC.
+    CHECK(one_message(pcie_servers(2, true, b), size) == kAlpha + transmit_time(size, kNic));
+    // Its rate over the pipeline: min(NIC, PCIe, copy) = the copy rate.
+    const double rate = static_cast<double>(size.count()) / (t - kStaging * 2 - transmit_time(kChunk, b) * 2).seconds();
+    CHECK(rate / 1e9 == Approx(10.0).epsilon(1e-6));
+}
+
+TEST_CASE("GDR off: the PCIe switch uplink bounds the stream when it is slower than the NIC", "[host-staging]") {
+    // PCIe Gen3 x4: 8 GT/s x 4 x 128/130 / 8 x 256/280 = 3.60 GB/s, below the NIC's 12.5 GB/s and
+    // the copy's 100 GB/s. Every stage crosses an uplink (S1: GPU switch up; the send: the NIC
+    // switch down and, remote, up; R2: down), so each runs at 3.60 GB/s: T = (k + 2)c/B + 2L.
+    const Bytes size = 32_MiB;
+    const std::int64_t k = size.count() / kChunk.count();
+    const double b = pcie_GBps(8, 4);
+    const Time t = one_message(pcie_servers(2, false, Bandwidth::GBps(100), 3, 4), size);
+    const double expected =
+        static_cast<double>(kChunk.count()) * static_cast<double>(k + 2) / (b * 1e9) + 2 * kStaging.seconds();
+    CHECK(t.seconds() == Approx(expected).epsilon(1e-6));
+    // The ideal model alone does not see PCIe: with GDR the NIC is the bound.
+    CHECK(one_message(pcie_servers(2, true, Bandwidth::GBps(100), 3, 4), size) == kAlpha + transmit_time(size, kNic));
+}
+
+TEST_CASE("GDR off: a ring all-reduce across 2 servers takes twice as long when host memory is as fast as the NIC",
+          "[host-staging]") {
+    // Two ranks, one per server, ring all-reduce of S: two rounds, in each both ranks send S/2
+    // to each other at once. With GDR: 2α + S/B (the α–β form, B = NIC).
+    // Without: each server's memory takes in what its GPU sends (S1) and what its NIC receives
+    // (R1), and gives out what its NIC sends (S2) and its GPU receives (R2): two streams share
+    // it, each at B_copy/2. With B_copy = B each round moves S/2 in S/B: 2S/B in all, twice
+    // the GDR time; the chunk fills (3c/B + 2L per round) add under 2 % at S = 128 MiB.
+    const Bytes size = 128_MiB;
+    const Time on = all_reduce(pcie_servers(2, true, kNic), size);
+    CHECK(on.seconds() == Approx(2 * kAlpha.seconds() + transmit_time(size, kNic).seconds()).epsilon(0.01));
+    const Time off = all_reduce(pcie_servers(2, false, kNic), size);
+    CHECK(off.seconds() / (2 * transmit_time(size, kNic).seconds()) == Approx(1.0).epsilon(0.03));
+}
+
+TEST_CASE("P2P off: two GPUs of a server exchange through host memory (NCCL SHM)", "[host-staging]") {
+    // Two GPUs on one PCIe switch, P2P off: S1 = GPU link up, uplink up, memory in; R2 = memory
+    // out, uplink down, GPU link down; one wait L. With copy 10 GB/s the slowest of each stage:
+    // T = 2c/B + L + (k - 1)c/B = (k + 1)c/B + L.
+    scenario::ClusterSpec c = pcie_servers(1, true, Bandwidth::GBps(10));
+    c.server.gpus = 2;
+    c.server.gpudirect.p2p = false;
+    const Bytes size = 16_MiB;
+    const std::int64_t k = size.count() / kChunk.count();
+    const Bandwidth b = Bandwidth::GBps(10);
+    CHECK(one_message(c, size) == transmit_time(kChunk, b) * (k + 1) + kStaging);
+}
+
+TEST_CASE("storage off: a storage read is staged on the GPU side only", "[host-staging]") {
+    // A storage node (endpoint 2, after the 2 ranks) sends to rank 0 with GPUDirect Storage off
+    // and RDMA on: only R1 (alongside) and R2 stage, one wait: T = (S + c)/B + L when the copy
+    // (10 GB/s) is the slowest and the leg alongside it is paced by R1 at the same rate.
+    scenario::ClusterSpec c = pcie_servers(2, true, Bandwidth::GBps(10));
+    c.server.gpudirect.storage = false;
+    c.storage.nodes = 1;
+    c.storage.nic.line_rate = kNic;
+    Simulator sim(1);
+    auto net =
+        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+    Sink sink;
+    Message m;
+    m.id = MessageId{0};
+    m.src = RankId{2};
+    m.dst = RankId{0};
+    m.size = 8_MiB;
+    net->send(sim, m, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    // All 16 chunks are handed to the NIC at once; R1 (memory in, 10 GB/s) paces them, the
+    // NIC's 12.5 GB/s keeps ahead, so chunk j leaves R1 at (j + 1)c/B; R2 follows at the same
+    // rate after L: T = k·c/B + L + c/B.
+    const Bandwidth b = Bandwidth::GBps(10);
+    CHECK(sink.at[0] == transmit_time(kChunk, b) * 17 + kStaging);
+}
+
+TEST_CASE("nothing stages with every GPUDirect path on: the model is returned unwrapped", "[host-staging]") {
+    const scenario::ClusterSpec c = pcie_servers(2, true, Bandwidth::GBps(10));
+    CHECK_FALSE(fabric::stages_through_host(c));
+    auto inner = std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha});
+    const Network* raw = inner.get();
+    CHECK(fabric::with_host_staging(std::move(inner), c).get() == raw);
+}
+
+TEST_CASE("the pipeline closed form: k chunks through m stages", "[host-staging]") {
+    // 4 chunks of 1 MB through 1 GB/s and 2 GB/s with 1 µs between: 1 ms + 0.5 ms + 1 µs for the
+    // first chunk, then 3 more at the slowest stage's 1 ms each.
+    const std::vector<Bandwidth> rates{Bandwidth::GBps(1), Bandwidth::GBps(2)};
+    CHECK(fabric::pipeline_time(4_MB, 1_MB, rates, 1_us) == 1_ms + 500_us + 1_us + 3_ms);
+}
+
+namespace {
+
+// Two HGX-like servers (8 GPUs, 18 NVLink4 links each: 450 GB/s, 8 NICs at B = 400 Gb/s).
+struct PxnRun {
+    Time delivered;
+    std::vector<Bytes> nic_sent;
+};
+PxnRun pxn_message(bool pxn, std::int16_t rail, Bytes size) {
+    scenario::ClusterSpec c = hgx(2);
+    c.server.gpudirect.pxn = pxn;
+    c.server.host.staging_chunk = kChunk;
+    Simulator sim(1);
+    auto ideal = std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha});
+    const fabric::IdealNetwork* raw = ideal.get();
+    auto net = fabric::with_host_staging(std::move(ideal), c);
+    Sink sink;
+    Message m;
+    m.id = MessageId{0};
+    m.src = RankId{0};  // s0.gpu0, rail 0
+    m.dst = RankId{9};  // s1.gpu1, rail 1
+    m.size = size;
+    m.rail = rail;
+    net->send(sim, m, sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 1);
+    return {sink.at[0], raw->nic_bytes_sent()};
+}
+
+}  // namespace
+
+TEST_CASE("PXN: a message to another rail crosses NVLink to that rail's GPU and leaves by its NIC",
+          "[host-staging][pxn]") {
+    // Chunk j reaches s0.gpu1 over NVLink at (j + 1)c/450 GB/s + α, far ahead of the NIC, which
+    // then sends back to back from c/450 GB/s + α: T = c/450 GB/s + 2α + S/B.
+    const Bytes size = 64_MiB;
+    const PxnRun on = pxn_message(true, -1, size);
+    CHECK(on.delivered == transmit_time(kChunk, Bandwidth::GBps(450)) + kAlpha * 2 + transmit_time(size, kB));
+    CHECK(on.nic_sent[1] == size);  // server 0's NIC 1: the destination's rail
+    CHECK(on.nic_sent[0] == Bytes::zero());
+    // Off: the rank's own NIC, α + S/B.
+    const PxnRun off = pxn_message(false, -1, size);
+    CHECK(off.delivered == kAlpha + transmit_time(size, kB));
+    CHECK(off.nic_sent[0] == size);
+    // A rail-aligned ring's message already leaves by the ring's NIC: not relayed.
+    CHECK(pxn_message(true, 0, size).delivered == kAlpha + transmit_time(size, kB));
+}
