@@ -449,8 +449,7 @@ TEST_CASE("10^6 random operations give exactly the reference's sequence", "[even
     CHECK(cancels > 50'000);
 }
 
-TEST_CASE("a large bucket of a few distinct times pushed out of order pops in push order per time",
-          "[event_queue]") {
+TEST_CASE("a large bucket of a few distinct times pushed out of order pops in push order per time", "[event_queue]") {
     // A permutation's packets at equal rates finish their hops at the same picoseconds: a
     // bucket as wide as the front's density asks for then holds a few distinct times, each many
     // times over, pushed interleaved (the counting sort's case). Here: 2 000 events 500 ps apart
