@@ -102,6 +102,32 @@ void EventQueue::drain(ChunkList& list, F f) {
 
 // ---- queue ---------------------------------------------------------------------------------
 
+void EventQueue::place(const Entry& e) {
+    if (e.time < base_) {
+        late_push(e);
+        return;
+    }
+    const std::uint64_t off = offset(e.time);
+    const std::uint64_t coarse = off >> coarse_.shift;
+    if (coarse >= coarse_.current) {
+        if (coarse < coarse_.count) {
+            append(coarse_.buckets[coarse], e);
+        } else {
+            append(overflow_, e);
+        }
+        return;
+    }
+    // In the coarse bucket being consumed (or an earlier one): a fine bucket or the late heap.
+    if (off >= fine_start_) {
+        const std::uint64_t fine = (off - fine_start_) >> fine_.shift;
+        if (fine >= fine_.current) {
+            fine_.buckets[fine].push_back(e);
+            return;
+        }
+    }
+    late_push(e);
+}
+
 EventQueue::EventQueue() = default;
 EventQueue::~EventQueue() = default;
 
@@ -121,6 +147,7 @@ void EventQueue::swap(EventQueue& o) noexcept {
     swap(late_seq_, o.late_seq_);
     swap(sort_keys_, o.sort_keys_);
     swap(sort_scratch_, o.sort_scratch_);
+    swap(sort_class_, o.sort_class_);
     swap(fine_, o.fine_);
     swap(coarse_, o.coarse_);
     swap(overflow_, o.overflow_);
@@ -177,36 +204,84 @@ bool EventQueue::settle_slow() {
 }
 
 // A bucket is in push order, so sorting it stably by time alone gives (time, push) order.
-// Small buckets (the usual case) take an insertion sort, which is linear on the already
-// sorted buckets that near-FIFO traffic and same-time groups produce; large ones sort keys
-// that carry the position, so no stable sort (and no allocation) is needed.
+// Small buckets take an insertion sort, which is linear on the already sorted buckets that
+// near-FIFO traffic produces. Larger ones usually hold a few distinct times, many times over:
+// symmetric traffic (a permutation's flows at equal rates) finishes hops at the same
+// picosecond, and a bucket of 64-255 entries then holds about three distinct times (the
+// packet model's perm-128-h100). Those take a stable counting sort over their distinct
+// times, two linear passes; a bucket with more distinct times sorts keys that carry the
+// position, so no stable sort (and no allocation) is needed.
 void EventQueue::start_run(std::vector<Entry>& bucket) {
-    if (&bucket != &run_) {  // copy, not swap: each vector's capacity then only grows to its own peak
-        if (run_.capacity() < bucket.size()) run_.reserve(2 * bucket.size());
-        run_.assign(bucket.begin(), bucket.end());
-        bucket.clear();
-    }
+    const std::size_t n = bucket.size();
+    run_.resize(n);  // run_ was spent; its capacity only grows to its peak
     run_pos_ = 0;
-    const std::size_t n = run_.size();
+    const Entry* in = bucket.data();
     Entry* v = run_.data();
-    if (n <= 32) {
-        for (std::size_t i = 1; i < n; ++i) {
-            const Entry x = v[i];
+    if (n <= kInsertionMax) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const Entry x = in[i];
             std::size_t j = i;
             for (; j > 0 && v[j - 1].time > x.time; --j) v[j] = v[j - 1];
             v[j] = x;
         }
-    } else if (!std::is_sorted(run_.begin(), run_.end(),
-                               [](const Entry& a, const Entry& b) { return a.time < b.time; })) {
+    } else if (!counting_sort(in, n, v)) {
         sort_keys_.clear();
-        for (std::size_t i = 0; i < n; ++i) sort_keys_.push_back(SortKey{v[i].time, i});
+        for (std::size_t i = 0; i < n; ++i) sort_keys_.push_back(SortKey{in[i].time, i});
         std::sort(sort_keys_.begin(), sort_keys_.end(), [](const SortKey& a, const SortKey& b) {
             return a.time < b.time || (a.time == b.time && a.index < b.index);
         });
-        sort_scratch_.clear();
-        for (const SortKey& k : sort_keys_) sort_scratch_.push_back(v[k.index]);
-        std::copy(sort_scratch_.begin(), sort_scratch_.end(), run_.begin());
+        for (std::size_t i = 0; i < n; ++i) v[i] = in[sort_keys_[i].index];
     }
+    bucket.clear();
+}
+
+// Writes in[0, n) to out sorted stably by time if it holds at most kMaxDistinct distinct times
+// (true); false otherwise. Pass 1 numbers each entry's time among the distinct ones seen so
+// far (the last one matched is tried first: ties come in stretches); pass 2 places each entry
+// at the next free position of its time's range.
+bool EventQueue::counting_sort(const Entry* in, std::size_t n, Entry* out) {
+    Time times[kMaxDistinct];
+    std::uint32_t first[kMaxDistinct];  // per distinct time: its count, then its next position
+    std::size_t distinct = 0;
+    std::size_t last = 0;
+    bool sorted = true;
+    if (sort_class_.size() < n) sort_class_.resize(n);
+    std::uint8_t* cls = sort_class_.data();
+    for (std::size_t i = 0; i < n; ++i) {
+        const Time t = in[i].time;
+        if (distinct == 0 || t != times[last]) {
+            sorted = sorted && (distinct == 0 || t > times[last]);
+            std::size_t j = 0;
+            while (j < distinct && times[j] != t) ++j;
+            if (j == distinct) {
+                if (distinct == kMaxDistinct) return false;
+                times[distinct] = t;
+                first[distinct++] = 0;
+            }
+            last = j;
+        }
+        ++first[last];
+        cls[i] = static_cast<std::uint8_t>(last);
+    }
+    if (sorted) {
+        std::copy(in, in + n, out);
+        return true;
+    }
+    // Rank the distinct times (first-seen order to ascending), then each rank's start.
+    std::uint8_t order[kMaxDistinct];
+    for (std::size_t j = 0; j < distinct; ++j) {
+        std::size_t k = j;
+        for (; k > 0 && times[order[k - 1]] > times[j]; --k) order[k] = order[k - 1];
+        order[k] = static_cast<std::uint8_t>(j);
+    }
+    std::uint32_t at = 0;
+    for (std::size_t k = 0; k < distinct; ++k) {
+        const std::uint32_t count = first[order[k]];
+        first[order[k]] = at;
+        at += count;
+    }
+    for (std::size_t i = 0; i < n; ++i) out[first[cls[i]]++] = in[i];
+    return true;
 }
 
 // pop() reads each entry's generation, a random access into a table of one word per pending
@@ -236,9 +311,9 @@ bool EventQueue::load_coarse() {
         if (bucket.size <= kSplitMin || coarse_.shift == 0) {
             fine_.shift = coarse_.shift;  // one spent fine bucket: pushes into it go to late_
             fine_.count = fine_.current = 1;
-            drain(bucket, [this](const Entry& e) { run_.push_back(e); });  // run_ was empty
-            prefetch_generations(run_);
-            start_run(run_);
+            drain(bucket, [this](const Entry& e) { sort_scratch_.push_back(e); });  // it was empty
+            prefetch_generations(sort_scratch_);
+            start_run(sort_scratch_);
             return true;
         }
         unsigned bits = static_cast<unsigned>(std::bit_width((bucket.size - 1) / kTargetPerBucket));

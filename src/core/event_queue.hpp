@@ -83,6 +83,9 @@ public:
     Time next_time();
     // Removes and returns the earliest event. Precondition: !empty().
     Event pop();
+    // pop() if the earliest event is at or before `stop` (true), else nothing (false): an event
+    // loop's next_time() and pop() in one, settling the queue once. Precondition: !empty().
+    bool pop_until(Time stop, Event& out);
     // The target (and in `arg` the argument) of the event most likely to pop next, read
     // without settling the queue (null when that would take work): the next live entry of
     // the sorted run, which a later push or a late entry may yet overtake. For prefetch
@@ -163,6 +166,8 @@ private:
     static constexpr std::size_t kTargetPerBucket = 8;  // fine buckets: the sort's size
     static constexpr std::size_t kCoarseTarget = 2048;  // coarse buckets
     static constexpr std::size_t kMaxCoarse = 4096;
+    static constexpr std::size_t kInsertionMax = 16;  // larger runs: counting sort or key sort
+    static constexpr std::size_t kMaxDistinct = 16;   // the counting sort's limit
 
     // Strict (time, seq) order; seq is unique, so two entries are never equivalent.
     static bool before(const LateEntry& a, const LateEntry& b) {
@@ -185,7 +190,8 @@ private:
     template <class F>
     void drain(ChunkList& list, F f);
 
-    void place(const Entry& e);
+    void place_fast(const Entry& e);
+    [[gnu::noinline]] void place(const Entry& e);
     void late_push(const Entry& e);
     void late_pop();
     // Makes the next event live and present (precondition: live_ > 0); true if it is the run's
@@ -196,7 +202,9 @@ private:
         return settle_slow();
     }
     bool settle_slow();
+    void take(bool from_run, Event& out);        // removes the settled front
     void start_run(std::vector<Entry>& bucket);  // moves bucket's entries into run_, sorted
+    bool counting_sort(const Entry* in, std::size_t n, Entry* out);
     void prefetch_generations(const std::vector<Entry>& bucket) const;
     bool load_fine();    // false when the fine buckets are spent
     bool load_coarse();  // false when the coarse buckets are spent
@@ -219,11 +227,12 @@ private:
     // times the run goes first.
     std::vector<Entry> run_;
     std::size_t run_pos_ = 0;
-    std::vector<LateEntry> late_;     // binary min-heap on (time, seq)
-    std::uint64_t late_seq_ = 0;      // push order of late_'s entries
-    std::vector<SortKey> sort_keys_;  // for sorting large buckets, kept for capacity
-    std::vector<Entry> sort_scratch_;
-    Level<std::vector<Entry>> fine_;  // small and reused: stays in L1/L2
+    std::vector<LateEntry> late_;           // binary min-heap on (time, seq)
+    std::uint64_t late_seq_ = 0;            // push order of late_'s entries
+    std::vector<SortKey> sort_keys_;        // for sorting large buckets, kept for capacity
+    std::vector<Entry> sort_scratch_;       // a small coarse bucket on its way to the run
+    std::vector<std::uint8_t> sort_class_;  // counting sort: each entry's distinct time
+    Level<std::vector<Entry>> fine_;        // small and reused: stays in L1/L2
     Level<ChunkList> coarse_;
     ChunkList overflow_;  // coarse index >= coarse_.count
     ChunkPool pool_;
@@ -285,30 +294,35 @@ inline void EventQueue::late_pop() {
     h[hole] = last;
 }
 
-inline void EventQueue::place(const Entry& e) {
-    if (__builtin_expect(e.time < base_, 0)) {
-        late_push(e);
-        return;
-    }
-    const std::uint64_t off = offset(e.time);
-    const std::uint64_t coarse = off >> coarse_.shift;
-    if (__builtin_expect(coarse >= coarse_.current, 1)) {
-        if (__builtin_expect(coarse < coarse_.count, 1)) {
-            append(coarse_.buckets[coarse], e);
-        } else {
-            append(overflow_, e);
+// The common cases inline: a coarse bucket ahead of the one being consumed, with room in its
+// last chunk, or a fine bucket of the one being consumed, with room in its vector. The rest
+// (the late heap, the overflow, a new chunk) in place(), out of line, so that the inline path
+// keeps few registers live.
+inline void EventQueue::place_fast(const Entry& e) {
+    if (__builtin_expect(e.time >= base_, 1)) {
+        const std::uint64_t off = offset(e.time);
+        const std::uint64_t coarse = off >> coarse_.shift;
+        if (coarse >= coarse_.current) {
+            if (coarse < coarse_.count) {
+                ChunkList& list = coarse_.buckets[coarse];
+                if (__builtin_expect(list.tail_fill != kChunkEntries, 1)) {
+                    list.tail->entries[list.tail_fill++] = e;
+                    ++list.size;
+                    return;
+                }
+            }
+        } else if (off >= fine_start_) {
+            const std::uint64_t fine = (off - fine_start_) >> fine_.shift;
+            if (fine >= fine_.current) {
+                std::vector<Entry>& bucket = fine_.buckets[fine];
+                if (__builtin_expect(bucket.size() != bucket.capacity(), 1)) {
+                    bucket.push_back(e);
+                    return;
+                }
+            }
         }
-        return;
     }
-    // In the coarse bucket being consumed (or an earlier one): a fine bucket or the late heap.
-    if (off >= fine_start_) {
-        const std::uint64_t fine = (off - fine_start_) >> fine_.shift;
-        if (fine >= fine_.current) {
-            fine_.buckets[fine].push_back(e);
-            return;
-        }
-    }
-    late_push(e);
+    place(e);
 }
 
 inline EventHandle EventQueue::push(Time time, EventTarget* target, std::uint64_t arg) {
@@ -321,16 +335,15 @@ inline EventHandle EventQueue::push(Time time, EventTarget* target, std::uint64_
     }
     const std::uint32_t generation = ++generations_[index];
     ++live_;
-    place(Entry{time, target, arg, index, generation});
+    place_fast(Entry{time, target, arg, index, generation});
     return EventHandle{index, generation};
 }
 
 inline Time EventQueue::next_time() { return settle() ? run_[run_pos_].time : late_.front().entry.time; }
 
-inline Event EventQueue::pop() {
-    const bool from_run = settle();
+inline void EventQueue::take(bool from_run, Event& out) {
     const Entry& top = from_run ? run_[run_pos_] : late_.front().entry;
-    const Event event{top.time, top.target, top.arg};
+    out = Event{top.time, top.target, top.arg};
     release(top.slot);
     if (__builtin_expect(from_run, 1)) {
         ++run_pos_;
@@ -338,7 +351,19 @@ inline Event EventQueue::pop() {
         late_pop();
     }
     --live_;
+}
+
+inline Event EventQueue::pop() {
+    Event event;
+    take(settle(), event);
     return event;
+}
+
+inline bool EventQueue::pop_until(Time stop, Event& out) {
+    const bool from_run = settle();
+    if ((from_run ? run_[run_pos_].time : late_.front().entry.time) > stop) return false;
+    take(from_run, out);
+    return true;
 }
 
 }  // namespace fabricsim

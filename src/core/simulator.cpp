@@ -13,18 +13,15 @@ namespace fabricsim {
 
 Simulator::Simulator(std::uint64_t seed) : seed_(seed) {}
 
-EventHandle Simulator::at(Time time, EventTarget& target, std::uint64_t arg) {
-    if (time < now_) [[unlikely]] {
-        // The clock never reads below zero, so a negative time is a sum of times that passed
-        // Time::max() and wrapped (core/time_limits.hpp): inputs beyond the engine, not a bug.
-        if (time < Time::zero())
-            throw ModelError(fmt::format("an event at {} while the clock reads {}: a sum of times passed the end of "
-                                         "simulated time ({}, int64 picoseconds) and wrapped; a delay, timer or rate "
-                                         "in the scenario is too extreme for the run",
-                                         time, now_, Time::max()));
-        throw InternalError(fmt::format("event scheduled in the past: at {} while the clock reads {}", time, now_));
-    }
-    return queue_.push(time, &target, arg);
+void Simulator::scheduled_in_the_past(Time time) const {
+    // The clock never reads below zero, so a negative time is a sum of times that passed
+    // Time::max() and wrapped (core/time_limits.hpp): inputs beyond the engine, not a bug.
+    if (time < Time::zero())
+        throw ModelError(fmt::format("an event at {} while the clock reads {}: a sum of times passed the end of "
+                                     "simulated time ({}, int64 picoseconds) and wrapped; a delay, timer or rate "
+                                     "in the scenario is too extreme for the run",
+                                     time, now_, Time::max()));
+    throw InternalError(fmt::format("event scheduled in the past: at {} while the clock reads {}", time, now_));
 }
 
 RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
@@ -43,12 +40,12 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
             end = RunEnd::interrupted;
             break;
         }
-        if (queue_.next_time() > stop) {
+        Event e;
+        if (!queue_.pop_until(stop, e)) {
             now_ = stop;
             end = RunEnd::stop_time;
             break;
         }
-        const Event e = queue_.pop();
         std::uint64_t next_arg;
         if (const EventTarget* next = queue_.upcoming(next_arg)) next->prefetch(next_arg);
         now_ = e.time;

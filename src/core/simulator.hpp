@@ -51,7 +51,11 @@ public:
     std::uint64_t seed() const { return seed_; }
 
     // Schedules target.on_event(sim, arg) at `time` >= now() (InternalError otherwise).
-    EventHandle at(Time time, EventTarget& target, std::uint64_t arg = 0);
+    EventHandle at(Time time, EventTarget& target, std::uint64_t arg = 0) {
+        if (time < now_) [[unlikely]]
+            scheduled_in_the_past(time);
+        return queue_.push(time, &target, arg);
+    }
     EventHandle after(Time delay, EventTarget& target, std::uint64_t arg = 0) { return at(now_ + delay, target, arg); }
     bool cancel(EventHandle handle) { return queue_.cancel(handle); }
     std::size_t pending() const { return queue_.size(); }
@@ -73,6 +77,8 @@ public:
     RunCost cost() const;
 
 private:
+    [[noreturn]] void scheduled_in_the_past(Time time) const;
+
     EventQueue queue_;
     Time now_ = Time::zero();
     std::uint64_t seed_;

@@ -448,3 +448,49 @@ TEST_CASE("10^6 random operations give exactly the reference's sequence", "[even
     CHECK(pops > 300'000);
     CHECK(cancels > 50'000);
 }
+
+TEST_CASE("a large bucket of a few distinct times pushed out of order pops in push order per time", "[event_queue]") {
+    // A permutation's packets at equal rates finish their hops at the same picoseconds: a
+    // bucket as wide as the front's density asks for then holds a few distinct times, each many
+    // times over, pushed interleaved (the counting sort's case). Here: 2 000 events 500 ps apart
+    // set the width; 300 more at 500 000 + 2, 1, 0, 2, 1, 0, ... ps share one bucket.
+    EventQueue q;
+    Reference ref;
+    for (int i = 0; i < 2'000; ++i) ref.push(q, Time::ps(i * 500));
+    for (int i = 0; i < 300; ++i) ref.push(q, Time::ps(500'000 + 2 - i % 3));
+    std::string why;
+    while (!ref.empty()) REQUIRE(ref.pop(q, why));
+    CHECK(q.empty());
+}
+
+TEST_CASE("hold model with increments 64 or 192 ns plus up to 2 ns: more distinct times than the counting sort takes",
+          "[event_queue][hold]") {
+    // As above with 0..1999 ps added: a large bucket holds tens of distinct times, pushed out
+    // of order, so it is sorted by (time, position) keys instead.
+    Rng rng(13);
+    const std::string error = hold_model(2'000, 200'000, [&] {
+        return Time::ps((rng.below(2) == 0 ? 64'000 : 192'000) + static_cast<std::int64_t>(rng.below(2'000)));
+    });
+    CHECK(error == "");
+}
+
+TEST_CASE("pop_until: pops up to and including the stop time, then leaves the rest", "[event_queue]") {
+    EventQueue q;
+    q.push(3_ns, nullptr, 0);
+    q.push(1_ns, nullptr, 1);
+    q.push(2_ns, nullptr, 2);
+    q.push(2_ns, nullptr, 3);
+    Event e;
+    REQUIRE(q.pop_until(2_ns, e));
+    CHECK((e.time == 1_ns && e.arg == 1));
+    REQUIRE(q.pop_until(2_ns, e));
+    CHECK((e.time == 2_ns && e.arg == 2));
+    REQUIRE(q.pop_until(2_ns, e));
+    CHECK((e.time == 2_ns && e.arg == 3));
+    CHECK_FALSE(q.pop_until(2_ns, e));  // 3 ns is beyond the stop: nothing is taken
+    CHECK(q.size() == 1);
+    CHECK(q.next_time() == 3_ns);
+    REQUIRE(q.pop_until(Time::max(), e));
+    CHECK((e.time == 3_ns && e.arg == 0));
+    CHECK(q.empty());
+}
