@@ -151,8 +151,9 @@ const Table<OutputsSpec>& outputs_table() {
                 "Packet model with DCQCN or IB CC: each QP's rate (and IB CC's CCTI), sampled on change at most this "
                 "often, into `qp_rates.csv` (with `csv`)."),
             key("timeline", &S::timeline, boolean(), kAllModels,
-                "Write `timeline.json`: every trace op's start and end per rank, in Chrome's trace-event format "
-                "(Perfetto, `chrome://tracing`).")
+                "Write `timeline.json`: every op of the trace, transfer and traffic entries with its simulated "
+                "start and end, one track per rank, in Chrome's trace-event format (Perfetto, `chrome://tracing`; "
+                "docs/models/traces.md).")
                 .printed_if([](const S& s) { return s.timeline; }),
             [] {
                 auto k = custom_key<S>(

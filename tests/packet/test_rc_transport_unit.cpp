@@ -71,7 +71,7 @@ TEST_CASE("RcTransport out-of-order placement: no NAK, an ACK when the in-order 
     CHECK(rc.on_data(0, 5).reply == Reply::none);  // past a gap: kept, no NAK
 }
 
-TEST_CASE("RcTransport parts: 10 packets over 3 QPs are [0,4) [4,7) [7,10), each acknowledged on its own",
+TEST_CASE("RcTransport parts: 10 packets over 3 QPs are packets 0-3, 4-6 and 7-9, each acknowledged on its own",
           "[packet][transport][rc]") {
     RcTransport rc = transport(1);
     // Part j starts at ceil(j x 10 / 3): 0, 4, 7.
