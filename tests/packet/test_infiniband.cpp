@@ -64,8 +64,8 @@ TEST_CASE("a VL buffer smaller than the round trip limits a flow to buffer over 
     const DirectedLink up = m.uplink(0);
     const fabric::Link& link = m.topology.link(up.link);
     const Time rtt = transmit_time(4_KiB, payload(m, up)) + link.propagation * 2 + 200_ns;
-    const double packets_per_window = static_cast<double>(64 * 1024 / 64 / 65);  // 15
-    const double expected = packets_per_window * 4096 / rtt.seconds();           // bytes/s
+    const std::int64_t packets_per_window = 64 * 1024 / 64 / 65;  // 15 whole packets (integer division meant)
+    const double expected = static_cast<double>(packets_per_window * 4096) / rtt.seconds();  // bytes/s
     const double achieved = static_cast<double>(size.count()) / sink.at[0].seconds();
     CHECK(achieved == Approx(expected).epsilon(0.02));
     CHECK(m.network.counters().credit_stall_time > Time::zero());
