@@ -8,6 +8,7 @@
 //   flow_solve [--cuda] FLOWS...        e.g. flow_solve --cuda 100000 1000000
 //
 // Exit 1 when CUDA and CPU rates differ by more than 1e-6 relative.
+#include "bench_args.hpp"
 #include "flow/cuda_device.hpp"
 #include "flow/incremental_max_min.hpp"
 #include "flow/random_system.hpp"
@@ -38,16 +39,7 @@ double best_seconds(int repeats, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool cuda = false;
-    std::vector<std::size_t> sizes;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--cuda")
-            cuda = true;
-        else
-            sizes.push_back(static_cast<std::size_t>(std::strtoull(a.c_str(), nullptr, 10)));
-    }
-    if (sizes.empty()) sizes = {100'000, 1'000'000};
+    const auto [cuda, sizes] = fabricsim::bench::sizes_args(argc, argv, {100'000, 1'000'000});
     std::unique_ptr<RateBackend> device;
     if (cuda) {
         const auto a = cuda_availability();

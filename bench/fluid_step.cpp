@@ -6,6 +6,7 @@
 // Figures in docs/BENCHMARKS.md; bench/cuda.sh runs it with --cuda.
 //
 //   fluid_step [--cuda] FLOWS...        e.g. fluid_step 1000 100000
+#include "bench_args.hpp"
 #include "flow/cuda_device.hpp"
 #include "flow/dcqcn_fluid.hpp"
 #include "flow/random_fluid.hpp"
@@ -24,16 +25,7 @@ using namespace fabricsim;
 using namespace fabricsim::flow;
 
 int main(int argc, char** argv) {
-    bool cuda = false;
-    std::vector<std::size_t> sizes;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--cuda")
-            cuda = true;
-        else
-            sizes.push_back(static_cast<std::size_t>(std::strtoull(a.c_str(), nullptr, 10)));
-    }
-    if (sizes.empty()) sizes = {1'000, 100'000};
+    const auto [cuda, sizes] = bench::sizes_args(argc, argv, {1'000, 100'000});
     std::unique_ptr<FluidDevice> device;
     if (cuda) {
         const auto a = cuda_availability();

@@ -1,5 +1,6 @@
 #include "core/errors.hpp"
 #include "flow/cuda_device.hpp"
+#include "flow/cuda_launch.cuh"
 
 #include <cuda_runtime.h>
 
@@ -8,12 +9,6 @@
 namespace fabricsim::flow {
 
 namespace {
-
-std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
-
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw ModelError(std::string("CUDA ") + what + " failed: " + error_text(e));
-}
 
 __global__ void sum_of_indices(long long n, unsigned long long* out) {
     unsigned long long local = 0;
@@ -28,10 +23,10 @@ __global__ void sum_of_indices(long long n, unsigned long long* out) {
 CudaAvailability cuda_availability() {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) return {false, "", "no usable CUDA device (" + error_text(e) + ")"};
+    if (e != cudaSuccess) return {false, "", "no usable CUDA device (" + cuda_error_text(e) + ")"};
     if (count == 0) return {false, "", "no CUDA device is present"};
     cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     return {true, std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ")", ""};
 }
 
@@ -39,13 +34,13 @@ std::int64_t cuda_sum_of_indices(std::int64_t n) {
     const CudaAvailability a = cuda_availability();
     if (!a.usable) throw ModelError(a.reason);
     unsigned long long* d_out = nullptr;
-    check(cudaMalloc(&d_out, sizeof(*d_out)), "cudaMalloc");
+    cuda_check(cudaMalloc(&d_out, sizeof(*d_out)), "cudaMalloc");
     unsigned long long result = 0;
     try {
-        check(cudaMemset(d_out, 0, sizeof(*d_out)), "cudaMemset");
+        cuda_check(cudaMemset(d_out, 0, sizeof(*d_out)), "cudaMemset");
         sum_of_indices<<<256, 256>>>(n, d_out);
-        check(cudaGetLastError(), "kernel launch");
-        check(cudaMemcpy(&result, d_out, sizeof(result), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        cuda_check(cudaGetLastError(), "kernel launch");
+        cuda_check(cudaMemcpy(&result, d_out, sizeof(result), cudaMemcpyDeviceToHost), "cudaMemcpy");
     } catch (...) {
         cudaFree(d_out);
         throw;

@@ -6,6 +6,7 @@
 // differently (tests/cuda: agreement to 1e-6 relative).
 #include "core/errors.hpp"
 #include "flow/cuda_device.hpp"
+#include "flow/cuda_launch.cuh"
 #include "flow/dcqcn_fluid_device.hpp"
 
 #include <cuda_runtime.h>
@@ -17,15 +18,6 @@
 namespace fabricsim::flow {
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " +
-                         cudaGetErrorString(e));
-}
-
-constexpr int kThreads = 256;
-int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, 65535)); }
 
 __global__ void link_step(FluidArrays a, double h) {
     for (std::size_t l = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; l < a.links;
@@ -45,9 +37,9 @@ struct Buffers {
     template <class T>
     T* copy(const T* host, std::size_t n) {
         void* p = nullptr;
-        check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
+        cuda_check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
         owned.push_back(p);
-        if (n > 0) check(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+        if (n > 0) cuda_check(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
         return static_cast<T*>(p);
     }
     ~Buffers() {
@@ -57,7 +49,7 @@ struct Buffers {
 
 template <class T>
 void fetch(T* host, const T* device, std::size_t n) {
-    if (n > 0) check(cudaMemcpy(host, device, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+    if (n > 0) cuda_check(cudaMemcpy(host, device, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
 }
 
 class CudaFluid final : public FluidDevice {
@@ -102,12 +94,12 @@ public:
     void run(std::uint64_t n) override {
         if (!buffers_) throw InternalError("CUDA fluid model: run() before upload()");
         for (std::uint64_t i = 0; i < n; ++i) {
-            link_step<<<blocks(device_.links), kThreads>>>(device_, h_);
-            flow_step<<<blocks(device_.flows), kThreads>>>(params_, device_, step_ + ran_, h_);
+            link_step<<<cuda_blocks(device_.links), kCudaThreads>>>(device_, h_);
+            flow_step<<<cuda_blocks(device_.flows), kCudaThreads>>>(params_, device_, step_ + ran_, h_);
             ++ran_;
         }
-        check(cudaGetLastError(), "kernel launch");
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        cuda_check(cudaGetLastError(), "kernel launch");
+        cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
     std::uint64_t download(const FluidArrays& h) override {

@@ -17,6 +17,7 @@
 // (which decrements) round differently; they agree to far better than the 1e-6 the tests ask.
 #include "core/errors.hpp"
 #include "flow/cuda_device.hpp"
+#include "flow/cuda_launch.cuh"
 #include "flow/flow_rules.hpp"
 #include "flow/rate_backend.hpp"
 
@@ -31,15 +32,7 @@ namespace fabricsim::flow {
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-        throw ModelError(std::string("CUDA ") + what + " failed: " + cudaGetErrorName(e) + ": " +
-                         cudaGetErrorString(e));
-}
-
-constexpr int kThreads = 256;
 constexpr int kRoundsPerCheck = 16;  // rounds launched between reads of the unfrozen count
-int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, 65535)); }
 
 // A device array that keeps its allocation between solves.
 template <class T>
@@ -50,12 +43,12 @@ struct DeviceArray {
         if (n <= capacity) return;
         if (p != nullptr) cudaFree(p);
         p = nullptr;
-        check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
+        cuda_check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
         capacity = std::max<std::size_t>(n, 1);
     }
     void upload(const T* host, std::size_t n) {
         reserve(n);
-        if (n > 0) check(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+        if (n > 0) cuda_check(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
     }
     ~DeviceArray() {
         if (p != nullptr) cudaFree(p);
@@ -151,16 +144,16 @@ public:
         frozen_.reserve(flows);
         scalars_.reserve(1);
         counter_.reserve(1);
-        check(cudaMemset(frozen_.p, 0, flows), "cudaMemset");
-        check(cudaMemset(rate_.p, 0, flows * sizeof(double)), "cudaMemset");
+        cuda_check(cudaMemset(frozen_.p, 0, flows), "cudaMemset");
+        cuda_check(cudaMemset(rate_.p, 0, flows * sizeof(double)), "cudaMemset");
 
         // CUB's scratch: the larger of the segmented sum's and the min's.
         std::size_t seg_bytes = 0, min_bytes = 0;
-        check(cub::DeviceSegmentedReduce::Sum(nullptr, seg_bytes, contrib_.p, load_.p, static_cast<int>(links),
-                                              link_first_.p, link_first_.p + 1),
-              "cub segmented sum (size)");
-        check(cub::DeviceReduce::Min(nullptr, min_bytes, flow_level_.p, scalars_.p, static_cast<int>(flows)),
-              "cub min (size)");
+        cuda_check(cub::DeviceSegmentedReduce::Sum(nullptr, seg_bytes, contrib_.p, load_.p, static_cast<int>(links),
+                                                   link_first_.p, link_first_.p + 1),
+                   "cub segmented sum (size)");
+        cuda_check(cub::DeviceReduce::Min(nullptr, min_bytes, flow_level_.p, scalars_.p, static_cast<int>(flows)),
+                   "cub min (size)");
         scratch_.reserve(std::max(seg_bytes, min_bytes));
         std::size_t scratch_bytes = scratch_.capacity;
 
@@ -169,39 +162,41 @@ public:
             if (round > flows + kRoundsPerCheck)
                 throw InternalError("CUDA max-min solver: more rounds than flows (a round froze nothing)");
             for (int r = 0; r < kRoundsPerCheck; ++r) {
-                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p,
-                                                      frozen_.p, 0, contrib_.p);
+                use_terms<<<cuda_blocks(uses), kCudaThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p,
+                                                               rate_.p, frozen_.p, 0, contrib_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, load_.p,
-                                                      static_cast<int>(links), link_first_.p, link_first_.p + 1),
-                      "cub segmented sum");
-                link_levels<<<blocks(links), kThreads>>>(links, remaining_.p, load_.p, level_.p);
-                flow_levels<<<blocks(flows), kThreads>>>(flows, first_.p, link_of_.p, weight_.p, cap_.p, level_.p,
-                                                         frozen_.p, flow_level_.p);
+                cuda_check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, load_.p,
+                                                           static_cast<int>(links), link_first_.p, link_first_.p + 1),
+                           "cub segmented sum");
+                link_levels<<<cuda_blocks(links), kCudaThreads>>>(links, remaining_.p, load_.p, level_.p);
+                flow_levels<<<cuda_blocks(flows), kCudaThreads>>>(flows, first_.p, link_of_.p, weight_.p, cap_.p,
+                                                                  level_.p, frozen_.p, flow_level_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceReduce::Min(scratch_.p, scratch_bytes, flow_level_.p, scalars_.p,
-                                             static_cast<int>(flows)),
-                      "cub min");
-                freeze_at<<<blocks(flows), kThreads>>>(flows, flow_level_.p, scalars_.p, weight_.p, cap_.p, rate_.p,
-                                                       frozen_.p);
-                use_terms<<<blocks(uses), kThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p, rate_.p,
-                                                      frozen_.p, 1, contrib_.p);
+                cuda_check(cub::DeviceReduce::Min(scratch_.p, scratch_bytes, flow_level_.p, scalars_.p,
+                                                  static_cast<int>(flows)),
+                           "cub min");
+                freeze_at<<<cuda_blocks(flows), kCudaThreads>>>(flows, flow_level_.p, scalars_.p, weight_.p, cap_.p,
+                                                                rate_.p, frozen_.p);
+                use_terms<<<cuda_blocks(uses), kCudaThreads>>>(uses, use_of_.p, flow_of_.p, share_.p, weight_.p,
+                                                               rate_.p, frozen_.p, 1, contrib_.p);
                 scratch_bytes = scratch_.capacity;
-                check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, used_.p,
-                                                      static_cast<int>(links), link_first_.p, link_first_.p + 1),
-                      "cub segmented sum");
-                subtract<<<blocks(links), kThreads>>>(links, used_.p, remaining_.p);
+                cuda_check(cub::DeviceSegmentedReduce::Sum(scratch_.p, scratch_bytes, contrib_.p, used_.p,
+                                                           static_cast<int>(links), link_first_.p, link_first_.p + 1),
+                           "cub segmented sum");
+                subtract<<<cuda_blocks(links), kCudaThreads>>>(links, used_.p, remaining_.p);
                 if (r + 1 < kRoundsPerCheck) {
-                    settle<<<blocks(flows), kThreads>>>(flows, frozen_.p, nullptr);
+                    settle<<<cuda_blocks(flows), kCudaThreads>>>(flows, frozen_.p, nullptr);
                 } else {
-                    check(cudaMemset(counter_.p, 0, sizeof(unsigned long long)), "cudaMemset");
-                    settle<<<blocks(flows), kThreads>>>(flows, frozen_.p, counter_.p);
+                    cuda_check(cudaMemset(counter_.p, 0, sizeof(unsigned long long)), "cudaMemset");
+                    settle<<<cuda_blocks(flows), kCudaThreads>>>(flows, frozen_.p, counter_.p);
                 }
             }
-            check(cudaGetLastError(), "kernel launch");
-            check(cudaMemcpy(&unfrozen, counter_.p, sizeof(unfrozen), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+            cuda_check(cudaGetLastError(), "kernel launch");
+            cuda_check(cudaMemcpy(&unfrozen, counter_.p, sizeof(unfrozen), cudaMemcpyDeviceToHost),
+                       "cudaMemcpy to host");
         }
-        check(cudaMemcpy(rates.data(), rate_.p, flows * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+        cuda_check(cudaMemcpy(rates.data(), rate_.p, flows * sizeof(double), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy to host");
     }
 
 private:
