@@ -9,6 +9,7 @@
 #include "core/simulator.hpp"
 #include "fabric/host_staging.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "fabric/link_classes.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/executor.hpp"
 
@@ -176,6 +177,44 @@ TEST_CASE("P2P off: two GPUs of a server exchange through host memory (NCCL SHM)
     const std::int64_t k = size.count() / kChunk.count();
     const Bandwidth b = Bandwidth::GBps(10);
     CHECK(one_message(c, size) == transmit_time(kChunk, b) * (k + 1) + kStaging);
+}
+
+TEST_CASE(
+    "two sockets: staging and SHM cross the socket link when GPU and NIC, or two GPUs, sit under different sockets",
+    "[host-staging][sockets]") {
+    // Each server: 2 GPUs on 2 PCIe Gen4 x16 switches, one per socket, and 1 NIC under switch 0
+    // (socket 0); socket link 5 GB/s, slower than the copy (100 GB/s), the NIC (12.5 GB/s) and the
+    // uplinks (31.5 GB/s on the wire). GPU 1 (socket 1) uses NIC 0 (socket 0).
+    const auto two_sockets = [](int servers) {
+        scenario::ClusterSpec c = pcie_servers(servers, false, Bandwidth::GBps(100));
+        c.server.gpus = 2;
+        c.server.pcie.switches = 2;
+        c.server.host.sockets = 2;
+        c.server.host.socket_link = Bandwidth::GBps(5);
+        return c;
+    };
+    const Bandwidth wire = fabric::pcie_line_rate(4, 16);
+    const Bandwidth link = Bandwidth::GBps(5);
+    const Bytes size = 16_MiB;
+    const std::int64_t k = size.count() / kChunk.count();
+    const Bytes write{static_cast<std::int64_t>(kWrite)};
+    const Bytes completions{kChunk.count() + kChunk.count() / 256 * 20};
+    // GDR off, s0.gpu1 -> s1.gpu1: S1 writes host memory of socket 1 through switch 1's uplink
+    // (W / wire); then, alongside the send, NIC 0 reads it across the socket link (cpu1 -> cpu0)
+    // and the far NIC writes it across the far socket link (cpu0 -> cpu1): c / 5 GB/s per chunk,
+    // the slowest stage; then R2 reads it through switch 1 (completions / wire). The stages use
+    // different resources, so the pipeline closed form holds:
+    //   T = W/wire + L + k c/link + L + completions/wire.
+    CHECK(one_message(two_sockets(2), size, 3) == transmit_time(write, wire) + kStaging * 2 +
+                                                      transmit_time(kChunk, link) * k +
+                                                      transmit_time(completions, wire));
+    // P2P off, GPU 0 -> GPU 1 of one server (NCCL SHM): S1 into socket 0's memory (the GPU's link
+    // and switch 0's uplink, W / wire each), L, then R2 across the socket link to GPU 1, c / 5 GB/s
+    // per chunk, the slowest: T = W/wire + L + k c/link.
+    scenario::ClusterSpec shm = two_sockets(1);
+    shm.server.gpudirect.rdma = true;
+    shm.server.gpudirect.p2p = false;
+    CHECK(one_message(shm, size, 1) == transmit_time(write, wire) + kStaging + transmit_time(kChunk, link) * k);
 }
 
 TEST_CASE("storage off: a storage read is staged on the GPU side only", "[host-staging]") {
