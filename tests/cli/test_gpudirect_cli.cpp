@@ -17,7 +17,7 @@ namespace {
 // The data path line of `variant` that starts with `what`, or "" if there is none.
 std::string path_of(const Json& variant, const std::string& what) {
     for (const auto& line : variant["data_paths"]) {
-        const std::string s = line.get<std::string>();
+        std::string s = line.get<std::string>();
         if (s.rfind(what, 0) == 0) return s;
     }
     return "";
