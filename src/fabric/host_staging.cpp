@@ -7,6 +7,7 @@
 #include "fabric/link_classes.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -14,8 +15,22 @@ namespace fabricsim::fabric {
 
 namespace {
 
-Bandwidth payload_rate(const LinkClass& c) {
-    return Bandwidth::bps(static_cast<std::int64_t>(static_cast<double>(c.bandwidth.bits_per_second()) * c.efficiency));
+// PCIe transaction-layer packets on the host's PCIe resources (docs/models/gpudirect.md, "PCIe
+// transactions"). Gen3..5 (docs/models/links.md): a memory write, or a read request, with a 4-DW
+// header (64-bit addresses) costs STP 4 + header 16 + LCRC 4 = 24 bytes; a completion with data
+// has a 3-DW header, one DW less: 20 bytes (Intel, "Throughput for Reads": a 512-byte read
+// returns as 2 completions of 256 bytes with 2 x 20 bytes of overhead). Gen6 flit mode: the
+// headers alone, 16 and 12 bytes, in flits that carry 236 TLP bytes of every 256.
+constexpr std::int64_t kDword = 4;
+// Max_Read_Request_Size: the PCI Express Base Specification's default (Device Control register,
+// 010b), 512 bytes. Completions come in max-payload-size pieces (the Intel example above).
+constexpr Bytes kMaxReadRequest = Bytes{512};
+
+// The bytes per second a PCIe resource moves before per-packet overhead.
+Bandwidth pcie_wire_rate(int generation, int lanes) {
+    const LinkClass c = pcie_class(generation, lanes);  // validates generation and lanes
+    if (generation < 6) return c.bandwidth;
+    return Bandwidth::bps(c.bandwidth.bits_per_second() / kPcieFlitBytes * kPcieFlitTlpBytes);
 }
 
 // The index of the resources of one server, in the order they are made.
@@ -84,7 +99,9 @@ HostStagingNetwork::HostStagingNetwork(std::unique_ptr<Network> inner, const sce
     if (s.host.memory_copy <= Bandwidth::zero() || s.host.socket_link <= Bandwidth::zero() ||
         s.host.staging_chunk <= Bytes::zero())
         throw ModelError("host staging: memory_copy, socket_link and staging_chunk must be positive");
-    const Bandwidth pcie = payload_rate(pcie_class(s.pcie.generation, s.pcie.lanes));
+    const Bandwidth pcie = pcie_wire_rate(s.pcie.generation, s.pcie.lanes);
+    write_overhead_ = request_overhead_ = s.pcie.generation >= 6 ? kPcieFlitHeader : kPcieTlpOverhead;
+    completion_overhead_ = write_overhead_ - kDword;
     per_server_ = l.size();
     resources_.reserve(static_cast<std::size_t>(cluster.servers) * per_server_);
     for (int server = 0; server < cluster.servers; ++server) {
@@ -112,6 +129,17 @@ HostStagingNetwork::HostStagingNetwork(std::unique_ptr<Network> inner, const sce
 
 HostStagingNetwork::~HostStagingNetwork() = default;
 
+Bytes HostStagingNetwork::wire_bytes(Charge charge, Bytes size) const {
+    const auto packets = [&](Bytes unit) { return (size.count() + unit.count() - 1) / unit.count(); };
+    switch (charge) {
+        case Charge::write: return size + Bytes{packets(kPcieMaxPayload) * write_overhead_};
+        case Charge::completion: return size + Bytes{packets(kPcieMaxPayload) * completion_overhead_};
+        case Charge::request: return Bytes{packets(kMaxReadRequest) * request_overhead_};
+        case Charge::bytes: break;
+    }
+    return size;
+}
+
 HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
     Plan p;
     const scenario::ServerSpec& s = cluster_.server;
@@ -124,7 +152,14 @@ HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
     const auto server_of = [&](RankId r) { return static_cast<int>(r.value()) / ranks_per_server_; };
     const auto local_of = [&](RankId r) { return static_cast<int>(r.value()) % ranks_per_server_; };
     if (s.gpus == 0) return p;
-    const auto at = [&](int server, std::uint32_t r) { return static_cast<std::uint32_t>(server) * per_server_ + r; };
+    const auto at = [&](int server, std::uint32_t r, Charge charge = Charge::bytes) {
+        return Use{static_cast<std::uint32_t>(server) * per_server_ + r, charge};
+    };
+    // A device reading host memory: the data comes down as completions, its requests go up.
+    const auto read = [&](std::vector<Use>& stage, int server, std::uint32_t down, std::uint32_t up) {
+        stage.push_back(at(server, down, Charge::completion));
+        stage.push_back(at(server, up, Charge::request));
+    };
 
     if (pxn_ && m.rail < 0 && is_rank(m.src) && is_rank(m.dst) && server_of(m.src) != server_of(m.dst)) {
         // PXN: the first GPU of the source server that the destination's rail NIC serves.
@@ -146,13 +181,16 @@ HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
         const int sa = l.socket_of(a, l.gpus), sb = l.socket_of(b, l.gpus);
         p.inner = false;
         p.waits = 1;
-        p.before.push_back(at(server, l.gpu_link(a, true)));
-        if (l.switches > 0) p.before.push_back(at(server, l.uplink(l.switch_of(a, l.gpus), true)));
+        p.before.push_back(at(server, l.gpu_link(a, true), Charge::write));
+        if (l.switches > 0) p.before.push_back(at(server, l.uplink(l.switch_of(a, l.gpus), true), Charge::write));
         p.before.push_back(at(server, l.memory(sa, true)));
         p.after.push_back(at(server, l.memory(sa, false)));
         if (sa != sb) p.after.push_back(at(server, l.socket_link(sa)));
-        if (l.switches > 0) p.after.push_back(at(server, l.uplink(l.switch_of(b, l.gpus), false)));
-        p.after.push_back(at(server, l.gpu_link(b, false)));
+        if (l.switches > 0) {
+            const int w = l.switch_of(b, l.gpus);
+            read(p.after, server, l.uplink(w, false), l.uplink(w, true));
+        }
+        read(p.after, server, l.gpu_link(b, false), l.gpu_link(b, true));
         return p;
     }
     // A GPU rank talking over a NIC: does its side stage, and through which NIC?
@@ -173,34 +211,38 @@ HostStagingNetwork::Plan HostStagingNetwork::plan(const Message& m) const {
         const int gsock = l.socket_of(g, l.gpus);
         const auto [nsw, nsock] = nic_of(m.src, m.dst);
         ++p.waits;
-        if (l.switches > 0) p.before.push_back(at(server, l.uplink(l.switch_of(g, l.gpus), true)));
+        if (l.switches > 0) p.before.push_back(at(server, l.uplink(l.switch_of(g, l.gpus), true), Charge::write));
         p.before.push_back(at(server, l.memory(gsock, true)));
         p.during.push_back(at(server, l.memory(gsock, false)));
         if (gsock != nsock) p.during.push_back(at(server, l.socket_link(gsock)));
-        if (nsw >= 0) p.during.push_back(at(server, l.uplink(nsw, false)));
+        if (nsw >= 0) read(p.during, server, l.uplink(nsw, false), l.uplink(nsw, true));
     }
     if (stages(m.dst, m.src)) {
         const int server = server_of(m.dst), g = local_of(m.dst);
         const int gsock = l.socket_of(g, l.gpus);
         const auto [nsw, nsock] = nic_of(m.dst, m.src);
         ++p.waits;
-        if (nsw >= 0) p.during.push_back(at(server, l.uplink(nsw, true)));
+        if (nsw >= 0) p.during.push_back(at(server, l.uplink(nsw, true), Charge::write));
         if (gsock != nsock) p.during.push_back(at(server, l.socket_link(nsock)));
         p.during.push_back(at(server, l.memory(gsock, true)));
         p.after.push_back(at(server, l.memory(gsock, false)));
-        if (l.switches > 0) p.after.push_back(at(server, l.uplink(l.switch_of(g, l.gpus), false)));
+        if (l.switches > 0) {
+            const int w = l.switch_of(g, l.gpus);
+            read(p.after, server, l.uplink(w, false), l.uplink(w, true));
+        }
     }
     return p;
 }
 
-// Each resource serves the chunk from when it is free, for chunk / its rate; the stage ends when
-// the last one has (a resource is not held idle while another one of the stage is busy, so two
-// streams through one memory share it rather than queue behind each other's other resources).
-Time HostStagingNetwork::hold(const std::vector<std::uint32_t>& stage, Bytes size, Time ready) {
+// Each resource serves the chunk from when it is free, for the bytes the chunk puts on it / its
+// rate; the stage ends when the last one has (a resource is not held idle while another one of
+// the stage is busy, so two streams through one memory share it rather than queue behind each
+// other's other resources).
+Time HostStagingNetwork::hold(const std::vector<Use>& stage, Bytes size, Time ready) {
     Time end = ready;
-    for (const std::uint32_t r : stage) {
-        Resource& res = resources_[r];
-        res.free_at = std::max(ready, res.free_at) + transmit_time(size, res.rate);
+    for (const Use u : stage) {
+        Resource& res = resources_[u.resource];
+        res.free_at = std::max(ready, res.free_at) + transmit_time(wire_bytes(u.charge, size), res.rate);
         end = std::max(end, res.free_at);
     }
     return end;
@@ -360,15 +402,21 @@ Time HostStagingNetwork::unloaded_time(const Message& m) const {
         first.size = Bytes::zero();
         return inner_->unloaded_time(first) + inner_->unloaded_time(rest);
     }
-    const auto slowest = [&](const std::vector<std::uint32_t>& stage) {
-        Bandwidth b = resources_[stage.front()].rate;
-        for (const std::uint32_t r : stage) b = std::min(b, resources_[r].rate);
-        return b;
+    const Bytes chunk = cluster_.server.host.staging_chunk;
+    // A stage's payload rate: its slowest resource's rate x chunk / the bytes a chunk puts on it.
+    const Bytes c = m.size > Bytes::zero() ? std::min(chunk, m.size) : chunk;
+    const auto slowest = [&](const std::vector<Use>& stage) {
+        double b = -1;
+        for (const Use u : stage) {
+            const double r = static_cast<double>(resources_[u.resource].rate.bits_per_second()) *
+                             static_cast<double>(c.count()) / static_cast<double>(wire_bytes(u.charge, c).count());
+            if (b < 0 || r < b) b = r;
+        }
+        return Bandwidth::bps(static_cast<std::int64_t>(std::ceil(b)));  // up: a lower bound on the time
     };
     std::vector<Bandwidth> rates;
     for (const auto* stage : {&p.before, &p.during, &p.after})
         if (!stage->empty()) rates.push_back(slowest(*stage));
-    const Bytes chunk = cluster_.server.host.staging_chunk;
     const Time wait = cluster_.server.host.staging_latency;
     const Time host = pipeline_time(m.size, chunk, rates, Time::zero()) + wait * p.waits;
     if (!p.inner) return host;
@@ -409,7 +457,8 @@ std::vector<std::string> host_path_lines(const scenario::ClusterSpec& cluster) {
     out.push_back(fmt::format("storage -> GPU: {}", g.storage ? "GPUDirect Storage" : host));
     if (nvlink)
         out.push_back(fmt::format("other rail: {}", g.pxn && g.rdma && s.nics >= 2
-                                                        ? "PXN, over NVLink to the rail's GPU, out by its NIC"
+                                                        ? "PXN, over NVLink to the rail's GPU, out by its NIC "
+                                                          "(all-to-all, trees, transfers; rings keep to their rail)"
                                                         : "the rank's own NIC, across the fabric"));
     return out;
 }

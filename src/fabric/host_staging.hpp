@@ -39,6 +39,14 @@
 // NIC: two legs of the wrapped model, so a rail-optimised fabric keeps it on one rail. Messages
 // of rail-aligned rings (Message::rail set) already leave by the ring's NIC and are not relayed.
 //
+// The PCIe resources (uplinks, and for SHM the GPUs' links) carry transaction-layer packets,
+// not bare bytes: a write of c bytes is c plus a header per max payload size (256 B); a read
+// is its completions (c plus a smaller header per 256 B) towards the reader and its read
+// requests (a header per 512-byte request, no data) the other way (Charge; PCI Express Base
+// Specification; docs/models/gpudirect.md, "PCIe transactions"). So a staging side that
+// both writes host memory and has it read (GPU -> host, host -> NIC) loads the uplink's
+// upward direction with the writes and the read requests.
+//
 // A stage of k chunks through stages of rates B_1..B_m with waits L between stages takes
 //   T = Σ c/B_i + Σ L + (k - 1) · c / min B_i      (chunk c; the last chunk may be smaller)
 // which `pipeline_time` gives and the tests derive by hand.
@@ -94,18 +102,27 @@ public:
 
     Network& inner() { return *inner_; }
 
-    // Which resources a message holds in each stage (tests and `topo` read them).
+    // What a stage costs a resource per chunk: the bytes themselves (memory, socket link) or
+    // the PCIe packets of a write, of a read's completions, or of a read's requests.
+    enum class Charge : std::uint8_t { bytes, write, completion, request };
+    struct Use {
+        std::uint32_t resource = 0;
+        Charge charge = Charge::bytes;
+    };
+    // Which resources a message holds in each stage (tests read them).
     struct Plan {
-        std::vector<std::uint32_t> before;  // S1 (source stages), before the wrapped model's leg
-        std::vector<std::uint32_t> during;  // S2 / R1, alongside it
-        std::vector<std::uint32_t> after;   // R2 (destination stages)
-        bool inner = true;                  // false: host memory alone (SHM), no wrapped leg
-        int waits = 0;                      // staging latencies on the way (0, 1 or 2)
-        std::int64_t relay = -1;            // PXN: the rank that relays the message; -1: none
+        std::vector<Use> before;  // S1 (source stages), before the wrapped model's leg
+        std::vector<Use> during;  // S2 / R1, alongside it
+        std::vector<Use> after;   // R2 (destination stages)
+        bool inner = true;        // false: host memory alone (SHM), no wrapped leg
+        int waits = 0;            // staging latencies on the way (0, 1 or 2)
+        std::int64_t relay = -1;  // PXN: the rank that relays the message; -1: none
         bool passes_through() const { return before.empty() && during.empty() && after.empty() && relay < 0; }
     };
     Plan plan(const Message& message) const;  // all empty: GPUDirect, passed through
     Bandwidth rate(std::uint32_t resource) const { return resources_[resource].rate; }
+    // The bytes a chunk of `size` puts on a resource under `charge`.
+    Bytes wire_bytes(Charge charge, Bytes size) const;
     const std::string& resource_name(std::uint32_t resource) const { return resources_[resource].name; }
 
 private:
@@ -135,7 +152,7 @@ private:
 
     // Has each of `stage`'s resources serve `size` from `ready` (or when it is free); returns
     // when the last has.
-    Time hold(const std::vector<std::uint32_t>& stage, Bytes size, Time ready);
+    Time hold(const std::vector<Use>& stage, Bytes size, Time ready);
     // The next chunk of message `m`; its S1 write starts when the previous one's ends, so the
     // host resources serve chunks in the order they are ready.
     std::uint32_t next_chunk(std::uint32_t m);
@@ -155,6 +172,8 @@ private:
     std::vector<std::uint32_t> free_chunks_;
     std::int64_t chunks_in_flight_ = 0;
     bool pxn_ = false;
+    // Per-packet overhead of a write, a completion and a read request on the PCIe resources.
+    std::int64_t write_overhead_ = 0, completion_overhead_ = 0, request_overhead_ = 0;
 };
 
 }  // namespace fabricsim::fabric

@@ -9,6 +9,7 @@
 #include "core/simulator.hpp"
 #include "fabric/host_staging.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "fabric/link_classes.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/executor.hpp"
 
@@ -82,15 +83,21 @@ Time all_reduce(const scenario::ClusterSpec& c, Bytes size) {
     return workloads::measure(plan, ex.op_timings()).at(0).time;
 }
 
-// PCIe Gen g x16 payload rate: g's GT/s x 16 lanes x 128/130, then 256-B TLPs with 24 B of
-// framing, header and LCRC (docs/models/links.md): x 256/280.
-double pcie_GBps(double gts, int lanes) { return gts * lanes * 128.0 / 130.0 / 8.0 * 256.0 / 280.0; }
+// PCIe Gen3..5 line rate in bytes/s: GT/s x lanes x 128/130 / 8.
+double pcie_line_Bps(double gts, int lanes) { return gts * 1e9 * lanes * 128.0 / 130.0 / 8.0; }
+
+// The PCIe bytes a chunk of c puts on an uplink (docs/models/gpudirect.md, "PCIe transactions"):
+// a write is c plus 24 bytes per 256-byte TLP; a read's requests are 24 bytes per 512 bytes.
+constexpr double kChunkBytes = 512.0 * 1024;
+constexpr double kWrite = kChunkBytes + kChunkBytes / 256 * 24;  // 573,440
+constexpr double kRequests = kChunkBytes / 512 * 24;             // 24,576
 
 }  // namespace
 
 TEST_CASE("GDR off: a stream runs at the memory copy rate when that is the slowest, and waits at each staging side",
           "[host-staging]") {
-    // Copy 10 GB/s < NIC 12.5 GB/s < PCIe Gen4 x16 28.8 GB/s. Both servers stage (the servers
+    // Copy 10 GB/s < NIC 12.5 GB/s < PCIe Gen4 x16 (31.5 GB/s on the wire, of which a stream's
+    // writes and read requests take 1.14 bytes per byte: 27.6 GB/s). Both servers stage (the servers
     // are alike). Stages: S1 GPU -> host (min(PCIe, copy) = 10), the send with the NIC's read
     // and the remote NIC's write alongside (min(copy, PCIe) = 10 against the NIC's 12.5 + α
     // per chunk: c/10 GB/s = 52.4 µs > c/12.5 GB/s + α = 43.9 µs), R2 host -> GPU (10), two
@@ -107,19 +114,41 @@ TEST_CASE("GDR off: a stream runs at the memory copy rate when that is the slowe
     CHECK(rate / 1e9 == Approx(10.0).epsilon(1e-6));
 }
 
-TEST_CASE("GDR off: the PCIe switch uplink bounds the stream when it is slower than the NIC", "[host-staging]") {
-    // PCIe Gen3 x4: 8 GT/s x 4 x 128/130 / 8 x 256/280 = 3.60 GB/s, below the NIC's 12.5 GB/s and
-    // the copy's 100 GB/s. Every stage crosses an uplink (S1: GPU switch up; the send: the NIC
-    // switch down and, remote, up; R2: down), so each runs at 3.60 GB/s: T = (k + 2)c/B + 2L.
+TEST_CASE("GDR off: the PCIe switch uplink bounds the stream, its upward direction carrying writes and read requests",
+          "[host-staging]") {
+    // PCIe Gen3 x4: 8 GT/s x 4 x 128/130 / 8 = 3.94 GB/s on the wire, below the NIC's 12.5 GB/s
+    // and the copy's 100 GB/s. On the sending server the uplink's upward direction carries the
+    // GPU's writes into host memory (S1) and the NIC's read requests for them (S2), whose
+    // completions come down; on the receiving server the NIC's writes (R1) and the GPU's read
+    // requests (R2). Both upward directions are the busiest resources: W + Q = 598,016 bytes per
+    // 512 KiB chunk, so each chunk more adds (W + Q) / B_wire once the pipeline is full:
+    //   T(2S) - T(S) = k (W + Q) / B_wire, with k = S / c more chunks.
     const Bytes size = 32_MiB;
-    const std::int64_t k = size.count() / kChunk.count();
-    const double b = pcie_GBps(8, 4);
-    const Time t = one_message(pcie_servers(2, false, Bandwidth::GBps(100), 3, 4), size);
-    const double expected =
-        static_cast<double>(kChunk.count()) * static_cast<double>(k + 2) / (b * 1e9) + 2 * kStaging.seconds();
-    CHECK(t.seconds() == Approx(expected).epsilon(1e-6));
+    const double k = static_cast<double>(size.count()) / kChunkBytes;
+    const auto c = pcie_servers(2, false, Bandwidth::GBps(100), 3, 4);
+    const Time t1 = one_message(c, size);
+    const Time t2 = one_message(c, size * 2);
+    CHECK((t2 - t1).seconds() == Approx(k * (kWrite + kRequests) / pcie_line_Bps(8, 4)).epsilon(1e-6));
+    // That is 1.14 wire bytes per byte: the stream runs at 3.45 GB/s; counting the writes alone
+    // (256/280 of the wire) would give 3.60 GB/s.
+    CHECK(kChunkBytes * k / (t2 - t1).seconds() / 1e9 == Approx(3.453).epsilon(1e-3));
     // The ideal model alone does not see PCIe: with GDR the NIC is the bound.
     CHECK(one_message(pcie_servers(2, true, Bandwidth::GBps(100), 3, 4), size) == kAlpha + transmit_time(size, kNic));
+}
+
+TEST_CASE("GDR off: a ring all-reduce through a slow uplink puts both staging sides' writes and requests on it",
+          "[host-staging]") {
+    // Two servers, Gen3 x4 uplinks (3.94 GB/s on the wire), copy 100 GB/s, NIC 12.5 GB/s. In each
+    // of the ring's two steps both ranks send S/2 at once, so each server's uplink carries, per
+    // chunk, upwards: the GPU's write (S1), the NIC's write (R1) and two read requests (S2, R2);
+    // downwards: two sets of completions (S2, R2), 2 x 565,248 bytes, less. Each chunk more per
+    // step adds 2 (W + Q) / B_wire once full: T(2S) - T(S) = 2 steps x (S/2c) x 2 (W + Q) / B_wire.
+    const auto c = pcie_servers(2, false, Bandwidth::GBps(100), 3, 4);
+    const Bytes size = 32_MiB;
+    const Time t1 = all_reduce(c, size);
+    const Time t2 = all_reduce(c, size * 2);
+    const double per_step = static_cast<double>(size.count()) / 2 / kChunkBytes;
+    CHECK((t2 - t1).seconds() == Approx(2 * per_step * 2 * (kWrite + kRequests) / pcie_line_Bps(8, 4)).epsilon(1e-3));
 }
 
 TEST_CASE("GDR off: a ring all-reduce across 2 servers takes twice as long when host memory is as fast as the NIC",
@@ -148,6 +177,44 @@ TEST_CASE("P2P off: two GPUs of a server exchange through host memory (NCCL SHM)
     const std::int64_t k = size.count() / kChunk.count();
     const Bandwidth b = Bandwidth::GBps(10);
     CHECK(one_message(c, size) == transmit_time(kChunk, b) * (k + 1) + kStaging);
+}
+
+TEST_CASE(
+    "two sockets: staging and SHM cross the socket link when GPU and NIC, or two GPUs, sit under different sockets",
+    "[host-staging][sockets]") {
+    // Each server: 2 GPUs on 2 PCIe Gen4 x16 switches, one per socket, and 1 NIC under switch 0
+    // (socket 0); socket link 5 GB/s, slower than the copy (100 GB/s), the NIC (12.5 GB/s) and the
+    // uplinks (31.5 GB/s on the wire). GPU 1 (socket 1) uses NIC 0 (socket 0).
+    const auto two_sockets = [](int servers) {
+        scenario::ClusterSpec c = pcie_servers(servers, false, Bandwidth::GBps(100));
+        c.server.gpus = 2;
+        c.server.pcie.switches = 2;
+        c.server.host.sockets = 2;
+        c.server.host.socket_link = Bandwidth::GBps(5);
+        return c;
+    };
+    const Bandwidth wire = fabric::pcie_line_rate(4, 16);
+    const Bandwidth link = Bandwidth::GBps(5);
+    const Bytes size = 16_MiB;
+    const std::int64_t k = size.count() / kChunk.count();
+    const Bytes write{static_cast<std::int64_t>(kWrite)};
+    const Bytes completions{kChunk.count() + kChunk.count() / 256 * 20};
+    // GDR off, s0.gpu1 -> s1.gpu1: S1 writes host memory of socket 1 through switch 1's uplink
+    // (W / wire); then, alongside the send, NIC 0 reads it across the socket link (cpu1 -> cpu0)
+    // and the far NIC writes it across the far socket link (cpu0 -> cpu1): c / 5 GB/s per chunk,
+    // the slowest stage; then R2 reads it through switch 1 (completions / wire). The stages use
+    // different resources, so the pipeline closed form holds:
+    //   T = W/wire + L + k c/link + L + completions/wire.
+    CHECK(one_message(two_sockets(2), size, 3) == transmit_time(write, wire) + kStaging * 2 +
+                                                      transmit_time(kChunk, link) * k +
+                                                      transmit_time(completions, wire));
+    // P2P off, GPU 0 -> GPU 1 of one server (NCCL SHM): S1 into socket 0's memory (the GPU's link
+    // and switch 0's uplink, W / wire each), L, then R2 across the socket link to GPU 1, c / 5 GB/s
+    // per chunk, the slowest: T = W/wire + L + k c/link.
+    scenario::ClusterSpec shm = two_sockets(1);
+    shm.server.gpudirect.rdma = true;
+    shm.server.gpudirect.p2p = false;
+    CHECK(one_message(shm, size, 1) == transmit_time(write, wire) + kStaging + transmit_time(kChunk, link) * k);
 }
 
 TEST_CASE("storage off: a storage read is staged on the GPU side only", "[host-staging]") {
