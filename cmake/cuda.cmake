@@ -11,10 +11,12 @@ if(NOT FABRICSIM_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    enable_language(CUDA)
+    # Before enable_language: it fills CMAKE_CUDA_ARCHITECTURES with nvcc's default (75 for
+    # CUDA 13) when the variable is unset, and a later default would never apply.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
+    enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 knows no CUDA20 dialect for nvcc
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
