@@ -5,12 +5,11 @@
 #include "scenario/describe_iwarp.hpp"
 #include "scenario/fabric_keys.hpp"
 #include "scenario/field_readers.hpp"
-#include "scenario/gpudirect_keys.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
-#include "scenario/nic_keys.hpp"
 #include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
+#include "scenario/server_keys.hpp"
 #include "scenario/simulation_keys.hpp"
 
 #include <limits>
@@ -22,46 +21,10 @@ namespace {
 Value text(std::string s) { return Value{std::move(s)}; }
 Value integer(std::int64_t v) { return Value{v}; }
 
-Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
-
-// A preset's name first when there is one: read back, the preset loads and every key given
-// here overrides it with the same value.
-void add_preset(Value::Map& m, const std::string& preset) {
-    if (!preset.empty()) m.push_back({"preset", text(preset)});
-}
-
-Value server(const ServerSpec& s) {
-    Value::List split;
-    for (int links : s.nvlink.split) split.push_back(integer(links));
-    Value::Map m;
-    add_preset(m, s.preset);
-    m.push_back({"gpu_model", text(s.gpu_model)});
-    m.push_back({"gpus", integer(s.gpus)});
-    m.push_back({"nvlink", Value{Value::Map{
-                               {"generation", text(s.nvlink.generation)},
-                               {"links_per_gpu", integer(s.nvlink.links_per_gpu)},
-                               {"link_bandwidth", rate_or_auto(s.nvlink.link_bandwidth)},
-                               {"switches", integer(s.nvlink.switches)},
-                               {"split", Value{std::move(split)}},
-                           }}});
-    m.push_back({"pcie", Value{Value::Map{
-                             {"generation", integer(s.pcie.generation)},
-                             {"lanes", integer(s.pcie.lanes)},
-                             {"switches", integer(s.pcie.switches)},
-                         }}});
-    m.push_back({"nics", integer(s.nics)});
-    m.push_back({"nic", describe_nic(s.nic)});
-    m.push_back({"storage_nics", integer(s.storage_nics)});
-    m.push_back({"storage_nic", describe_nic(s.storage_nic)});
-    m.push_back({"gpudirect", print_table(gpudirect_table(), s.gpudirect)});
-    m.push_back({"host", print_table(host_table(), s.host)});
-    return Value{std::move(m)};
-}
-
 Value cluster(const ClusterSpec& c) {
     Value::Map m{
         {"servers", integer(c.servers)},
-        {"server", server(c.server)},
+        {"server", print_table(server_table(), c.server)},
         {"fabric", describe_fabric(c.fabric)},
         {"roce", describe_roce(c.roce)},
         {"infiniband", describe_infiniband(c.infiniband)},

@@ -135,18 +135,6 @@ Value open_section(const char* type, const char* doc) {
     return Value{Value::Map{{"description", text(doc)}, {"type", text(type)}}};
 }
 
-// The server section is not declared in a table; its gpudirect and host sub-sections are.
-Value server_schema() {
-    Value v = open_section("object", "The server model (docs/SCENARIO.md, cluster.server).");
-    Value::Map properties;
-    for (const char* path : {"cluster.server.gpudirect", "cluster.server.host"}) {
-        const TableInfo* t = declared(path);
-        properties.push_back({t->path.substr(t->path.rfind('.') + 1), section_schema(*t)});
-    }
-    std::get<Value::Map>(v.v).push_back({"properties", Value{std::move(properties)}});
-    return v;
-}
-
 }  // namespace
 
 std::string key_tables_markdown() {
@@ -178,7 +166,7 @@ Value json_schema() {
     };
     Value::Map cluster{
         {"servers", Value{Value::Map{{"type", text("integer")}, {"minimum", Value{std::int64_t{1}}}}}},
-        {"server", server_schema()},
+        {"server", section("cluster.server", "The server model, the same for every server.")},
         {"fabric", section("cluster.fabric", "The compute fabric.")},
         {"storage_fabric", section("cluster.storage_fabric", "A separate storage fabric, or `none`.")},
         {"storage", section("cluster.storage", "Storage nodes on the compute fabric, or `none`.")},
