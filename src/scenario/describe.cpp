@@ -26,15 +26,16 @@ Value cluster(const ClusterSpec& c) {
     Value::Map m{
         {"servers", integer(c.servers)},
         {"server", print_table(server_table(), c.server)},
-        {"fabric", describe_fabric(c.fabric)},
+        {"fabric", print_table(fabric_table(), c.fabric)},
         {"roce", describe_roce(c.roce)},
-        {"infiniband", describe_infiniband(c.infiniband)},
+        {"infiniband", print_table(infiniband_table(), c.infiniband)},
     };
     if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
-    if (c.storage_fabric.enabled) m.push_back({"storage_fabric", describe_storage_fabric(c.storage_fabric)});
-    if (c.storage.nodes > 0) m.push_back({"storage", describe_storage(c.storage)});
-    if (c.clients.nodes > 0) m.push_back({"clients", describe_clients(c.clients)});
+    if (c.storage_fabric.enabled)
+        m.push_back({"storage_fabric", print_table(storage_fabric_table(), c.storage_fabric)});
+    if (c.storage.nodes > 0) m.push_back({"storage", print_table(storage_table(), c.storage)});
+    if (c.clients.nodes > 0) m.push_back({"clients", print_table(clients_table(), c.clients)});
     return Value{std::move(m)};
 }
 
@@ -77,10 +78,10 @@ Value describe(const ScenarioSpec& spec) {
         {"name", text(spec.name)},
         {"description", text(spec.description)},
         {"seed", seed(spec.seed)},
-        {"simulation", describe_simulation(spec.simulation)},
+        {"simulation", print_table(simulation_table(), spec.simulation)},
         {"cluster", cluster(spec.cluster)},
         {"workload", describe_workload(spec.workload)},
-        {"outputs", describe_outputs(spec.outputs)},
+        {"outputs", print_table(outputs_table(), spec.outputs)},
     }};
     // Only a scenario with faults has the section, so that others describe as before.
     if (!spec.faults.empty())

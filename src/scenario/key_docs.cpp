@@ -61,7 +61,8 @@ void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string
         begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
         out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
-                           k.section != nullptr ? "every key's default" : default_cell(k), models(k.consumers), k.doc);
+                           k.section != nullptr && !k.required ? "every key's default" : default_cell(k),
+                           models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
     blocks.emplace_back(t.path, std::move(out));

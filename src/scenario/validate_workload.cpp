@@ -99,10 +99,10 @@ ReadEntry validate_entry(const Node& node, std::size_t index, const ClusterSpec*
     return out;
 }
 
+// The kinds in the order of WorkloadEntry::kind's alternatives.
 std::string kind_name(const WorkloadEntry& e) {
-    static constexpr const char* kNames[] = {"transfer", "collective", "traffic", "training", "trace"};
-    static_assert(std::variant_size_v<decltype(e.kind)> == std::size(kNames));
-    return kNames[e.kind.index()];
+    static_assert(std::variant_size_v<decltype(e.kind)> == 5);
+    return kAvailableKinds[e.kind.index()];
 }
 
 // Names: generated ones first ("<kind><index>"), then each given name must be unique.
