@@ -1,17 +1,17 @@
 #include "scenario/describe.hpp"
 
 #include "core/units_format.hpp"
-#include "scenario/describe_entries.hpp"
 #include "scenario/describe_iwarp.hpp"
 #include "scenario/fabric_keys.hpp"
+#include "scenario/faults_keys.hpp"
 #include "scenario/field_readers.hpp"
-#include "scenario/gpudirect_keys.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
-#include "scenario/nic_keys.hpp"
 #include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
+#include "scenario/server_keys.hpp"
 #include "scenario/simulation_keys.hpp"
+#include "scenario/workload_keys.hpp"
 
 #include <limits>
 
@@ -22,116 +22,21 @@ namespace {
 Value text(std::string s) { return Value{std::move(s)}; }
 Value integer(std::int64_t v) { return Value{v}; }
 
-Value rate_or_auto(Bandwidth b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }
-
-// A preset's name first when there is one: read back, the preset loads and every key given
-// here overrides it with the same value.
-void add_preset(Value::Map& m, const std::string& preset) {
-    if (!preset.empty()) m.push_back({"preset", text(preset)});
-}
-
-Value server(const ServerSpec& s) {
-    Value::List split;
-    for (int links : s.nvlink.split) split.push_back(integer(links));
-    Value::Map m;
-    add_preset(m, s.preset);
-    m.push_back({"gpu_model", text(s.gpu_model)});
-    m.push_back({"gpus", integer(s.gpus)});
-    m.push_back({"nvlink", Value{Value::Map{
-                               {"generation", text(s.nvlink.generation)},
-                               {"links_per_gpu", integer(s.nvlink.links_per_gpu)},
-                               {"link_bandwidth", rate_or_auto(s.nvlink.link_bandwidth)},
-                               {"switches", integer(s.nvlink.switches)},
-                               {"split", Value{std::move(split)}},
-                           }}});
-    m.push_back({"pcie", Value{Value::Map{
-                             {"generation", integer(s.pcie.generation)},
-                             {"lanes", integer(s.pcie.lanes)},
-                             {"switches", integer(s.pcie.switches)},
-                         }}});
-    m.push_back({"nics", integer(s.nics)});
-    m.push_back({"nic", describe_nic(s.nic)});
-    m.push_back({"storage_nics", integer(s.storage_nics)});
-    m.push_back({"storage_nic", describe_nic(s.storage_nic)});
-    m.push_back({"gpudirect", print_table(gpudirect_table(), s.gpudirect)});
-    m.push_back({"host", print_table(host_table(), s.host)});
-    return Value{std::move(m)};
-}
-
 Value cluster(const ClusterSpec& c) {
     Value::Map m{
         {"servers", integer(c.servers)},
-        {"server", server(c.server)},
-        {"fabric", describe_fabric(c.fabric)},
+        {"server", print_table(server_table(), c.server)},
+        {"fabric", print_table(fabric_table(), c.fabric)},
         {"roce", describe_roce(c.roce)},
-        {"infiniband", describe_infiniband(c.infiniband)},
+        {"infiniband", print_table(infiniband_table(), c.infiniband)},
     };
     if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
-    if (c.storage_fabric.enabled) m.push_back({"storage_fabric", describe_storage_fabric(c.storage_fabric)});
-    if (c.storage.nodes > 0) m.push_back({"storage", describe_storage(c.storage)});
-    if (c.clients.nodes > 0) m.push_back({"clients", describe_clients(c.clients)});
+    if (c.storage_fabric.enabled)
+        m.push_back({"storage_fabric", print_table(storage_fabric_table(), c.storage_fabric)});
+    if (c.storage.nodes > 0) m.push_back({"storage", print_table(storage_table(), c.storage)});
+    if (c.clients.nodes > 0) m.push_back({"clients", print_table(clients_table(), c.clients)});
     return Value{std::move(m)};
-}
-
-Value transfer(const TransferSpec& t) {
-    return Value{Value::Map{
-        {"from", integer(t.from.value())},
-        {"to", integer(t.to.value())},
-        {"size", text(to_string(t.size))},
-        {"start", text(to_string(t.start))},
-    }};
-}
-
-// The collective's parameters beside its kind key, as the user writes them.
-void collective(const CollectiveSpec& c, Value::Map& m) {
-    static constexpr const char* kOps[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                           "all_to_all", "broadcast",  "send_recv"};
-    static constexpr const char* kAlgorithms[] = {"auto",     "ring", "tree",         "halving_doubling",
-                                                  "pairwise", "nvls", "hierarchical", "sharp"};
-    m.push_back({"collective", text(kOps[static_cast<int>(c.op)])});
-    m.push_back({"algorithm", text(kAlgorithms[static_cast<int>(c.algorithm)])});
-    if (c.sizes.size() == 1) {
-        m.push_back({"size", text(to_string(c.sizes.front()))});
-    } else {
-        Value::List sizes;
-        for (Bytes b : c.sizes) sizes.push_back(text(to_string(b)));
-        m.push_back({"sizes", Value{std::move(sizes)}});
-    }
-    if (c.ranks.empty()) {
-        m.push_back({"ranks", text("all")});
-    } else {
-        Value::List ranks;
-        for (RankId r : c.ranks) ranks.push_back(integer(r.value()));
-        m.push_back({"ranks", Value{std::move(ranks)}});
-    }
-    m.push_back({"iterations", integer(c.iterations)});
-    m.push_back({"channels", c.channels == 0 ? text("auto") : integer(c.channels)});
-    if (c.op == CollectiveOp::broadcast) m.push_back({"root", integer(c.root.value())});
-}
-
-Value workload(const std::vector<WorkloadEntry>& entries) {
-    Value::List list;
-    for (const auto& e : entries) {
-        Value::Map m{{"name", text(e.name)}};
-        if (!e.after.empty()) m.push_back({"after", text(e.after)});
-        if (e.priority) m.push_back({"priority", Value{std::int64_t{*e.priority}}});
-        if (const auto* t = std::get_if<TransferSpec>(&e.kind)) m.push_back({"transfer", transfer(*t)});
-        if (const auto* c = std::get_if<CollectiveSpec>(&e.kind)) collective(*c, m);
-        if (const auto* t = std::get_if<TrafficSpec>(&e.kind)) describe_traffic(*t, m);
-        if (const auto* t = std::get_if<TrainingSpec>(&e.kind)) describe_training(*t, m);
-        if (const auto* t = std::get_if<TraceSpec>(&e.kind)) {
-            Value::Map trace{{"format", text("chakra")}, {"path", text(t->path)}};
-            Value::List ranks;
-            for (int r : t->ranks) ranks.push_back(integer(r));
-            trace.push_back({"ranks", t->ranks.empty() ? text("all") : Value{std::move(ranks)}});
-            trace.push_back({"algorithm", text(t->algorithm == CollectiveAlgorithm::ring ? "ring" : "auto")});
-            trace.push_back({"channels", t->channels == 0 ? text("auto") : integer(t->channels)});
-            m.push_back({"trace", Value{std::move(trace)}});
-        }
-        list.push_back(Value{std::move(m)});
-    }
-    return Value{std::move(list)};
 }
 
 // Value holds signed integers; a seed above INT64_MAX travels as its decimal text, which the
@@ -173,10 +78,10 @@ Value describe(const ScenarioSpec& spec) {
         {"name", text(spec.name)},
         {"description", text(spec.description)},
         {"seed", seed(spec.seed)},
-        {"simulation", describe_simulation(spec.simulation)},
+        {"simulation", print_table(simulation_table(), spec.simulation)},
         {"cluster", cluster(spec.cluster)},
-        {"workload", workload(spec.workload)},
-        {"outputs", describe_outputs(spec.outputs)},
+        {"workload", describe_workload(spec.workload)},
+        {"outputs", print_table(outputs_table(), spec.outputs)},
     }};
     // Only a scenario with faults has the section, so that others describe as before.
     if (!spec.faults.empty())

@@ -355,10 +355,4 @@ void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issu
     unhonoured("mtu", s.mtu != f.mtu, "MTU", to_string(f.mtu));
 }
 
-Value describe_fabric(const FabricSpec& fabric) { return print_table(fabric_table(), fabric); }
-
-Value describe_storage_fabric(const StorageFabricSpec& storage) {
-    return storage.enabled ? print_table(storage_fabric_table(), storage) : Value{};
-}
-
 }  // namespace fabricsim::scenario

@@ -35,8 +35,4 @@ struct SwitchRead {
 SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
                            Issues& issues, const SwitchSpec& base);
 
-Value describe_fabric(const FabricSpec& fabric);
-// Absent (monostate) when there is no storage fabric.
-Value describe_storage_fabric(const StorageFabricSpec& storage);
-
 }  // namespace fabricsim::scenario

@@ -6,7 +6,6 @@
 #include "scenario/faults_keys.hpp"
 
 #include "core/units_format.hpp"
-#include "scenario/describe_entries.hpp"
 #include "scenario/key_types.hpp"
 #include "scenario/validate.hpp"
 

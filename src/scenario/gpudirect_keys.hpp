@@ -1,7 +1,7 @@
 // cluster.server.gpudirect and cluster.server.host: which GPUDirect paths a server has, and the
 // host side (sockets, their interconnect, memory-copy bandwidth, NCCL's staging) that carries
 // the data where one is off (docs/models/gpudirect.md). Two key tables inside the server
-// section, which is itself read by validate_server.cpp.
+// section, whose own table is in server_keys.cpp.
 #pragma once
 
 #include "scenario/issues.hpp"

@@ -22,11 +22,6 @@ std::vector<Key<S>> host_keys(const char* nodes_doc, std::int64_t max_nics, cons
 
 bool removed(const Node* node) { return node == nullptr || (node->is_scalar() && node->text == "none"); }
 
-template <class S>
-Value describe_hosts(const Table<S>& table, const S& hosts) {
-    return hosts.nodes > 0 ? print_table(table, hosts) : Value{};
-}
-
 }  // namespace
 
 const Table<StorageSpec>& storage_table() {
@@ -96,8 +91,5 @@ ClientsSpec validate_clients(const Node* node, Issues& issues) {
     read_table(*node, "cluster.clients", clients_table(), out, none, issues);
     return out;
 }
-
-Value describe_storage(const StorageSpec& storage) { return describe_hosts(storage_table(), storage); }
-Value describe_clients(const ClientsSpec& clients) { return describe_hosts(clients_table(), clients); }
 
 }  // namespace fabricsim::scenario

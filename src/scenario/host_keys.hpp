@@ -20,8 +20,4 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
                              Issues& issues);
 ClientsSpec validate_clients(const Node* node, Issues& issues);
 
-// Each absent (monostate) without nodes.
-Value describe_storage(const StorageSpec& storage);
-Value describe_clients(const ClientsSpec& clients);
-
 }  // namespace fabricsim::scenario

@@ -406,6 +406,4 @@ InfinibandSpec validate_infiniband(const Node* node, Bytes mtu, Issues& issues) 
     return out;
 }
 
-Value describe_infiniband(const InfinibandSpec& ib) { return print_table(infiniband_table(), ib); }
-
 }  // namespace fabricsim::scenario

@@ -23,7 +23,5 @@ const Table<InfinibandSpec, Lanes>& infiniband_table();
 
 // `node` may be null (all defaults). `mtu`: the compute fabric's MTU (payload bytes).
 InfinibandSpec validate_infiniband(const Node* node, Bytes mtu, Issues& issues);
-// Every key present, `auto` where a value is worked out later, a given CC table as shift:multiplier.
-Value describe_infiniband(const InfinibandSpec& ib);
 
 }  // namespace fabricsim::scenario

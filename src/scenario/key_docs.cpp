@@ -61,7 +61,8 @@ void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string
         begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
         out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
-                           k.section != nullptr ? "every key's default" : default_cell(k), models(k.consumers), k.doc);
+                           k.section != nullptr && !k.required ? "every key's default" : default_cell(k),
+                           models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
     blocks.emplace_back(t.path, std::move(out));
@@ -135,18 +136,6 @@ Value open_section(const char* type, const char* doc) {
     return Value{Value::Map{{"description", text(doc)}, {"type", text(type)}}};
 }
 
-// The server section is not declared in a table; its gpudirect and host sub-sections are.
-Value server_schema() {
-    Value v = open_section("object", "The server model (docs/SCENARIO.md, cluster.server).");
-    Value::Map properties;
-    for (const char* path : {"cluster.server.gpudirect", "cluster.server.host"}) {
-        const TableInfo* t = declared(path);
-        properties.push_back({t->path.substr(t->path.rfind('.') + 1), section_schema(*t)});
-    }
-    std::get<Value::Map>(v.v).push_back({"properties", Value{std::move(properties)}});
-    return v;
-}
-
 }  // namespace
 
 std::string key_tables_markdown() {
@@ -178,7 +167,7 @@ Value json_schema() {
     };
     Value::Map cluster{
         {"servers", Value{Value::Map{{"type", text("integer")}, {"minimum", Value{std::int64_t{1}}}}}},
-        {"server", server_schema()},
+        {"server", section("cluster.server", "The server model, the same for every server.")},
         {"fabric", section("cluster.fabric", "The compute fabric.")},
         {"storage_fabric", section("cluster.storage_fabric", "A separate storage fabric, or `none`.")},
         {"storage", section("cluster.storage", "Storage nodes on the compute fabric, or `none`.")},

@@ -63,8 +63,18 @@ struct KeyInfo {
     std::string default_doc;             // docs' default column when the printed default says too little
     Value default_value;                 // printed from a default-constructed spec
     const TableInfo* section = nullptr;  // a nested section's table
-    bool required = false;               // "missing required key" when absent
+    bool required = false;               // `missing` when absent
+    std::string missing = "missing required key";
 };
+
+inline KeyInfo key_info(std::string name, TypeDoc type, std::string doc, unsigned consumers) {
+    KeyInfo k;
+    k.name = std::move(name);
+    k.type = std::move(type);
+    k.doc = std::move(doc);
+    k.consumers = consumers;
+    return k;
+}
 
 struct TableInfo {
     std::string path;  // "cluster.roce.pfc"
@@ -98,10 +108,11 @@ struct Key {
         info.default_doc = std::move(text);
         return std::move(*this);
     }
-    // A key the section must give ("missing required key" at the section).
-    Key&& required() && {
+    // A key the section must give: `message` at the section when it is absent.
+    Key&& required(std::string message = "missing required key") && {
         info.required = true;
         info.default_doc = "required";
+        info.missing = std::move(message);
         return std::move(*this);
     }
     // Printed only where `when` holds (a key that a choice of another key makes meaningless).
@@ -130,7 +141,7 @@ struct Table : TableInfo {
 template <class S, class T, class Ctx = NoContext>
 Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consumers, std::string doc) {
     Key<S, Ctx> k;
-    k.info = KeyInfo{std::move(name), field.doc, std::move(doc), consumers, {}, {}, nullptr, false};
+    k.info = key_info(std::move(name), field.doc, std::move(doc), consumers);
     k.read = [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
                                          std::vector<std::string>&) {
         auto v = read(n, path, issues);
@@ -149,7 +160,7 @@ Key<S, Ctx> custom_key(
     std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
     std::type_identity_t<std::function<Value(const S&)>> print) {
     Key<S, Ctx> k;
-    k.info = KeyInfo{std::move(name), std::move(type), std::move(doc), consumers, {}, {}, nullptr, false};
+    k.info = key_info(std::move(name), std::move(type), std::move(doc), consumers);
     k.read = [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
                                       std::vector<std::string>&) { return read(n, path, out, ctx, issues); };
     k.print = std::move(print);
@@ -162,22 +173,43 @@ SectionRead read_table(const Node& node, const std::string& path, const Table<S,
                        Issues& issues, const std::vector<std::string>& also = {});
 template <class S, class Ctx>
 Value print_table(const Table<S, Ctx>& table, const S& spec);
+// The table's keys of `map`, a mapping whose other keys the caller checks (a workload entry,
+// where a collective's keys sit beside `name` and `after`).
+template <class S, class Ctx>
+SectionRead read_keys(const Node& map, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
+                      Issues& issues);
 
-// A nested section: `member` read with `table` (sharing the context).
-template <class S, class Sub, class Ctx = NoContext>
-Key<S, Ctx> section(std::string name, Sub S::*member, const Table<Sub, Ctx>& table, std::string doc) {
+// A nested section read with `table` (sharing the context) into the part of S that `part`
+// gives (an S& or const S& to a Sub& or const Sub&).
+template <class S, class Sub, class Ctx, class Part>
+Key<S, Ctx> nested(std::string name, const Table<Sub, Ctx>& table, std::string doc, Part part) {
     Key<S, Ctx> k;
     unsigned consumers = 0;
     for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
-    k.info = KeyInfo{std::move(name), TypeDoc{"mapping", {"object"}}, std::move(doc), consumers, {}, {}, &table, false};
-    k.read = [member, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
-                                                    Issues& issues, std::vector<std::string>& failed) {
-        const SectionRead r = read_table(n, path, table, out.*member, ctx, issues);
+    k.info = key_info(std::move(name), TypeDoc{"mapping", {"object"}}, std::move(doc), consumers);
+    k.info.section = &table;
+    k.read = [part, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
+                                                  Issues& issues, std::vector<std::string>& failed) {
+        const SectionRead r = read_table(n, path, table, part(out), ctx, issues);
         for (const auto& f : r.failed) failed.push_back(key_path(prefix, f));
         return r.map != nullptr;
     };
-    k.print = [member, &table](const S& s) { return print_table(table, s.*member); };
+    k.print = [part, &table](const S& s) { return print_table(table, part(s)); };
     return k;
+}
+
+// A nested section: `member` read with `table`.
+template <class S, class Sub, class Ctx = NoContext>
+Key<S, Ctx> section(std::string name, Sub S::*member, const Table<Sub, Ctx>& table, std::string doc) {
+    return nested<S>(
+        std::move(name), table, std::move(doc), [member](auto& s) -> auto& { return s.*member; });
+}
+
+// A nested mapping whose keys fill S itself (a training entry's `batch: {global, micro}`).
+template <class S, class Ctx>
+Key<S, Ctx> group(std::string name, const Table<S, Ctx>& table, std::string doc) {
+    return nested<S>(
+        std::move(name), table, std::move(doc), [](auto& s) -> auto& { return s; });
 }
 
 // A key of `Sub` as a key of S that holds a Sub in `member` (the fabric keys of the storage fabric).
@@ -194,25 +226,32 @@ Key<S, Ctx> inside(Sub S::*member, Key<Sub, Ctx> k) {
 }
 
 template <class S, class Ctx>
-SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
-                       Issues& issues, const std::vector<std::string>& also) {
+SectionRead read_keys(const Node& map, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
+                      Issues& issues) {
     SectionRead r;
-    if (node.unresolved) return r;  // a preset that did not load, already reported
-    r.map = read_section(node, path, issues);
-    if (r.map == nullptr) return r;
-    std::vector<std::string> names = table.names();
-    names.insert(names.end(), also.begin(), also.end());
-    check_keys(*r.map, path, names, issues);
+    r.map = &map;
     for (const auto& k : table.keys_) {
-        const Node* n = r.map->find(k.info.name);
+        const Node* n = map.find(k.info.name);
         if (n == nullptr && k.info.required) {
-            issues.add(r.map->location, key_path(path, k.info.name), "missing required key");
+            issues.add(map.location, key_path(path, k.info.name), k.info.missing);
             r.failed.push_back(k.info.name);
         }
         if (n == nullptr) continue;
         if (!k.read(*n, key_path(path, k.info.name), out, ctx, issues, r.failed)) r.failed.push_back(k.info.name);
     }
     return r;
+}
+
+template <class S, class Ctx>
+SectionRead read_table(const Node& node, const std::string& path, const Table<S, Ctx>& table, S& out, Ctx& ctx,
+                       Issues& issues, const std::vector<std::string>& also) {
+    if (node.unresolved) return {};  // a preset that did not load, already reported
+    const Node* map = read_section(node, path, issues);
+    if (map == nullptr) return {};
+    std::vector<std::string> names = table.names();
+    names.insert(names.end(), also.begin(), also.end());
+    check_keys(*map, path, names, issues);
+    return read_keys(*map, path, table, out, ctx, issues);
 }
 
 template <class S, class Ctx>
@@ -225,7 +264,7 @@ Value print_table(const Table<S, Ctx>& table, const S& spec) {
     return Value{std::move(out)};
 }
 
-// The sections declared in tables (key_catalog.cpp), in the order the docs list them.
+// The sections declared in tables (key_table.cpp), in the order the docs list them.
 std::vector<const TableInfo*> declared_sections();
 
 // Every key `root` sets to other than its default (`resolved`: the validated scenario as

@@ -2,7 +2,6 @@
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/validate.hpp"
 
 #include <fmt/format.h>
 
@@ -14,26 +13,26 @@ constexpr std::int64_t kMaxQpsPerConnection = 256;
 const std::vector<int> kPcieGenerations{3, 4, 5, 6};
 const std::vector<int> kPcieWidths{1, 2, 4, 8, 16, 32};
 
-Field<int> pcie(const char* text, std::optional<int> (*read)(const Node&, const std::string&, Issues&)) {
-    return {TypeDoc{text, {"integer"}}, read, [](const int& v) { return Value{std::int64_t{v}}; }};
+// One of `values`, written as a plain integer; `expected` says what it is in the message.
+Field<int> one_of(const std::vector<int>& values, std::string type, std::string expected) {
+    return {TypeDoc{std::move(type), {"integer"}},
+            [&values, expected](const Node& node, const std::string& path, Issues& issues) -> std::optional<int> {
+                for (int v : values)
+                    if (node.is_scalar() && node.text == std::to_string(v)) return v;
+                issues.add(node.location, path, fmt::format("expected {}, found {}", expected, describe_found(node)));
+                return std::nullopt;
+            },
+            [](const int& v) { return Value{std::int64_t{v}}; }};
 }
 
 }  // namespace
 
-std::optional<int> read_pcie_generation(const Node& node, const std::string& path, Issues& issues) {
-    for (int g : kPcieGenerations)
-        if (node.is_scalar() && node.text == std::to_string(g)) return g;
-    issues.add(node.location, path,
-               fmt::format("expected a PCIe generation (3, 4, 5 or 6), found {}", describe_found(node)));
-    return std::nullopt;
+Field<int> pcie_generation() {
+    return one_of(kPcieGenerations, "`3`, `4`, `5`, `6`", "a PCIe generation (3, 4, 5 or 6)");
 }
 
-std::optional<int> read_pcie_lanes(const Node& node, const std::string& path, Issues& issues) {
-    for (int w : kPcieWidths)
-        if (node.is_scalar() && node.text == std::to_string(w)) return w;
-    issues.add(node.location, path,
-               fmt::format("expected a PCIe link width (1, 2, 4, 8, 16 or 32 lanes), found {}", describe_found(node)));
-    return std::nullopt;
+Field<int> pcie_lanes() {
+    return one_of(kPcieWidths, "`1`, `2`, `4`, `8`, `16`, `32`", "a PCIe link width (1, 2, 4, 8, 16 or 32 lanes)");
 }
 
 const Table<NicSpec>& nic_table() {
@@ -44,10 +43,9 @@ const Table<NicSpec>& nic_table() {
             preset_key<S>("The NIC preset the other keys start from."),
             description_key<S>(),
             key("line_rate", &S::line_rate, rate(), kAllModels, "Port line rate."),
-            key("pcie_generation", &S::pcie_generation, pcie("`3`, `4`, `5`, `6`", read_pcie_generation),
-                kPacket | kFlow, "PCIe generation of the NIC's host link."),
-            key("pcie_lanes", &S::pcie_lanes, pcie("`1`, `2`, `4`, `8`, `16`, `32`", read_pcie_lanes), kPacket | kFlow,
-                "Width of the NIC's host link."),
+            key("pcie_generation", &S::pcie_generation, pcie_generation(), kPacket | kFlow,
+                "PCIe generation of the NIC's host link."),
+            key("pcie_lanes", &S::pcie_lanes, pcie_lanes(), kPacket | kFlow, "Width of the NIC's host link."),
             key("qps_per_connection", &S::qps_per_connection, integer(1, kMaxQpsPerConnection), kPacket | kFlow,
                 "RDMA queue pairs per peer connection, the ECMP entropy of a connection (NCCL's "
                 "`NCCL_IB_QPS_PER_CONNECTION`, default 1)."),
@@ -82,16 +80,5 @@ const Table<NicSpec>& nic_table() {
         }};
     return t;
 }
-
-NicRead validate_nic(const Node* node, const std::string& path, Issues& issues) {
-    NicRead out;
-    if (node == nullptr) return out;
-    NoContext none;
-    const SectionRead r = read_table(*node, path, nic_table(), out.spec, none, issues);
-    out.rate_known = r.map != nullptr && r.ok("line_rate");
-    return out;
-}
-
-Value describe_nic(const NicSpec& nic) { return print_table(nic_table(), nic); }
 
 }  // namespace fabricsim::scenario

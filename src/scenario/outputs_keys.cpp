@@ -178,6 +178,4 @@ OutputsSpec validate_outputs(const Node& node, Issues& issues) {
     return spec;
 }
 
-Value describe_outputs(const OutputsSpec& outputs) { return print_table(outputs_table(), outputs); }
-
 }  // namespace fabricsim::scenario

@@ -11,6 +11,5 @@ namespace fabricsim::scenario {
 const Table<OutputsSpec>& outputs_table();
 
 OutputsSpec validate_outputs(const Node& node, Issues& issues);
-Value describe_outputs(const OutputsSpec& outputs);
 
 }  // namespace fabricsim::scenario

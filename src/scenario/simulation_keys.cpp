@@ -110,6 +110,4 @@ SimulationSpec validate_simulation(const Node& node, Issues& issues) {
     return spec;
 }
 
-Value describe_simulation(const SimulationSpec& simulation) { return print_table(simulation_table(), simulation); }
-
 }  // namespace fabricsim::scenario

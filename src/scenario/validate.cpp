@@ -18,7 +18,7 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// With at most 1024 GPUs per server (validate_server.cpp), rank arithmetic stays far inside
+// With at most 1024 GPUs per server (server_keys.cpp), rank arithmetic stays far inside
 // int (servers x gpus <= 2^30).
 constexpr std::int64_t kMaxServers = 1'000'000;
 

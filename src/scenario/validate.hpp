@@ -2,8 +2,8 @@
 // so that one run reports them all). The tree has had its includes, variant overrides,
 // --set overrides and presets applied; `variants` and `include` are gone from it.
 //
-// The schema lives in validate.cpp (top level), validate_server.cpp (cluster.server),
-// validate_workload.cpp and the key tables (`*_keys.cpp`: fabric_keys.cpp has cluster.fabric,
+// The schema lives in validate.cpp (top level), validate_workload.cpp and the key tables
+// (`*_keys.cpp`: server_keys.cpp has cluster.server, fabric_keys.cpp has cluster.fabric,
 // cluster.storage_fabric and the checks across the cluster), one function per section; a
 // section the models do not have yet is an unknown key.
 #pragma once
@@ -20,14 +20,7 @@ namespace fabricsim::scenario {
 
 ScenarioSpec validate_scenario(const Node& root, Issues& issues);
 
-// A NIC (cluster.server.nic, ...): a mapping of NicSpec's keys, presets already expanded.
-struct NicRead {
-    NicSpec spec;
-    bool rate_known = true;  // line_rate can be checked against (read without an issue)
-};
-NicRead validate_nic(const Node* node, const std::string& path, Issues& issues);
-
-// cluster.server; `node` may be null (the defaults). The flags say which values were read
+// cluster.server (server_keys.cpp); `node` may be null (the defaults). The flags say which values were read
 // without an issue, so that checks across sections do not repeat an error as another.
 struct ServerRead {
     ServerSpec spec;

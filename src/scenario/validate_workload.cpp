@@ -1,14 +1,10 @@
 // workload: a non-empty list of entries, each with exactly one kind key (transfer, collective,
-// traffic, training, trace)
-// and optional `name` and `after`. Checked here because they need the whole list: rank ids
-// against the cluster, unique names, `after` naming an entry and not forming a cycle.
-#include "scenario/field_readers.hpp"
+// traffic, training, trace) and optional `name`, `after` and `priority` (workload_keys.hpp has
+// each kind's keys). Checked here because they need the whole list: unique names, `after`
+// naming an entry and not forming a cycle.
 #include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
-#include "scenario/validate_collective.hpp"
-#include "scenario/validate_trace.hpp"
-#include "scenario/validate_traffic.hpp"
-#include "scenario/validate_training.hpp"
+#include "scenario/workload_keys.hpp"
 
 #include <fmt/format.h>
 
@@ -22,65 +18,8 @@ namespace {
 // The kinds of workload entry.
 const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
 
-constexpr std::int64_t kMaxRank = 1 << 30;
-
 bool contains(const std::vector<std::string>& list, const std::string& s) {
     return std::find(list.begin(), list.end(), s) != list.end();
-}
-
-std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks, Issues& issues) {
-    auto v = read_int(node, path, 0, kMaxRank, issues);
-    if (!v) return std::nullopt;
-    if (ranks && *v >= *ranks) {
-        issues.add(node.location, path,
-                   fmt::format("rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
-                               *ranks == 1 ? "" : "s", *ranks - 1));
-        return std::nullopt;
-    }
-    return RankId{static_cast<RankId::rep>(*v)};
-}
-
-std::optional<TransferSpec> validate_transfer(const Node& node, const std::string& path, std::optional<int> ranks,
-                                              Issues& issues) {
-    const Node* map = read_section(node, path, issues);
-    if (map == nullptr) return std::nullopt;
-    check_keys(*map, path, {"from", "to", "size", "start"}, issues);
-    TransferSpec spec;
-    bool ok = true;
-    const auto required = [&](const char* key) {
-        const Node* n = map->find(key);
-        if (n == nullptr) {
-            issues.add(map->location, key_path(path, key), "missing required key");
-            ok = false;
-        }
-        return n;
-    };
-    const Node* from = required("from");
-    const Node* to = required("to");
-    const Node* size = required("size");
-    std::optional<RankId> from_rank, to_rank;
-    if (from) from_rank = read_rank(*from, key_path(path, "from"), ranks, issues);
-    if (to) to_rank = read_rank(*to, key_path(path, "to"), ranks, issues);
-    if (from_rank && to_rank && *from_rank == *to_rank) {
-        issues.add(to->location, key_path(path, "to"),
-                   fmt::format("from and to are both rank {}; a transfer needs two different ranks", to_rank->value()));
-        ok = false;
-    }
-    ok = ok && from_rank && to_rank;
-    if (size) {
-        auto s = read_bytes(*size, key_path(path, "size"), Zero::rejected, issues);
-        ok = ok && s.has_value();
-        if (s) spec.size = *s;
-    }
-    if (const Node* n = map->find("start")) {
-        auto t = read_time(*n, key_path(path, "start"), Zero::allowed, issues);
-        ok = ok && t.has_value();
-        if (t) spec.start = *t;
-    }
-    if (!ok) return std::nullopt;
-    spec.from = *from_rank;
-    spec.to = *to_rank;
-    return spec;
 }
 
 // Reads one entry; its name is left empty when not given (filled in later).
@@ -91,9 +30,12 @@ struct ReadEntry {
     const Node* after_node = nullptr;
 };
 
-ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int> ranks, const ClusterSpec* cluster,
-                         Issues& issues) {
+ReadEntry validate_entry(const Node& node, std::size_t index, const ClusterSpec* cluster, Issues& issues) {
     const std::string path = index_path("workload", index);
+    EntryContext ctx;
+    ctx.entry = &node;
+    ctx.cluster = cluster;
+    if (cluster != nullptr) ctx.ranks = cluster->ranks();
     ReadEntry out;
     out.entry.location = node.location;
     if (!node.is_mapping()) {
@@ -103,12 +45,14 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         return out;
     }
     std::vector<std::string> allowed = kAvailableKinds;
-    allowed.insert(allowed.end(), {"name", "after", "priority"});
-    // A collective's parameters sit beside its kind key.
-    if (node.find("collective") != nullptr)
-        allowed.insert(allowed.end(), collective_keys().begin(), collective_keys().end());
+    const auto own = workload_entry_table().names();
+    allowed.insert(allowed.end(), own.begin(), own.end());
+    // A collective's and a traffic pattern's parameters sit beside its kind key.
+    if (node.find("collective") != nullptr) {
+        const auto keys = collective_keys();
+        allowed.insert(allowed.end(), keys.begin(), keys.end());
+    }
     if (node.find("traffic") != nullptr) allowed.insert(allowed.end(), traffic_keys().begin(), traffic_keys().end());
-    if (node.find("training") != nullptr) allowed.insert(allowed.end(), training_keys().begin(), training_keys().end());
 
     std::vector<const Entry*> kinds;
     std::vector<const Entry*> unknown;
@@ -138,50 +82,27 @@ ReadEntry validate_entry(const Node& node, std::size_t index, std::optional<int>
         issues.add(kinds[1]->key_location, path,
                    fmt::format("an entry has exactly one kind, found {}: {}", kinds.size(), join(names)));
     } else if (kinds[0]->key == "collective") {
-        if (auto c = validate_collective(node, kinds[0]->value, path, ranks, issues)) out.entry.kind = *c;
+        if (auto c = read_collective(node, path, ctx, issues)) out.entry.kind = *c;
     } else if (kinds[0]->key == "traffic") {
-        if (auto t = validate_traffic(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
+        if (auto t = read_traffic(node, kinds[0]->value, path, ctx, issues)) out.entry.kind = *t;
     } else if (kinds[0]->key == "training") {
-        if (auto t = validate_training(node, kinds[0]->value, path, cluster, issues)) out.entry.kind = *t;
+        if (auto t = read_training(kinds[0]->value, path, ctx, issues)) out.entry.kind = *t;
     } else if (kinds[0]->key == "trace") {
-        if (auto t = validate_trace(kinds[0]->value, path, ranks, issues)) out.entry.kind = *t;
-    } else if (auto t = validate_transfer(kinds[0]->value, key_path(path, "transfer"), ranks, issues)) {
+        if (auto t = read_trace(kinds[0]->value, path, ctx, issues)) out.entry.kind = *t;
+    } else if (auto t = read_transfer(kinds[0]->value, path, ctx, issues)) {
         out.entry.kind = *t;
     }
-
-    if (const Node* n = node.find("name")) {
-        out.name_given = true;
-        if (auto s = read_name(*n, key_path(path, "name"), issues)) {
-            out.entry.name = *s;
-            out.name_node = n;
-        }
-    }
-    if (const Node* n = node.find("after")) {
-        if (auto s = read_name(*n, key_path(path, "after"), issues)) {
-            out.entry.after = *s;
-            out.after_node = n;
-        }
-    }
-    if (const Node* n = node.find("priority")) {
-        // 802.1p has 8 priorities, InfiniBand 16 service levels.
-        const bool roce = cluster == nullptr || cluster->fabric.technology == Technology::roce;
-        if (auto v = read_int(*n, key_path(path, "priority"), 0, roce ? 7 : 15, issues)) {
-            if (roce && cluster != nullptr && *v == cluster->roce.control_priority)
-                issues.add(n->location, key_path(path, "priority"),
-                           fmt::format("{} is the control priority (cluster.roce.control_priority) that CNPs and ACKs "
-                                       "ride; expected a data priority other than {}",
-                                       *v, *v));
-            else
-                out.entry.priority = static_cast<int>(*v);
-        }
-    }
+    const SectionRead own_keys = read_keys(node, path, workload_entry_table(), out.entry, ctx, issues);
+    out.name_given = own_keys.given("name") != nullptr;
+    if (out.name_given && own_keys.ok("name")) out.name_node = own_keys.given("name");
+    if (own_keys.ok("after")) out.after_node = own_keys.given("after");
     return out;
 }
 
+// The kinds in the order of WorkloadEntry::kind's alternatives.
 std::string kind_name(const WorkloadEntry& e) {
-    static constexpr const char* kNames[] = {"transfer", "collective", "traffic", "training", "trace"};
-    static_assert(std::variant_size_v<decltype(e.kind)> == std::size(kNames));
-    return kNames[e.kind.index()];
+    static_assert(std::variant_size_v<decltype(e.kind)> == 5);
+    return kAvailableKinds[e.kind.index()];
 }
 
 // Names: generated ones first ("<kind><index>"), then each given name must be unique.
@@ -263,7 +184,6 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
 }  // namespace
 
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues) {
-    const std::optional<int> ranks = cluster ? std::optional(cluster->ranks()) : std::nullopt;
     if (!node.is_sequence() || node.items.empty()) {
         issues.add(node.location, "workload",
                    fmt::format("expected a non-empty list of entries, found {}", describe_found(node)));
@@ -272,7 +192,7 @@ std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec
     std::vector<ReadEntry> read;
     read.reserve(node.items.size());
     for (std::size_t i = 0; i < node.items.size(); ++i)
-        read.push_back(validate_entry(node.items[i], i, ranks, cluster, issues));
+        read.push_back(validate_entry(node.items[i], i, cluster, issues));
     check_names(read, issues);
     check_after(read, issues);
     std::vector<WorkloadEntry> out;

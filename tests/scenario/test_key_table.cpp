@@ -4,10 +4,12 @@
 #include "scenario/key_docs.hpp"
 #include "scenario/key_table.hpp"
 #include "scenario/loader.hpp"
+#include "scenario/workload_keys.hpp"
 #include "scenario/yaml_tree.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -200,4 +202,37 @@ TEST_CASE("a key a preset sets is the device's: only the keys the scenario write
     REQUIRE(loaded.warnings.size() == 1);
     CHECK(loaded.warnings.front().str() ==
           "w.yaml:5:67: cluster.clients.nic.receive_buffer: the ideal model does not read this key; it has no effect");
+}
+
+TEST_CASE("the server is a declared section: the schema closes it and gives its NVLink generations",
+          "[loader][keys][docs]") {
+    const Value schema = json_schema();
+    const Value* cluster = member(*member(schema, "properties"), "cluster");
+    REQUIRE(cluster != nullptr);
+    const Value* server = member(*member(*cluster, "properties"), "server");
+    REQUIRE(server != nullptr);
+    CHECK(closed(*server));  // a misspelt server key is flagged by an editor, as the loader flags it
+    const Value* nvlink = member(*member(*server, "properties"), "nvlink");
+    REQUIRE(nvlink != nullptr);
+    const Value* generation = member(*member(*nvlink, "properties"), "generation");
+    REQUIRE(generation != nullptr);
+    // docs/models/links.md models three generations; "nvlink6" is refused by the loader.
+    CHECK(*member(*generation, "enum") ==
+          Value{Value::List{Value{std::string("nvlink3")}, Value{std::string("nvlink4")},
+                            Value{std::string("nvlink5")}}});
+}
+
+TEST_CASE("each traffic pattern's table holds the kind key, the pattern's own keys and start last", "[loader][keys]") {
+    // docs/SCENARIO.md, Traffic: incast takes size, senders and receiver; poisson senders, load,
+    // cdf and duration; `start` is every pattern's, printed last.
+    CHECK(traffic_table(TrafficPattern::incast).names() ==
+          std::vector<std::string>{"traffic", "size", "senders", "receiver", "start"});
+    CHECK(traffic_table(TrafficPattern::poisson).names() ==
+          std::vector<std::string>{"traffic", "senders", "load", "cdf", "duration", "start"});
+    // Every key of every pattern is declared once in the table of them all.
+    for (const std::string& k : traffic_keys()) {
+        INFO(k);
+        const auto names = traffic_table().names();
+        CHECK(std::count(names.begin(), names.end(), k) == 1);
+    }
 }

@@ -1,0 +1,433 @@
+// `- training: {...}` entries: every parameter sits inside the `training` mapping, in four
+// groups (model, batch, gpu, parallelism) and a few job-level keys, one declaration per key. The
+// checks across keys are the ones Megatron-LM makes at start-up: tp·pp·dp GPUs, pp dividing the
+// layers, ep dividing dp and the experts, the global batch a whole number of micro-batches per
+// DP replica (docs/models/training.md).
+#include "scenario/key_types.hpp"
+#include "scenario/workload_keys.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cmath>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+using S = TrainingSpec;
+using Ctx = EntryContext;
+
+constexpr std::int64_t kMaxParameters = 100'000'000'000'000;  // 1e14
+constexpr std::int64_t kMaxDegree = 1 << 20;
+
+// "70B", "1.5T", "7e9", "175000000000": a whole count. Suffixes K, M, B (billion), T are
+// powers of 1000; an exponent e<N> a power of ten. Exact decimal arithmetic, no rounding.
+std::optional<std::int64_t> parse_count(std::string_view t) {
+    std::size_t i = 0;
+    std::string digits;
+    int fraction = 0;  // digits after the point
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) digits += t[i++];
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+            digits += t[i++];
+            ++fraction;
+        }
+    }
+    if (digits.empty() || digits.size() > 18) return std::nullopt;
+    int exponent = 0;
+    const std::string_view rest = t.substr(i);
+    if (rest.empty()) {
+    } else if (rest == "K") {
+        exponent = 3;
+    } else if (rest == "M") {
+        exponent = 6;
+    } else if (rest == "B" || rest == "G") {
+        exponent = 9;
+    } else if (rest == "T") {
+        exponent = 12;
+    } else if (rest.size() > 1 && (rest[0] == 'e' || rest[0] == 'E')) {
+        const auto [ptr, ec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), exponent);
+        if (ec != std::errc{} || ptr != rest.data() + rest.size() || exponent < 0 || exponent > 18) return std::nullopt;
+    } else {
+        return std::nullopt;
+    }
+    std::int64_t mantissa = std::stoll(digits);
+    int shift = exponent - fraction;
+    for (; shift < 0; ++shift) {
+        if (mantissa % 10 != 0) return std::nullopt;  // not whole
+        mantissa /= 10;
+    }
+    for (; shift > 0; --shift) {
+        if (mantissa > INT64_MAX / 10) return std::nullopt;
+        mantissa *= 10;
+    }
+    return mantissa;
+}
+
+// "989TFLOPS", "1.979PFLOPS", "312 TFLOP/s": a whole number of FLOP/s.
+std::optional<std::int64_t> parse_flops(std::string_view t) {
+    std::string_view unit;
+    for (std::string_view u : {"FLOPS", "FLOP/s"})
+        if (t.size() > u.size() && t.substr(t.size() - u.size()) == u) unit = u;
+    if (unit.empty()) return std::nullopt;
+    std::string_view number = t.substr(0, t.size() - unit.size());
+    int exponent = 0;
+    if (!number.empty()) {
+        const char prefix = number.back();
+        const std::string_view prefixes = "KMGTPE";
+        if (const auto p = prefixes.find(prefix); p != std::string_view::npos) {
+            exponent = 3 * static_cast<int>(p + 1);
+            number.remove_suffix(1);
+        }
+    }
+    while (!number.empty() && number.back() == ' ') number.remove_suffix(1);
+    if (number.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+    return parse_count(fmt::format("{}e{}", number, exponent));
+}
+
+std::optional<double> parse_double(const std::string& t) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc{} || ptr != t.data() + t.size() || t.empty() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+// The largest SI prefix that keeps the number whole: 989000000000000 -> "989TFLOPS".
+std::string flops_text(std::int64_t flops) {
+    static constexpr const char* kPrefixes[] = {"", "K", "M", "G", "T", "P", "E"};
+    int p = 0;
+    while (p < 6 && flops % 1000 == 0 && flops != 0) {
+        flops /= 1000;
+        ++p;
+    }
+    return fmt::format("{}{}FLOPS", flops, kPrefixes[p]);
+}
+
+// A number read by `parse`, or `expected` in the message.
+template <class T, class Parse>
+Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
+    return {std::move(type),
+            [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
+                std::optional<T> v;
+                if (n.is_scalar()) v = parse(n.text);
+                if (!v) issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
+                return v;
+            },
+            [](const T& v) { return Value{v}; }};
+}
+
+template <class T>
+Key<S, Ctx> field_key(std::string name, T S::*member, Field<T> field, std::string doc) {
+    return key<S, T, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
+}
+
+Key<TrainingModelSpec, Ctx> model_key(std::string name, int TrainingModelSpec::*member, Field<int> field,
+                                      std::string doc) {
+    return key<TrainingModelSpec, int, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
+}
+
+const Table<TrainingModelSpec, Ctx>& model_table() {
+    using M = TrainingModelSpec;
+    static const Table<M, Ctx> t{
+        "workload.training.model",
+        {
+            key<M, std::int64_t, Ctx>(
+                "parameters", &M::parameters,
+                parsed<std::int64_t>(
+                    TypeDoc{"count > 0", {"string", "integer"}},
+                    [](const std::string& s) -> std::optional<std::int64_t> {
+                        const auto v = parse_count(s);
+                        return v && *v > 0 && *v <= kMaxParameters ? v : std::nullopt;
+                    },
+                    "a positive whole count such as 70B, 1.5T or 7e9"),
+                kAllModels,
+                "Total parameters, experts included: `70B`, `1.5T`, `7e9`, `175000000000` (K, M, B, T are powers of "
+                "1000; must be whole).")
+                .required("missing required key (the model's parameter count, e.g. 70B or 7e9)"),
+            model_key("layers", &M::layers, integer(1, 100'000), "Transformer layers.")
+                .required("missing required key (transformer layers)"),
+            model_key("hidden", &M::hidden, integer(1, 1'000'000), "Hidden size.")
+                .required("missing required key (hidden size)"),
+            model_key("sequence", &M::sequence, integer(1, 10'000'000), "Tokens per sequence.")
+                .required("missing required key (tokens per sequence)"),
+            model_key("experts", &M::experts, integer(0, 100'000),
+                      "0: dense; E: every layer's FFN is E experts (needs parameters > 4·hidden²·layers)."),
+            model_key("top_k", &M::top_k, integer(1, 100'000), "Experts per token (MoE only), at most `experts`."),
+        }};
+    return t;
+}
+
+const Table<S, Ctx>& batch_table() {
+    static const Table<S, Ctx> t{
+        "workload.training.batch",
+        {
+            field_key("global", &S::global_batch, integer(1, 100'000'000),
+                      "Sequences per iteration; a multiple of micro × dp.")
+                .required("missing required key (sequences per iteration)"),
+            field_key("micro", &S::micro_batch, integer(1, 1'000'000), "Sequences per micro-batch."),
+        }};
+    return t;
+}
+
+const Table<S, Ctx>& gpu_table() {
+    static const Table<S, Ctx> t{
+        "workload.training.gpu",
+        {
+            key<S, std::int64_t, Ctx>(
+                "peak", &S::peak_flops,
+                {TypeDoc{"FLOP/s", {"string"}},
+                 [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::int64_t> {
+                     std::optional<std::int64_t> v;
+                     if (n.is_scalar()) v = parse_flops(n.text);
+                     if (v && *v > 0) return v;
+                     issues.add(n.location, path,
+                                fmt::format("expected a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS), found {}",
+                                            describe_found(n)));
+                     return std::nullopt;
+                 },
+                 [](const std::int64_t& f) { return Value{flops_text(f)}; }},
+                kAllModels,
+                "Dense peak per GPU: `989TFLOPS`, `1.979PFLOPS`, `312 TFLOP/s` (K, M, G, T, P, E prefixes; whole "
+                "FLOP/s).")
+                .required("missing required key (the GPU's dense peak, e.g. 989TFLOPS)"),
+            field_key("mfu", &S::mfu,
+                      parsed<double>(
+                          TypeDoc{"(0, 1]", {"number"}},
+                          [](const std::string& s) -> std::optional<double> {
+                              const auto v = parse_double(s);
+                              return v && *v > 0 && *v <= 1 ? v : std::nullopt;
+                          },
+                          "a fraction in (0, 1]"),
+                      "Fraction of the peak sustained on the FLOPs executed."),
+        }};
+    return t;
+}
+
+const Table<S, Ctx>& parallelism_table() {
+    static const Table<S, Ctx> t{
+        "workload.training.parallelism",
+        {
+            field_key("tp", &S::tp, integer(1, kMaxDegree), "Tensor parallelism; divides `model.hidden`."),
+            field_key("pp", &S::pp, integer(1, kMaxDegree), "Pipeline stages; divides `model.layers`."),
+            field_key("dp", &S::dp, integer(1, kMaxDegree),
+                      "Data parallelism. May be left out when `ranks` gives the count: dp = ranks / (tp·pp)."),
+            field_key("ep", &S::ep, integer(1, kMaxDegree),
+                      "Expert parallelism; divides dp and `model.experts` (ep > 1 needs experts)."),
+            field_key("dp_mode", &S::dp_mode,
+                      choice<DpMode>("dp_mode", {{"all_reduce", DpMode::all_reduce}, {"zero", DpMode::zero}}),
+                      "Gradient all-reduce, or reduce-scatter + parameter all-gather (ZeRO)."),
+        }};
+    return t;
+}
+
+// ranks: a count, or a list of distinct ranks of the cluster (which is then the placement).
+bool read_ranks(const Node& n, const std::string& path, S& spec, Ctx& ctx, Issues& issues) {
+    if (!n.is_sequence()) {
+        const auto v = read_int(n, path, 1, (1 << 30), issues);
+        if (v) ctx.rank_count = *v;
+        return v.has_value();
+    }
+    ctx.rank_count = static_cast<std::int64_t>(n.items.size());
+    if (n.items.empty()) {
+        issues.add(n.location, path, "expected at least one rank");
+        return false;
+    }
+    auto list = read_rank_set(n, path, ctx.ranks, -1, issues);
+    if (list) spec.ranks = std::move(*list);
+    return list.has_value();
+}
+
+// The nodes the checks across keys point at, and what the reading learnt.
+struct TrainingRead {
+    const Node& kind_node;
+    std::string tpath;
+    std::string par_path;
+    const Node* parameters = nullptr;
+    const Node* global = nullptr;
+    const Node* tp = nullptr;
+    const Node* pp = nullptr;
+    const Node* dp = nullptr;
+    const Node* ep = nullptr;
+    const Node* placement = nullptr;
+    const Node* ranks = nullptr;
+    std::int64_t rank_count = 0;  // 0: not given
+};
+
+// The checks across keys, in the order a reader meets the keys; dp from the rank count when
+// not given. False after an issue.
+bool check_training(const TrainingRead& t, TrainingSpec& spec, const ClusterSpec* cluster, Issues& issues) {
+    bool ok = true;
+    const auto fail = [&](const Node* at, const std::string& key, std::string message) {
+        issues.add(at ? at->location : t.kind_node.location, key, std::move(message));
+        ok = false;
+    };
+    const std::string ranks_path = key_path(t.tpath, "ranks");
+    const std::int64_t tp_pp = std::int64_t{spec.tp} * spec.pp;
+    if (t.rank_count > 0) {
+        if (!t.dp) {
+            if (t.rank_count % tp_pp != 0) {
+                fail(t.ranks, ranks_path,
+                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", t.rank_count,
+                                 spec.tp, spec.pp, tp_pp));
+                return false;
+            }
+            spec.dp = static_cast<int>(t.rank_count / tp_pp);
+        } else if (t.rank_count != tp_pp * spec.dp) {
+            fail(t.ranks, ranks_path,
+                 fmt::format("the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks", spec.tp, spec.pp, spec.dp,
+                             tp_pp * spec.dp, t.rank_count));
+            return false;
+        }
+    }
+    const int cluster_ranks = cluster ? cluster->ranks() : 0;
+    const std::int64_t gpus = tp_pp * spec.dp;
+    if (cluster && gpus > cluster_ranks) {
+        fail(t.dp ? t.dp : (t.pp ? t.pp : t.tp), t.par_path,
+             fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp,
+                         spec.dp, gpus, cluster_ranks));
+    }
+    if (spec.model.layers % spec.pp != 0)
+        fail(t.pp, key_path(t.par_path, "pp"),
+             fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers,
+                         spec.pp));
+    if (spec.model.hidden % spec.tp != 0)
+        fail(t.tp, key_path(t.par_path, "tp"),
+             fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden,
+                         spec.tp));
+    if (spec.ep > 1 && spec.model.experts == 0)
+        fail(t.ep, key_path(t.par_path, "ep"),
+             "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+    else if (spec.ep > 1 && spec.dp % spec.ep != 0)
+        fail(
+            t.ep, key_path(t.par_path, "ep"),
+            fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
+                        spec.dp, spec.ep));
+    else if (spec.ep > 1 && spec.model.experts % spec.ep != 0)
+        fail(t.ep, key_path(t.par_path, "ep"),
+             fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts,
+                         spec.ep));
+    const std::int64_t per_step = std::int64_t{spec.micro_batch} * spec.dp;
+    if (spec.global_batch % per_step != 0)
+        fail(t.global, key_path(t.tpath, "batch.global"),
+             fmt::format("the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
+                         spec.dp, per_step, spec.global_batch));
+    if (spec.model.experts > 0) {
+        const double attention = 4.0 * spec.model.hidden * double(spec.model.hidden) * spec.model.layers;
+        if (double(spec.model.parameters) <= attention)
+            fail(t.parameters, key_path(t.tpath, "model.parameters"),
+                 fmt::format("{} parameters leave nothing for the experts after the attention weights "
+                             "(4·hidden²·layers = {:.4g})",
+                             spec.model.parameters, attention));
+    }
+    if (cluster && spec.placement == Placement::topology_aware) {
+        const int per_server = cluster->server.ranks();
+        if (spec.tp > per_server || per_server % spec.tp != 0)
+            fail(t.placement, key_path(t.tpath, "placement"),
+                 fmt::format("topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
+                             "server",
+                             spec.tp, per_server));
+    }
+    return ok;
+}
+
+}  // namespace
+
+const Table<S, Ctx>& training_table() {
+    static const Table<S, Ctx> t{
+        "workload.training",
+        {
+            section("model", &S::model, model_table(), "The transformer (keys below).")
+                .required("missing required section"),
+            group("batch", batch_table(), "The batch (keys below).").required("missing required section"),
+            group("gpu", gpu_table(), "The GPU's speed (keys below).").required("missing required section"),
+            group("parallelism", parallelism_table(), "How the job is split over its GPUs (keys below).")
+                .required("missing required section"),
+            field_key("recompute", &S::recompute,
+                      choice<Recompute>("recompute", {{"none", Recompute::none}, {"full", Recompute::full}}),
+                      "`full` adds one forward to every backward (8·P·tokens instead of 6)."),
+            custom_key<S, Ctx>(
+                "overlap", TypeDoc{"`true`, `false`", {"boolean"}}, kAllModels,
+                "DP gradient buckets start during the stage's last backward.",
+                [](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues) {
+                    const auto v = read_choice(n, path, "value", {"true", "false"}, issues);
+                    if (v) out.overlap = *v == "true";
+                    return v.has_value();
+                },
+                [](const S& s) { return Value{s.overlap}; }),
+            field_key("placement", &S::placement,
+                      choice<Placement>("placement", {{"packed", Placement::packed},
+                                                      {"random", Placement::random},
+                                                      {"topology_aware", Placement::topology_aware}}),
+                      "How the job's GPUs are chosen among the ranks earlier training entries left free; not with a "
+                      "ranks list. topology_aware needs tp to divide the GPUs of a server.")
+                .printed_if([](const S& s) { return s.ranks.empty(); }),
+            custom_key<S, Ctx>(
+                "ranks", TypeDoc{"count or list", {"integer", "array"}}, kAllModels,
+                "A count must equal tp·pp·dp (≤ the cluster's ranks); a list gives the exact ranks in Megatron order "
+                "(TP fastest, then DP, then PP).",
+                read_ranks,
+                [](const S& s) {
+                    if (s.ranks.empty()) return Value{std::int64_t{s.gpus()}};
+                    return print_rank_set(s.ranks);
+                })
+                .shown_default("tp·pp·dp"),
+            field_key("iterations", &S::iterations, integer(1, 1000), "Iterations back to back; results are the mean."),
+        }};
+    return t;
+}
+
+std::optional<TrainingSpec> read_training(const Node& kind_node, const std::string& path, EntryContext& ctx,
+                                          Issues& issues) {
+    const std::string tpath = key_path(path, "training");
+    if (!kind_node.is_mapping()) {
+        issues.add(kind_node.location, tpath,
+                   fmt::format("expected a mapping with model, batch, gpu and parallelism, found {}",
+                               describe_found(kind_node)));
+        return std::nullopt;
+    }
+    S spec;
+    ctx.rank_count = 0;
+    const SectionRead r = read_table(kind_node, tpath, training_table(), spec, ctx, issues);
+    bool ok = r.failed.empty();
+    // top_k, once the model's keys were read.
+    const Node* top_k = r.given("model.top_k");
+    const bool model_ok =
+        std::none_of(r.failed.begin(), r.failed.end(), [](const std::string& f) { return f.starts_with("model"); });
+    const std::string top_k_path = key_path(tpath, "model.top_k");
+    if (model_ok && top_k && spec.model.experts == 0 && spec.model.top_k != 1) {
+        issues.add(top_k->location, top_k_path, "top_k applies to a mixture-of-experts model; set model.experts");
+        ok = false;
+    } else if (model_ok && top_k && spec.model.top_k > spec.model.experts && spec.model.experts > 0) {
+        issues.add(top_k->location, top_k_path,
+                   fmt::format("a token visits at most the {} experts there are, found top_k {}", spec.model.experts,
+                               spec.model.top_k));
+        ok = false;
+    }
+    const Node* ranks = r.given("ranks");
+    const Node* placement = r.given("placement");
+    if (ranks != nullptr && ranks->is_sequence() && placement != nullptr) {
+        issues.add(placement->location, key_path(tpath, "placement"),
+                   "placement chooses ranks for a count; with a list of ranks the list is the placement");
+        ok = false;
+    }
+    const TrainingRead t{kind_node,
+                         tpath,
+                         key_path(tpath, "parallelism"),
+                         r.given("model.parameters"),
+                         r.given("batch.global"),
+                         r.given("parallelism.tp"),
+                         r.given("parallelism.pp"),
+                         r.given("parallelism.dp"),
+                         r.given("parallelism.ep"),
+                         placement,
+                         ranks,
+                         ctx.rank_count};
+    if (!ok || !check_training(t, spec, ctx.cluster, issues)) return std::nullopt;
+    return spec;
+}
+
+}  // namespace fabricsim::scenario
