@@ -31,12 +31,7 @@ void RedParams::validate() const {
 RedMarker::RedMarker(const RedParams& params) : params_(params) { params_.validate(); }
 
 double RedMarker::probability(Bytes queue) const {
-    if (queue <= params_.kmin) return 0.0;
-    if (queue > params_.kmax) return 1.0;
-    // Kmin < q <= Kmax implies Kmax > Kmin: no division by zero.
-    const auto above = static_cast<double>((queue - params_.kmin).count());
-    const auto span = static_cast<double>((params_.kmax - params_.kmin).count());
-    return params_.pmax * above / span;
+    return red_probability(queue, params_.kmin, params_.kmax, params_.pmax);
 }
 
 }  // namespace fabricsim::congestion

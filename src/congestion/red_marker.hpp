@@ -17,6 +17,16 @@
 
 namespace fabricsim::congestion {
 
+// p(q) above for thresholds Kmin <= Kmax and Pmax in [0, 1] (RedParams::validate()).
+inline double red_probability(Bytes queue, Bytes kmin, Bytes kmax, double pmax) {
+    if (queue <= kmin) return 0.0;
+    if (queue > kmax) return 1.0;
+    // Kmin < q <= Kmax implies Kmax > Kmin: no division by zero.
+    const auto above = static_cast<double>((queue - kmin).count());
+    const auto span = static_cast<double>((kmax - kmin).count());
+    return pmax * above / span;
+}
+
 struct RedParams {
     Bytes kmin;
     Bytes kmax;

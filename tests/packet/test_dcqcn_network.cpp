@@ -2,6 +2,7 @@
 // switch, CNPs from the receiving NIC, per-QP pacing at the sender.
 #include <catch2/catch.hpp>
 
+#include "iwarp_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
 using fabricsim::fabric::DirectedLink;
@@ -65,4 +66,58 @@ TEST_CASE("the NIC pulls a QP's data a window ahead: packets alive stay bounded 
     CHECK(m.network.counters().lossless_drops == 0);
     INFO("peak packets alive: " << m.network.peak_packets());
     CHECK(m.network.peak_packets() < 2 * 64 + 391 + 200);
+}
+
+TEST_CASE(
+    "DCQCN timers without events: an incast paced by timer steps run as each input comes ends as with timer events",
+    "[packet][dcqcn]") {
+    // A 4-to-1 incast of 2 MB messages cuts every sender's rate (CNPs), after which DCQCN's
+    // α update is due every microsecond until α settles. With rate samples on, each due step
+    // is a timer event of the NIC; without, the QP applies the steps due by each input when
+    // it comes and by each packet it paces (NicScheduler::sent). The CongestionControl
+    // contract makes both the same state at every packet, so every delivery time, mark and
+    // CNP must agree, and the run without timer events must have fewer events.
+    struct Run {
+        std::vector<Time> at;
+        FabricCounters counters;
+        std::uint64_t events = 0;
+    };
+    auto run = [](Time sample_interval) {
+        const scenario::ClusterSpec c = hosts(5);
+        fabric::PacketModelSpec spec = model_spec(c, scenario::RoceSpec{});
+        spec.qp_rate_interval = sample_interval;
+        Model m(c, spec);
+        Simulator sim(1);
+        Sink sink;
+        for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, msg(s, s, 4, Bytes{2'000'000}), sink);
+        sim.run();
+        return Run{sink.at, m.network.counters(), sim.cost().events};
+    };
+    const Run timed = run(1_ns);
+    const Run lazy = run(Time::zero());
+    REQUIRE(timed.at.size() == 4);
+    CHECK(timed.counters.cnps > 0);  // the rates were cut: the timers had steps to take
+    CHECK(lazy.at == timed.at);
+    CHECK(lazy.counters.cnps == timed.counters.cnps);
+    CHECK(lazy.counters.ecn_marks == timed.counters.ecn_marks);
+    CHECK(lazy.counters.packet_hops == timed.counters.packet_hops);
+    CHECK(lazy.events < timed.events);
+}
+
+TEST_CASE("ECN: switches mark no segment of an iWARP engine that is not DCTCP, queue above Kmin or not",
+          "[packet][dcqcn][iwarp]") {
+    // Only DCTCP's segments are ECN-capable; a switch never marks a Not-ECT packet (RFC 3168
+    // §5). Two NewReno flows of 20 MB into one 100G port with ECN configured at K = 2 segments:
+    // the queue passes K (the slow start alone doubles the window past it), and nothing is marked.
+    using namespace iwarp_test;
+    const scenario::IwarpSpec iw = with_cc(scenario::TcpCongestion::newreno);
+    const scenario::ClusterSpec c = iwarp_hosts(3, iw);
+    Model m(c, iwarp_spec(c, iw, Bytes{2 * 9038}));
+    Simulator sim(1);
+    Sink sink;
+    for (std::uint32_t s = 0; s < 2; ++s) m.network.send(sim, msg(s, s, 2, Bytes{20'000'000}), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 2);
+    CHECK(m.network.max_queued(m.routing.path(RankId{0}, RankId{2})[2]) > Bytes{2 * 9038});
+    CHECK(m.network.counters().ecn_marks == 0);
 }

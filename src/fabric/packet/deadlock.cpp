@@ -95,7 +95,7 @@ std::string PacketNetwork::waiting() const {
         std::int64_t n = 0;
         for (std::uint32_t k = queues_[q].fifo.head; k != kNone; k = packets_[k].next) ++n;
         const std::uint32_t port = layout_.port[q];
-        const LinkFlowControl* fc = ports_[port].fc;
+        const LinkFlowControl* fc = fc_of(ports_[port]);
         const char* why = fc == nullptr || !fc->blocked(q) ? "not held" : fc == pfc_.get() ? "paused" : "no credits";
         const int priority = ports_[port].classes == 1 ? data_prio_ : layout_.class_of[q];
         add(fmt::format("{} {} {}: {} packets, {}", name(port), ib_ ? "VL" : "priority", priority, n, why));
@@ -116,7 +116,7 @@ std::string PacketNetwork::waiting() const {
 std::string PacketNetwork::blocked_cycle() const {
     const auto n = static_cast<std::uint32_t>(queues_.size());
     const auto held = [&](std::uint32_t q) {
-        const LinkFlowControl* fc = ports_[layout_.port[q]].fc;
+        const LinkFlowControl* fc = fc_of(ports_[layout_.port[q]]);
         return fc != nullptr && fc->blocked(q) && !queues_[q].fifo.empty();
     };
     std::vector<std::vector<std::uint32_t>> waits_on(n);

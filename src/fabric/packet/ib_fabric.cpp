@@ -25,7 +25,7 @@ void PacketNetwork::setup_infiniband() {
     const auto& ib = spec_.infiniband;
     ib_credits_ = std::make_unique<IbCredits>(topology_, layout_, ib, spec_.mtu, static_cast<FlowControlHost&>(*this));
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
-        if (IbCredits::applies_to(topology_.link(DirectedLink::from_index(i).link))) ports_[i].fc = ib_credits_.get();
+        if (IbCredits::applies_to(topology_.link(DirectedLink::from_index(i).link))) ports_[i].fc_kind = kFcIbCredits;
     vl_arbiter_ = std::make_unique<VlArbiter>(ib.vl_arbitration, ports_.size());
     if (!ib.congestion_control.enabled) return;
     congestion::FecnMarkerParams marker;

@@ -10,6 +10,7 @@ namespace fabricsim::fabric {
 NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports, Time qp_rate_interval)
     : packets_(packets),
       qp_rate_interval_(qp_rate_interval),
+      lazy_timers_(qp_rate_interval <= Time::zero()),
       active_(ports),
       round_robin_(ports, 0),
       heaps_of_(ports, UINT32_MAX),
@@ -47,10 +48,11 @@ void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Tim
 
 void NicScheduler::enqueue(Simulator& sim, std::uint32_t qp, std::uint32_t packet) {
     Pacing& q = pacing_[qp];
-    // A QP with nothing to send keeps no timers (arm_timer); when data comes back its
-    // congestion control first catches up on the timer events it missed, in order, as the
-    // CongestionControl contract allows.
-    if (cc_[qp] != nullptr && q.fifo.empty() && cc_[qp]->next_timer() <= sim.now()) cc_call(sim, qp, CcInput::timer);
+    // With timer events (rate samples), a QP with nothing to send keeps none (arm_timer); when
+    // data comes back its congestion control first catches up on the timer events it missed, in
+    // order, as the CongestionControl contract allows. Without, sent() catches up.
+    if (!lazy_timers_ && cc_[qp] != nullptr && q.fifo.empty() && cc_[qp]->next_timer() <= sim.now())
+        cc_call(sim, qp, CcInput::timer);
     q.fifo.push(packets_, packet);
     ++q.queued;
     const std::uint32_t h = heaps_of_[port_[qp]] + q.cls;
@@ -232,6 +234,14 @@ bool NicScheduler::sent(Simulator& sim, std::uint32_t qp, Time start, Bytes size
     if (cc_[qp] == nullptr) {  // no congestion control: the port's pace alone
         q.next_send = start;
     } else {
+        // The rate after every timer event due by now (see lazy_timers_).
+        if (lazy_timers_) {
+            const Time t = std::max(last_call_[qp], sim.now());
+            if (cc_[qp]->next_timer() <= t) {
+                cc_[qp]->on_timer(t);
+                last_call_[qp] = t;
+            }
+        }
         // Pace in wire bytes: the payload at the link's efficiency.
         const std::int64_t rc = cc_[qp]->rate().bits_per_second();
         PayloadPace& pace = pace_[qp];
@@ -331,7 +341,7 @@ void NicScheduler::cc_call(Simulator& sim, std::uint32_t qp, CcInput why, Bytes 
 
 void NicScheduler::arm_timer(Simulator& sim, std::uint32_t qp) {
     const congestion::CongestionControl* cc = cc_[qp].get();
-    if (cc == nullptr) return;
+    if (cc == nullptr || lazy_timers_) return;
     const Time next = cc->next_timer();
     if (next == Time::max() || pacing_[qp].fifo.empty()) return;  // idle QPs catch up when data returns
     const Time at = std::max(next, sim.now());

@@ -2,7 +2,8 @@
 // dcqcn.md): each NIC uplink (NIC -> fabric switch) keeps one queue per QP — a QP is the
 // (source, destination, NCCL channel) of a message, split over qps_per_connection QPs — and
 // the QPs' congestion control, one object per QP (DCQCN on RoCE, IB CC on InfiniBand;
-// src/congestion/), whose timers this component keeps as an EventTarget.
+// src/congestion/), whose timer steps run when the QP next needs its rate (lazy_timers_), or
+// as events of this component (an EventTarget) while rate samples are taken.
 //
 // Per class of the port (802.1Q priority or VL), the QP offered is the one whose next packet
 // may start first, max(port free, packet ready, QP's next send time), round robin among equals
@@ -154,6 +155,14 @@ private:
 
     std::vector<PacketRecord>& packets_;
     Time qp_rate_interval_;
+    // No timer events: a QP's congestion control runs the timer steps due by each input when
+    // it comes (on_sent, on_cnp, on_ack each apply every step due by their time; sent() asks
+    // for them before it reads the rate), which the CongestionControl contract makes the same
+    // state as punctual on_timer calls. Nothing but the rate a packet is paced at reads that
+    // state, so no event is needed: a DCQCN QP after a cut took one timer event per
+    // microsecond (its α update) for at least 4 ms (docs/models/dcqcn.md). With rate samples
+    // (outputs.qp_rates) the timers stay events, as the samples are taken at them.
+    bool lazy_timers_;
     // By QP.
     std::vector<Pacing> pacing_;
     std::vector<std::unique_ptr<congestion::CongestionControl>> cc_;

@@ -118,7 +118,7 @@ bool PacketNetwork::lost_on_wire(Simulator& sim, std::uint32_t packet, std::uint
     }
     if (!lost) return false;
     // Credits the packet held at the receiver go back: nothing will drain it there.
-    if (LinkFlowControl* fc = p.fc; fc != nullptr && fc != pfc_.get())
+    if (LinkFlowControl* fc = fc_of(p); fc != nullptr && fc != pfc_.get())
         fc->on_drained(sim, queue_of(from, pk.prio), Bytes{pk.bytes});
     ++fault_drops_;
     ++fault_losses_[DirectedLink::from_index(from).link.value()];

@@ -83,7 +83,7 @@ void PacketNetwork::init() {
         if (lossy_ || roce.pfc.enabled) {
             pfc_ = std::make_unique<Pfc>(topology, layout_, roce, spec_.mtu, static_cast<FlowControlHost&>(*this));
             for (std::uint32_t i = 0; i < ports_.size(); ++i)
-                if (pfc_->applies_to(DirectedLink::from_index(i))) ports_[i].fc = pfc_.get();
+                if (pfc_->applies_to(DirectedLink::from_index(i))) ports_[i].fc_kind = kFcPfc;
         }
     }
     // MTU packets of fabric messages cross PCIe too: credits of kCreditSegments segments alone
@@ -91,7 +91,7 @@ void PacketNetwork::init() {
     credits_ = std::make_unique<Credits>(topology, layout_, std::max(spec_.segment, spec_.mtu),
                                          static_cast<FlowControlHost&>(*this));
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
-        if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc = credits_.get();
+        if (Credits::applies_to(topology.link(DirectedLink::from_index(i).link))) ports_[i].fc_kind = kFcCredits;
     ack_every_ = static_cast<std::uint32_t>(roce.ack_every);
     recover_all_ = spec_.recover_lossless || (spec_.technology == scenario::Technology::roce && roce.pfc.watchdog);
     rc_ = RcTransport(
@@ -99,21 +99,20 @@ void PacketNetwork::init() {
     setup_roce();
     setup_infiniband();
     setup_iwarp();
+    // RED at switch egress reads its thresholds from the port (mark_ecn). iWARP without DCTCP
+    // has cleared them (setup_iwarp): its segments are not ECN-capable.
+    for (std::uint32_t i = 0; i < markers_.size(); ++i)
+        if (ports_[i].switch_egress) {
+            ports_[i].ecn_kmin = markers_[i].params().kmin;
+            ports_[i].ecn_kmax = markers_[i].params().kmax;
+            ports_[i].ecn_pmax = markers_[i].params().pmax;
+        }
+    markers_ = {};
     // NIC uplinks read each QP's data from memory when they schedule it and arbitrate by
     // class (roce_nic.cpp), with or without congestion control.
     if (spec_.technology == scenario::Technology::roce || ib_) pace_nic_uplinks();
-    set_fc_kinds();
     setup_watchdog();
     if (spec_.queues.interval > Time::zero()) sampler_ = std::make_unique<QueueSampler>(*this, topology_, spec_.queues);
-}
-
-void PacketNetwork::set_fc_kinds() {
-    for (Port& p : ports_)
-        p.fc_kind = p.fc == nullptr                                       ? kFcNone
-                    : p.fc == pfc_.get()                                  ? kFcPfc
-                    : p.fc == credits_.get()                              ? kFcCredits
-                    : ib_credits_ != nullptr && p.fc == ib_credits_.get() ? kFcIbCredits
-                                                                          : kFcOther;
 }
 
 // RoCE fabric ports get a queue per 802.1p priority in use; every other port one queue.
@@ -209,6 +208,7 @@ std::uint32_t PacketNetwork::new_message() {
         return i;
     }
     messages_.emplace_back();
+    message_hops_.emplace_back();
     return static_cast<std::uint32_t>(messages_.size() - 1);
 }
 
@@ -262,6 +262,8 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
         m.route.assign(std::size_t{m.qps} * 2 * kRouteDepth, RouteHop{});
     else
         m.route.clear();
+    message_hops_[slot] =
+        MessageHop{m.route.empty() ? nullptr : m.route.data(), m.packets, generation, dst, m.qps, kNone};
     // At the source a message may leave by any of its equal-cost ports (a GPU stripes over its
     // NVLink links): each port pulls the next packet when it falls free.
     // `direct`: one hop, over every link from src to its neighbour dst (NVLS to and from an
@@ -279,6 +281,7 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
     for (std::uint32_t port : candidates) {
         const std::uint32_t idx = egress_of(src, port);
         ports_[idx].injectors.push_back({slot, generation});
+        ports_[idx].source = true;
         pump(sim, idx);
     }
     if (m.recovers) arm_rto(sim, slot);
@@ -369,7 +372,7 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
     const Time now = sim.now();
     while (ports_[port].free_at <= now) {
         // An injected packet is made first and waits in its queue if it must.
-        if (ports_[port].backlog == 0 && !inject(port, now)) return;
+        if (ports_[port].backlog == 0 && (!ports_[port].source || !inject(port, now))) return;
         Time start;
         const std::uint32_t q = pick(port, start);  // the gates: flow control, the scheduler
         if (q == kNone) return;
@@ -382,7 +385,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     Packet& k = packets_[packet];
     const std::uint32_t q = queue_of(port, k.prio);
     if (p.switch_egress && k.type == kData) {
-        if (queues_[q].queued > p.ecn_kmin) mark_ecn(sim, q, k);
+        if (queues_[q].queued > p.ecn_kmin) mark_ecn(sim, p, q, k);
         if (ib_cc_ != nullptr && ib_cc_->mark(q, queues_[q].queued, Bytes{k.bytes})) {
             k.marked = true;
             ++queues_[q].marks;
@@ -394,10 +397,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     const Time tx = transmit_time(Bytes{k.bytes}, p.rate);
     p.free_at = checked_add(start, tx, "packet model: the end of a packet's transmission");
     p.busy_time += tx;
-    if (k.type == kData) {
-        p.bytes_sent += Bytes{k.bytes};
-        queues_[q].bytes_sent += Bytes{k.bytes};
-    }
+    if (k.type == kData) queues_[q].bytes_sent += Bytes{k.bytes};
     k.link = port;
     ++k.hop;  // mod 64
     ++hops_;
@@ -475,8 +475,8 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
     } else {
         const std::uint32_t slot = packets_[packet].message;
-        MessageState& m = messages_[slot];
-        if (packets_[packet].generation != generation_bits(m.generation)) {  // its message is done
+        const MessageHop h = message_hops_[slot];  // a copy: receive() may send, which may grow the tables
+        if (packets_[packet].generation != generation_bits(h.generation)) {  // its message is done
             drained(sim, from, packets_[packet]);
             dropped_ += Bytes{packets_[packet].bytes};
             ++duplicates_;
@@ -485,6 +485,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
         }
         if (ports_[from].from_fabric) {  // the receiving NIC: CNPs, acknowledgements, order
             // (Both calls may send a control frame, which may grow packets_: no Packet& held.)
+            const MessageState& m = messages_[slot];
             if (packets_[packet].marked && !m.tcp) {  // iWARP: the TCP receiver echoes it
                 packets_[packet].marked = false;
                 on_marked_arrival(sim, at, m, packets_[packet].seq);
@@ -497,11 +498,11 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
                 return;
             }
         }
-        if (at == m.flow.dst) {
+        if (at == h.dst) {
             drained(sim, from, packets_[packet]);
             delivered_ += Bytes{packets_[packet].bytes};
             discard(sim, packet);
-            if (++m.arrived == m.packets) finish_message(sim, slot);
+            if (++messages_[slot].arrived == h.packets) finish_message(sim, slot);
             return;
         }
     }
@@ -519,7 +520,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     const std::uint32_t idx =
         pk.type == kCnpFrame
             ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)}, pk.seq)
-            : routed_egress(sim, messages_[pk.message], pk.type != kData, pk.seq, pk.hop, at);
+            : routed_egress(sim, pk.message, pk.type != kData, pk.seq, pk.hop, at);
     const std::uint32_t from = pk.link;
     if (ports_[idx].fault == kPortDown || ports_[idx].fault == kPortStuckDropping) {
         drained(sim, from, pk);
@@ -545,7 +546,7 @@ void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
     }
     enqueue(idx, packet);
     const std::uint32_t q = queue_of(idx, pk.prio);
-    if (pfc_ != nullptr && ports_[idx].fc == pfc_.get() && pfc_->dropping(q)) {
+    if (ports_[idx].fc_kind == kFcPfc && pfc_->dropping(q)) {
         drop_queue(sim, q);
         return;
     }
@@ -584,15 +585,16 @@ std::uint32_t PacketNetwork::earliest_port(const Simulator& sim, NodeId at, std:
     return best;
 }
 
-std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, MessageState& m, bool back, std::uint64_t seq,
+std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, std::uint32_t slot, bool back, std::uint64_t seq,
                                            std::uint32_t hop, NodeId at) {
-    auto flow = [&] {
-        FlowKey f = flow_of(m, seq);
+    auto flow = [&] {  // the message's own record: only where the route is not cached yet
+        FlowKey f = flow_of(messages_[slot], seq);
         if (back) std::swap(f.src, f.dst);
         return f;
     };
-    if (m.route.empty() || hop >= kRouteDepth) return egress_port(sim, at, flow(), seq);
-    RouteHop& r = m.route[(std::size_t{part_of(m, seq)} * 2 + back) * kRouteDepth + hop];
+    const MessageHop& h = message_hops_[slot];
+    if (h.route == nullptr || hop >= kRouteDepth) return egress_port(sim, at, flow(), seq);
+    RouteHop& r = h.route[(std::size_t{qp_part_of(seq, h.packets, h.qps)} * 2 + back) * kRouteDepth + hop];
     if (r.node != at.value()) {
         // Another node at this depth (a path that forks inside a server) asks each time.
         if (r.node != kNone) return egress_port(sim, at, flow(), seq);
@@ -683,7 +685,7 @@ std::vector<PortReport> PacketNetwork::port_reports() const {
     std::vector<PortReport> out;
     for (std::uint32_t q = 0; q < queues_.size(); ++q) {
         const Queue& queue = queues_[q];
-        const bool pfc = pfc_ != nullptr && ports_[layout_.port[q]].fc == pfc_.get();
+        const bool pfc = ports_[layout_.port[q]].fc_kind == kFcPfc;
         const std::int64_t frames = pfc ? pfc_->pause_frames(q) : 0;
         if (queue.bytes_sent == Bytes::zero() && frames == 0) continue;
         const std::uint32_t i = layout_.port[q];
@@ -702,7 +704,8 @@ PortQueueState PacketNetwork::port_queue_state(std::uint32_t port) const {
     const Port& p = ports_[port];
     for (std::uint32_t q = p.first; q < p.first + p.classes; ++q) {
         s.queued += queues_[q].queued;
-        if (p.fc != nullptr && p.fc->blocked(q)) (p.fc == pfc_.get() ? s.paused : s.credit_stalled) = true;
+        if (const LinkFlowControl* fc = fc_of(p); fc != nullptr && fc->blocked(q))
+            (p.fc_kind == kFcPfc ? s.paused : s.credit_stalled) = true;
     }
     return s;
 }
@@ -712,6 +715,13 @@ std::vector<std::string> PacketNetwork::warnings() const {
     if (sampler_)
         for (auto& w : sampler_->warnings()) out.push_back(std::move(w));
     return out;
+}
+
+Bytes PacketNetwork::bytes_sent(DirectedLink link) const {
+    Bytes sent = Bytes::zero();  // data only, as each queue counts it
+    for (std::uint32_t q = layout_.first[link.index()]; q < layout_.first[link.index() + 1]; ++q)
+        sent += queues_[q].bytes_sent;
+    return sent;
 }
 
 Bytes PacketNetwork::max_queued(DirectedLink link) const {
@@ -730,9 +740,8 @@ Bytes PacketNetwork::headroom(DirectedLink link) const {
 }
 
 Time PacketNetwork::paused_time(DirectedLink link) const {
-    return pfc_ != nullptr && ports_[link.index()].fc == pfc_.get()
-               ? pfc_->paused_time(queue_of(link.index(), data_prio_))
-               : Time::zero();
+    return ports_[link.index()].fc_kind == kFcPfc ? pfc_->paused_time(queue_of(link.index(), data_prio_))
+                                                  : Time::zero();
 }
 
 std::vector<QpRateSeries> PacketNetwork::qp_rates() const {

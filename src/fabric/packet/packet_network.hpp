@@ -131,7 +131,7 @@ public:
 
     // Per directed link: payload bytes put on the wire (data, all classes; `priority`: that
     // class only), the time spent sending, and the deepest queue.
-    Bytes bytes_sent(DirectedLink link) const { return ports_[link.index()].bytes_sent; }
+    Bytes bytes_sent(DirectedLink link) const;
     Bytes bytes_sent(DirectedLink link, int priority) const {
         return queues_[queue_of(link.index(), priority)].bytes_sent;
     }
@@ -251,36 +251,52 @@ private:
         std::uint32_t generation;
     };
 
-    // One per directed link: the egress port of its source node. The fields every hop touches
-    // come first, so a hop mostly reads the struct's first cache line.
-    struct Port {
+    // What a hop reads of a message (arrive(), forward(), qp_of()), copied from its
+    // MessageState when it starts: 32 bytes by slot, two to a cache line, so a hop does not
+    // touch the 168-byte MessageState and its route vector's header (issue 19).
+    struct MessageHop {
+        RouteHop* route = nullptr;  // MessageState::route's entries; null: not cached
+        std::uint64_t packets = 0;
+        std::uint32_t generation = 0;
+        NodeId dst;
+        std::uint32_t qps = 1;
+        std::uint32_t qp = kNone;  // MessageState::qp, once set
+    };
+    static_assert(sizeof(MessageHop) == 32);
+
+    // One per directed link: the egress port of its source node, two cache lines. The first
+    // holds all that a hop reads or writes of it (the send in commit(), the arrival's pump());
+    // the second what marking above Kmin, a source, a paced NIC uplink and reports read.
+    struct alignas(64) Port {
         Time free_at = Time::zero();        // end of the last committed transmission
         Bandwidth rate;                     // payload rate
         Time delay;                         // propagation + the next node's forwarding latency
-        LinkFlowControl* fc = nullptr;      // its link-level flow control, if any
-        Bytes ecn_kmin = Bytes{INT64_MAX};  // RED's Kmin at a marking port: below it, no mark (no other read)
+        Time busy_time = Time::zero();      // time spent sending (a statistic written with free_at)
+        Bytes ecn_kmin = Bytes{INT64_MAX};  // RED's Kmin at a marking port: below it, no mark
         std::uint32_t first = 0;            // its first queue in queues_
-        std::uint8_t fc_kind = 0;           // FcKind of fc: calls it without a virtual call
-        std::uint8_t classes = 1;           // queues: 1, or 8 (one per priority)
-        std::uint8_t backlog = 0;           // bit c: queue c holds a packet
-        std::uint8_t rr = 0;                // DWRR: the queue being served
-        bool paced = false;                 // a NIC uplink under DCQCN: per-QP queues, paced
-        bool switch_egress = false;         // leaves a fabric switch: ECN marking
-        bool from_fabric = false;           // from a fabric switch into a NIC or endpoint (the receiving side)
-        std::uint8_t fault = 0;             // PortFault: anything but up sends nothing
         NodeId to;                          // the node at its far end
         std::uint32_t header = 0;           // wire bytes of a packet beside its payload, in queue depths
-        // Second line and beyond: statistics and the rarer paths.
-        Bytes bytes_sent = Bytes::zero();
-        Time busy_time = Time::zero();
+        std::uint8_t fc_kind = 0;    // FcKind: its link-level flow control (fc_of), called without a virtual call
+        std::uint8_t classes = 1;    // queues: 1, or 8 (one per priority)
+        std::uint8_t backlog = 0;    // bit c: queue c holds a packet
+        std::uint8_t rr = 0;         // DWRR: the queue being served
+        bool paced = false;          // a NIC uplink under DCQCN: per-QP queues, paced
+        bool switch_egress = false;  // leaves a fabric switch: ECN marking
+        bool from_fabric = false;    // from a fabric switch into a NIC or endpoint (the receiving side)
+        std::uint8_t fault = 0;      // PortFault: anything but up sends nothing
+        bool source = false;         // has had injectors: pump() asks inject() when idle
+        // Second line.
+        Bytes ecn_kmax = Bytes{INT64_MAX};  // RED above Kmin (mark_ecn): Kmax and Pmax
+        double ecn_pmax = 0;
         std::vector<Injector> injectors;  // messages that may start here (source ports)
         std::uint32_t next_injector = 0;
         Time wake_at = Time::max();
         Bandwidth wire;  // line rate, for pacing in wire bytes
     };
+    static_assert(sizeof(Port) == 128);
 
-    // One egress queue (a traffic class of a port).
-    struct Queue {
+    // One egress queue (a traffic class of a port): one cache line.
+    struct alignas(64) Queue {
         Fifo fifo;
         Bytes queued = Bytes::zero();
         Bytes max_queued = Bytes::zero();
@@ -345,22 +361,29 @@ private:
     void drop_queue(Simulator& sim, std::uint32_t q) override;
     // The flow control schemes the network calls directly (each class is final, so a call
     // through its own type is not virtual); another kind goes through the interface.
-    enum FcKind : std::uint8_t { kFcNone = 0, kFcPfc, kFcCredits, kFcIbCredits, kFcOther };
-    void set_fc_kinds();
-    // f(the port's flow control, as its own class); the port has one.
-    template <class F>
-    static decltype(auto) with_fc(const Port& p, F&& f) {
+    enum FcKind : std::uint8_t { kFcNone = 0, kFcPfc, kFcCredits, kFcIbCredits };
+    // The port's flow control (null: none), from its kind: the port holds no pointer.
+    LinkFlowControl* fc_of(const Port& p) const {
         switch (p.fc_kind) {
-            case kFcPfc: return f(*static_cast<Pfc*>(p.fc));
-            case kFcCredits: return f(*static_cast<Credits*>(p.fc));
-            case kFcIbCredits: return f(*static_cast<IbCredits*>(p.fc));
-            default: return f(*p.fc);
+            case kFcPfc: return pfc_.get();
+            case kFcCredits: return credits_.get();
+            case kFcIbCredits: return ib_credits_.get();
+            default: return nullptr;
         }
     }
-    static bool fc_may_send(const Port& p, std::uint32_t q, Bytes size, Time& start) {
+    // f(the port's flow control, as its own class); the port has one.
+    template <class F>
+    decltype(auto) with_fc(const Port& p, F&& f) const {
+        switch (p.fc_kind) {
+            case kFcPfc: return f(*pfc_);
+            case kFcCredits: return f(*credits_);
+            default: return f(*ib_credits_);
+        }
+    }
+    bool fc_may_send(const Port& p, std::uint32_t q, Bytes size, Time& start) const {
         return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.may_send(q, size, start); });
     }
-    static bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size) {
+    bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size) const {
         return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.on_ingress(sim, q, size); });
     }
     // The packet that came in over `link` leaves this node (forwarded or delivered).
@@ -404,7 +427,7 @@ private:
     void pump_paced(Simulator& sim, std::uint32_t port);
     bool nic_pull_full(MessageState& m, std::uint64_t seq);
     void resume_source(Simulator& sim, std::uint32_t qp);
-    void mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet);
+    void mark_ecn(Simulator& sim, const Port& p, std::uint32_t q, Packet& packet);
     void on_marked_arrival(Simulator& sim, NodeId nic, const MessageState& m, std::uint64_t seq);
     // Faults (packet_faults.cpp).
     void init_faults();
@@ -475,8 +498,8 @@ private:
     // egress_port() for packet `seq` of message m (back: its ACK or NAK) at its hop `hop`,
     // from the message's route cache: the routing tables are read once per hop of a flow,
     // not once per packet (issue 19). Spraying and adaptive routing still choose per packet.
-    std::uint32_t routed_egress(const Simulator& sim, MessageState& m, bool back, std::uint64_t seq, std::uint32_t hop,
-                                NodeId at);
+    std::uint32_t routed_egress(const Simulator& sim, std::uint32_t slot, bool back, std::uint64_t seq,
+                                std::uint32_t hop, NodeId at);
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
     // as this is asked at every hop.
@@ -532,6 +555,7 @@ private:
     // The sending NICs' QPs, their pacing and congestion control (nic_scheduler.hpp).
     NicScheduler nic_;
     std::vector<MessageState> messages_;
+    std::vector<MessageHop> message_hops_;  // by message slot
     std::vector<std::uint32_t> free_messages_;
     std::int64_t in_flight_ = 0;
     std::int64_t hops_ = 0;

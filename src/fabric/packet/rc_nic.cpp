@@ -34,7 +34,7 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     } else {
         MessageState& m = messages_[target];
         ++m.control_out;
-        port = routed_egress(sim, m, true, seq, 0, from);
+        port = routed_egress(sim, target, true, seq, 0, from);
     }
     const std::uint32_t k = new_packet();
     // RoCE: the control priority; InfiniBand: the QP's own service level.
@@ -94,6 +94,7 @@ void PacketNetwork::offer(Simulator& sim, std::uint32_t slot) {
         if (std::none_of(inj.begin(), inj.end(),
                          [&](const Injector& i) { return i.message == slot && i.generation == m.generation; }))
             inj.push_back({slot, m.generation});
+        ports_[idx].source = true;
         pump(sim, idx);
     }
 }

@@ -58,8 +58,7 @@ void PacketNetwork::setup_roce() {
             red.kmin = k.kmin;
             red.kmax = k.kmax;
             red.pmax = roce.ecn.pmax;
-            markers_.emplace_back(red);
-            if (ports_[i].switch_egress) ports_[i].ecn_kmin = red.kmin;
+            markers_.emplace_back(red);  // onto the switch ports by init(), after setup_iwarp()
         }
     }
     dcqcn_ = roce.dcqcn.enabled;
@@ -98,8 +97,9 @@ Bandwidth PacketNetwork::cc_floor(Bandwidth line) const {
 // A connection's QPs are made together, in order, the first time one of them is needed;
 // part j of a message uses the connection's QP j.
 std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, std::uint64_t seq) {
-    MessageState& m = messages_[message];
-    if (m.qp == kNone) {
+    MessageHop& h = message_hops_[message];
+    if (h.qp == kNone) {
+        MessageState& m = messages_[message];
         const auto [first, inserted] = nic_.connection(port, m.flow.src, m.flow.dst, m.flow.qp);
         if (inserted) {
             const Bandwidth line = ports_[port].wire;
@@ -112,8 +112,9 @@ std::uint32_t PacketNetwork::qp_of(std::uint32_t message, std::uint32_t port, st
             }
         }
         m.qp = first;
+        h.qp = first;
     }
-    return m.qp + part_of(m, seq);
+    return h.qp + qp_part_of(seq, h.packets, h.qps);
 }
 
 void PacketNetwork::enqueue_qp(Simulator& sim, std::uint32_t qp, std::uint32_t packet) {
@@ -134,10 +135,10 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         NicScheduler::Offer offer;
         // PFC answers alike for every packet of a class: the scheduler asks it once per class.
         // Other flow control (InfiniBand credits) is asked QP by QP in turn.
-        nic_.offer(port, p.free_at, p.fc, p.first, p.classes, offer, p.fc != nullptr && p.fc != pfc_.get());
+        nic_.offer(port, p.free_at, fc_of(p), p.first, p.classes, offer, p.fc_kind != kFcNone && p.fc_kind != kFcPfc);
         // A message that starts at the NIC itself (a SHARP part up to the leaf) queues in the
         // port's own queues, as at any unpaced port.
-        if (p.backlog == 0 && !p.injectors.empty()) inject(port, now);
+        if (p.backlog == 0 && p.source && !p.injectors.empty()) inject(port, now);
         Time own_start;
         const std::uint32_t own = p.backlog != 0 ? pick(port, own_start) : kNone;
         if (own != kNone && own_start <= std::min(offer.best, now)) {
@@ -164,8 +165,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         const std::uint32_t k = nic_.take(port, offer.pos[c], qp);
         const Bytes size{packets_[k].bytes};
         commit(sim, port, k, offer.best);
-        const Bandwidth line = topology_.link(DirectedLink::from_index(port).link).bandwidth;
-        if (nic_.sent(sim, qp, offer.best, size, p.rate, line)) resume_source(sim, qp);
+        if (nic_.sent(sim, qp, offer.best, size, p.rate, p.wire)) resume_source(sim, qp);
     }
 }
 
@@ -187,12 +187,12 @@ void PacketNetwork::resume_source(Simulator& sim, std::uint32_t qp) {
     }
 }
 
-void PacketNetwork::mark_ecn(Simulator& sim, std::uint32_t q, Packet& packet) {
+// Called above the port's Kmin (commit); RED's thresholds are the port's own (init()).
+void PacketNetwork::mark_ecn(Simulator& sim, const Port& p, std::uint32_t q, Packet& packet) {
     const Bytes queued = queues_[q].queued;
-    const congestion::RedMarker& red = markers_[layout_.port[q]];
-    if (queued <= red.params().kmin) return;  // the common case draws no random number
     if (ecn_rng_ == nullptr) ecn_rng_ = &sim.rng("packet/ecn");
-    if (queued > red.params().kmax || red.should_mark(queued, ecn_rng_->uniform01())) {
+    if (queued > p.ecn_kmax ||
+        ecn_rng_->uniform01() < congestion::red_probability(queued, p.ecn_kmin, p.ecn_kmax, p.ecn_pmax)) {
         packet.marked = true;
         ++ecn_marks_;
         ++queues_[q].marks;
