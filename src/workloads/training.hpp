@@ -49,8 +49,8 @@ struct TrainingPlan {
     int tp = 1, pp = 1, dp = 1, ep = 1;
     int micro_batches = 0;
     std::vector<TrainingOpKind> kinds;  // per op in [first_op, end_op)
-    // Its ring collectives that run as streams (ring_stream.hpp): the graph's stream index,
-    // what they are for and the iteration that made them.
+    // Its collectives that run as streams (member_stream.hpp: rings and all-to-alls): the
+    // graph's stream index, what they are for and the iteration that made them.
     struct StreamRef {
         std::uint32_t stream = 0;
         TrainingOpKind kind = TrainingOpKind::dp;

@@ -2,8 +2,10 @@
 #include "workloads/training_steps.hpp"
 
 #include "core/errors.hpp"
+#include "workloads/all_to_all_stream.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
+#include "workloads/ring_stream.hpp"
 #include "workloads/send_chain.hpp"
 
 #include <algorithm>
@@ -200,6 +202,24 @@ TrainingSink::Ref TrainingSteps::collective(CollectiveOp op, const std::vector<R
                 auto ring = std::make_shared<RingStream>(spec.op, members, choice.channels, size, message, layout_);
                 if (ring->ops_total() > 0)
                     return sink_.stream(std::move(ring), one_gate ? std::vector<Ref>{gates.front()} : gates,
+                                        group.front(), kind);
+            }
+        }
+    }
+    // A pairwise all-to-all (the experts' dispatch and combine) likewise (all_to_all_stream.hpp).
+    if (op == CollectiveOp::all_to_all && group.size() >= 2) {
+        const std::vector<RankId> members = collective_group(spec, layout_);
+        const bool one_gate = std::all_of(gates.begin(), gates.end(), [&](Ref g) { return g == gates.front(); });
+        std::vector<Ref> sorted = gates;
+        std::sort(sorted.begin(), sorted.end());
+        const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+        if (members == group && (one_gate || distinct)) {
+            check_collective(spec, members, layout_, &network_);
+            const SizeChoice choice = choose_for_size(spec, members, size, layout_, &network_, message);
+            if (choice.algorithm == CollectiveAlgorithm::pairwise) {
+                auto a2a = std::make_shared<AllToAllStream>(members, choice.channels, size, layout_);
+                if (a2a->ops_total() > 0)
+                    return sink_.stream(std::move(a2a), one_gate ? std::vector<Ref>{gates.front()} : gates,
                                         group.front(), kind);
             }
         }

@@ -11,8 +11,8 @@
 
 #include "core/network.hpp"
 #include "scenario/spec.hpp"
+#include "workloads/member_stream.hpp"
 #include "workloads/rank_layout.hpp"
-#include "workloads/ring_stream.hpp"
 #include "workloads/training.hpp"
 
 #include <cstdint>
@@ -56,9 +56,9 @@ public:
     // A compute op (kind compute) or a zero-time barrier (kind sync) on `rank`.
     virtual Ref compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after, std::size_t n) = 0;
     virtual Ref send(RankId src, RankId dst, Bytes size, Ref after) = 0;
-    // A ring collective as a stream: one open op per gate (gates.size() == 1: one for all
+    // A ring collective or an all-to-all as a stream: one open op per gate (gates.size() == 1: one for all
     // members), then its join; returns the barrier after the opens and the join.
-    virtual Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+    virtual Ref stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>& gates, RankId front,
                        TrainingOpKind kind) = 0;
     // A collective built whole (add_collective), each send after its member's gate; returns the
     // barrier after all its ops.
