@@ -224,7 +224,13 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     // x c x 2(n-1) for each ring it is in. A stage's 8 DP buckets run after its last backward;
     // 1F1B ends the stages' last backwards a micro-batch apart, and about kStagesReducing
     // stages' DP rings are found alive at once (calibrated on the 70B and 175B runs of
-    // docs/BENCHMARKS.md, whose peak memory it puts within a factor of two).
+    // docs/BENCHMARKS.md, whose peak memory it puts within a factor of two). It is not derived:
+    // the schedule puts 1 + t_dp / t_b stages' reductions at once (t_dp a stage's DP
+    // all-reduce, 2(dp-1)/dp of 2 B per parameter of the GPU's share at its NIC's rate; t_b one
+    // micro-batch's backward of a stage), 2.8 of 4 for the 70B job and 4.7 of 16 for the 175B
+    // one, but with full windows that would put the 175B job at 2.5 GiB against its measured
+    // 624 MiB: how full a live ring's window is depends on how far its members drift apart,
+    // which only a run shows (docs/BENCHMARKS.md, "Streaming op graphs").
     constexpr double kStepsHeld = 6;
     constexpr double kStagesReducing = 2;
     constexpr double kBytesPerTrack = 16;

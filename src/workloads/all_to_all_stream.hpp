@@ -30,12 +30,9 @@ public:
     // `channels` channels, as build_run plans it (collective.cpp).
     AllToAllStream(const std::vector<RankId>& group, int channels, Bytes size, const RankLayout& layout);
 
-    void begin(ReadyOps& /*ready*/) override {}
     void open(std::uint32_t member, Time now, ReadyOps& ready) override;
     Op op(std::uint64_t local) const override;
     void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
-    bool done() const override { return left_ == 0; }
-    std::uint64_t ops_total() const override { return total_; }
     std::uint32_t root() const override { return root_; }
 
 private:
@@ -49,8 +46,6 @@ private:
 
     std::vector<Channel> channels_;
     std::int64_t n_ = 0;
-    std::uint64_t total_ = 0;
-    std::uint64_t left_ = 0;
     // The last send to finish so far (ties: the lowest id) and its member.
     Time last_finish_ = Time::zero();
     std::uint64_t last_ = UINT64_MAX;

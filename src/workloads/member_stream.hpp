@@ -7,12 +7,16 @@
 #include "core/units.hpp"
 #include "workloads/op_program.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace fabricsim::workloads {
 
 class MemberStream : public OpProgram {
 public:
+    void begin(ReadyOps& /*ready*/) final {}  // it starts member by member (open)
+    bool done() const final { return left_ == 0; }
+    std::uint64_t ops_total() const final { return total_; }
     const std::vector<RankId>& group() const { return group_; }
     // Bytes its finished sends carried, by sending member, and inside / between servers.
     const std::vector<Bytes>& sent_by_member() const { return sent_; }
@@ -25,6 +29,8 @@ protected:
         sent_[member] += size;
         (inside ? inside_ : between_) += size;
     }
+    std::uint64_t total_ = 0;  // its sends
+    std::uint64_t left_ = 0;   // not yet finished
 
 private:
     std::vector<RankId> group_;

@@ -38,12 +38,9 @@ public:
     // The most members a stream tracks (a member is 16 bits; a channel's sends, 2(n−1)·n, 32).
     static constexpr std::size_t kMaxMembers = 46000;
 
-    void begin(ReadyOps& /*ready*/) override {}
     void open(std::uint32_t member, Time now, ReadyOps& ready) override;
     Op op(std::uint64_t local) const override;
     void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
-    bool done() const override { return left_ == 0; }
-    std::uint64_t ops_total() const override { return total_; }
     std::uint32_t root() const override { return last_.root; }
 
 private:
@@ -105,8 +102,6 @@ private:
 
     std::vector<Ring> rings_;
     std::int64_t steps_ = 0;
-    std::uint64_t total_ = 0;
-    std::uint64_t left_ = 0;
     Releaser last_;
 };
 
