@@ -60,9 +60,12 @@ case $mode in
           --set "workload.0.algorithm=$alg" --set "workload.0.size=$size"
       done
     done
-    # Training: the 70B job with 4 and 16 micro-batches per pipeline (global batch 256, 1024).
-    for batch in 256 1024; do
-      run "training-70b-batch$batch" "$dir/training-70b-2048gpu.yaml" --set "workload.0.training.batch.global=$batch"
+    # Training: the 70B job on 64 servers (TP 8 x PP 4 x DP 16), one iteration and four: the
+    # same ops again, the records of each iteration dropped at its end.
+    for it in 1 4; do
+      run "training-70b-512gpu-iterations$it" "$dir/training-70b-2048gpu.yaml" --set cluster.servers=64 \
+        --set workload.0.training.parallelism.dp=16 --set workload.0.training.batch.global=1024 \
+        --set "workload.0.training.iterations=$it"
     done
     ;;
   *) echo "usage: bench/streaming.sh targets|rate|progress [build-dir]" >&2; exit 2 ;;
