@@ -32,9 +32,10 @@ t = open(d + ".time").read()
 field = lambda k: re.search(re.escape(k) + r": (.*)", t).group(1).strip()
 cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
 rss = int(field("Maximum resident set size (kbytes)"))
-events = sum(v["cost"]["events"] for v in json.load(open(d + "/result.json"))["variants"])
+variants = json.load(open(d + "/result.json"))["variants"]
+events = sum(v["cost"]["events"] for v in variants)
 print(f'{name:<36} {rss / 1024:>10.1f} {field("Elapsed (wall clock) time (h:mm:ss or m:ss)"):>10} '
-      f'{cpu:>9.2f} {events:>12} {1e9 * cpu / max(events, 1):>9.0f}')
+      f'{cpu:>9.2f} {events:>12} {1e9 * cpu / max(events, 1):>9.0f} {variants[0]["makespan_s"]:>16.12f}')
 PY
 }
 
@@ -45,7 +46,7 @@ if [ "$mode" = progress ]; then
   done
   exit 0
 fi
-printf '%-36s %10s %10s %9s %12s %9s\n' run rss_MiB wall cpu_s events ns/event
+printf '%-36s %10s %10s %9s %12s %9s %16s\n' run rss_MiB wall cpu_s events ns/event makespan_s
 case $mode in
   targets)
     run ring-allreduce-1tib-32gpu "$dir/ring-allreduce-1tib-32gpu.yaml"
