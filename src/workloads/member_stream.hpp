@@ -17,7 +17,7 @@ public:
     void begin(ReadyOps& /*ready*/) final {}  // it starts member by member (open)
     bool done() const final { return left_ == 0; }
     std::uint64_t ops_total() const final { return total_; }
-    const std::vector<RankId>& group() const { return group_; }
+    const std::vector<RankId>& members() const { return group_; }  // (group() is an op's GroupOp)
     // Bytes its finished sends carried, by sending member, and inside / between servers.
     const std::vector<Bytes>& sent_by_member() const { return sent_; }
     Bytes sent_inside_servers() const { return inside_; }

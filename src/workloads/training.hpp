@@ -62,7 +62,10 @@ struct TrainingPlan {
     Time compute_per_rank;            // one iteration's compute on one GPU (exact sum of its ops)
     double flops_per_rank = 0;        // FLOPs one GPU executes per iteration, recomputation included
 
-    RankId rank(int t, int d, int p) const { return ranks[static_cast<std::size_t>(t + tp * (d + dp * p))]; }
+    RankId rank(int t, int d, int p) const {
+        const auto u = [](int v) { return static_cast<std::size_t>(v); };
+        return ranks[u(t) + u(tp) * (u(d) + u(dp) * u(p))];
+    }
     TrainingOpKind kind(std::uint32_t op) const { return kinds[op - first_op]; }
 };
 

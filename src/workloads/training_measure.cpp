@@ -130,8 +130,8 @@ TrainingMeasurement measure_training(const TrainingPlan& plan, const OpGraph& gr
         out.link_bytes[static_cast<std::size_t>(inside)] += ring->sent_inside_servers();
         out.link_bytes[static_cast<std::size_t>(LinkClass::fabric)] += ring->sent_between_servers();
         if (s.iteration + 1 != static_cast<int>(plan.iteration_end.size())) continue;
-        for (std::size_t m = 0; m < ring->group().size(); ++m)
-            if (ring->group()[m] == critical)
+        for (std::size_t m = 0; m < ring->members().size(); ++m)
+            if (ring->members()[m] == critical)
                 out.critical_rank_bytes[static_cast<std::size_t>(s.kind) - 1] += ring->sent_by_member()[m];
     }
     const auto n = static_cast<std::int64_t>(plan.iteration_end.size());

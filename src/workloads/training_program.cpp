@@ -431,8 +431,8 @@ void TrainingProgram::stream_done(std::uint32_t slot, Time now, ReadyOps& ready)
     link_bytes_[static_cast<std::size_t>(inside_)] += st.ring->sent_inside_servers();
     link_bytes_[static_cast<std::size_t>(LinkClass::fabric)] += st.ring->sent_between_servers();
     auto& bytes = rank_bytes_[static_cast<std::size_t>(st.iteration % 2)];
-    for (std::size_t m = 0; m < st.ring->group().size(); ++m)
-        bytes[job_rank(st.ring->group()[m])][static_cast<std::size_t>(st.kind) - 1] += st.ring->sent_by_member()[m];
+    for (std::size_t m = 0; m < st.ring->members().size(); ++m)
+        bytes[job_rank(st.ring->members()[m])][static_cast<std::size_t>(st.kind) - 1] += st.ring->sent_by_member()[m];
     const Ref join = st.join;
     st.ring.reset();
     free_streams_.push_back(slot);

@@ -91,7 +91,10 @@ public:
 
 private:
     using Ref = TrainingSink::Ref;
-    std::size_t idx(int t, int d, int p) const { return static_cast<std::size_t>(t + shape_.tp * (d + shape_.dp * p)); }
+    std::size_t idx(int t, int d, int p) const {
+        const auto u = [](int v) { return static_cast<std::size_t>(v); };
+        return u(t) + u(shape_.tp) * (u(d) + u(shape_.dp) * u(p));
+    }
     Time next_duration(std::size_t j, long double ps);
     Ref collective(scenario::CollectiveOp op, const std::vector<RankId>& group, const std::vector<Ref>& gates,
                    Bytes size, TrainingOpKind kind);
