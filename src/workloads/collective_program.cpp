@@ -69,7 +69,7 @@ std::size_t CollectiveProgram::held_ops() const {
 
 CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout,
                                      const Network* network)
-    : op_(spec.op), layout_(layout), group_(collective_group(spec, layout)) {
+    : layout_(layout), group_(collective_group(spec, layout)) {
     check_collective(spec, group_, layout, network);
     plan_.op = spec.op;
     plan_.ranks = static_cast<int>(group_.size());

@@ -77,7 +77,6 @@ private:
     void ring_release(std::size_t channel, std::uint64_t index, ReadyOps& ready);
     std::uint8_t ring_predecessors(std::uint64_t index, std::int64_t n) const;
 
-    scenario::CollectiveOp op_;
     RankLayout layout_;
     std::vector<RankId> group_;
     CollectivePlan plan_;

@@ -131,7 +131,7 @@ TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, what
     // n connections: c·n·kWindow sends at once, plus the run's join. The ops the executor holds
     // must not grow with the bytes moved: 4 MiB and 256 MiB peak at the same bound.
     const int n = 4, channels = 2;
-    const std::size_t bound = static_cast<std::size_t>(channels * n * workloads::kWindow + 1);
+    const std::size_t bound = static_cast<std::size_t>(channels) * n * workloads::kWindow + 1;
     const auto small =
         streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4_MiB, channels));
     const auto large =
