@@ -61,6 +61,16 @@ double tree_ops(double n, double c, double size) {
     return c * 2 * (n - 1) * std::max(1.0, ceil_div(size, c * kMessageBytes));
 }
 
+// Units a cut run keeps to replay itself (workloads/periodic_run.hpp): its head of
+// kTemplateUnits units per segment and a tail of one.
+constexpr double kHeldUnits = 17 + 1;
+
+// A tree run's ops held: per channel two trees of 2(n−1) sends per message, at most
+// kHeldUnits messages of each.
+double tree_held(double n, double c, double size) {
+    return c * 2 * 2 * (n - 1) * std::min(kHeldUnits, std::max(1.0, ceil_div(size, 2 * c * kMessageBytes)));
+}
+
 double bytes_of(double v) { return std::min(v, 4.0e18); }
 
 std::string human(Bytes b) {
@@ -135,7 +145,8 @@ namespace {
 // (all-reduce, reduce-scatter, all-gather) streams (workloads/collective_program.hpp): at most
 // kWindow sends per connection in flight, c·n connections, and a counter per send of about
 // two loops (1 B each, counted as 1/64 op); the other algorithms' runs are held as a graph,
-// one per size.
+// one per size, of at most kHeldUnits messages per channel where they cut the bytes into
+// messages.
 struct RunOps {
     double ops = 0;
     double held = 0;
@@ -150,8 +161,8 @@ RunOps collective_run(const scenario::CollectiveSpec& spec, double n, double c, 
         case CollectiveOp::all_to_all: return {c * n * (n - 1), c * n * (n - 1), false};
         case CollectiveOp::broadcast:
         case CollectiveOp::send_recv: {
-            const double ops = c * n * std::max(1.0, ceil_div(s, c * kMessageBytes));
-            return {ops, ops, false};
+            const double messages = std::max(1.0, ceil_div(s, c * kMessageBytes));
+            return {c * n * messages, c * n * std::min(messages, kHeldUnits), false};
         }
         default: break;
     }
@@ -159,13 +170,12 @@ RunOps collective_run(const scenario::CollectiveSpec& spec, double n, double c, 
     const RunOps streamed{ring, c * n * (kWindow + 2 * steps / 64) + 1, true};
     switch (spec.algorithm) {
         case CollectiveAlgorithm::ring: return ring_op ? streamed : RunOps{ring, ring, false};
-        case CollectiveAlgorithm::tree: return {tree_ops(n, c, s), tree_ops(n, c, s), false};
+        case CollectiveAlgorithm::tree: return {tree_ops(n, c, s), tree_held(n, c, s), false};
         case CollectiveAlgorithm::halving_doubling: return {c * n * 2 * std::log2(n), c * n * 2 * std::log2(n), false};
         case CollectiveAlgorithm::nvls:
         case CollectiveAlgorithm::sharp: return {4 * n, 4 * n, false};
         default: {  // auto: the larger of ring and tree, held whole when the tree is chosen
-            const double tree = tree_ops(n, c, s);
-            return {std::max(ring, tree), std::max(streamed.held, tree), false};
+            return {std::max(ring, tree_ops(n, c, s)), std::max(streamed.held, tree_held(n, c, s)), false};
         }
     }
 }
@@ -199,12 +209,13 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     // The program makes a stage's next pipeline step when the run reaches the step before it
     // and forgets ops once done (training_program.hpp). A step is, per GPU of its stage: its
     // compute and pipeline send; with TP an open of the TP ring and a 2/tp share of its join
-    // and barrier; with experts the all-to-all's c·(ep-1) sends (made whole; one channel where
-    // the EP group, tp·ep ranks, fits in a server) and a 1/ep share of its barrier. About
-    // kStepsHeld steps per GPU are made and not done at once, and the rings' sends in flight:
-    // a training ring sends one message per step, so one per connection, on its TP ring and
-    // on each of its 8 DP buckets' rings (with overlap all 8 may run at once).
-    // Records: one per op of the running iteration but the rings' sends (dropped at its end,
+    // and barrier; with experts likewise an open of the all-to-all (a stream too,
+    // all_to_all_stream.hpp) and a 2/ep share of its join and barrier. About kStepsHeld steps
+    // per GPU are made and not done at once, and the streams' sends in flight: a training ring
+    // sends one message per step, so one per connection, on its TP ring and on each of its 8 DP
+    // buckets' rings (with overlap all 8 may run at once); an all-to-all one per member and
+    // channel (one channel where the EP group, tp·ep ranks, fits in a server).
+    // Records: one per op of the running iteration but the streams' sends (dropped at its end,
     // after the next iteration's first step is made): 2m + 1 steps per GPU, and after the last
     // backward the 8 chunks of its compute and an open per DP bucket with a 2/dp share of its
     // join and barrier.
@@ -213,7 +224,13 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     // x c x 2(n-1) for each ring it is in. A stage's 8 DP buckets run after its last backward;
     // 1F1B ends the stages' last backwards a micro-batch apart, and about kStagesReducing
     // stages' DP rings are found alive at once (calibrated on the 70B and 175B runs of
-    // docs/BENCHMARKS.md, whose peak memory it puts within a factor of two).
+    // docs/BENCHMARKS.md, whose peak memory it puts within a factor of two). It is not derived:
+    // the schedule puts 1 + t_dp / t_b stages' reductions at once (t_dp a stage's DP
+    // all-reduce, 2(dp-1)/dp of 2 B per parameter of the GPU's share at its NIC's rate; t_b one
+    // micro-batch's backward of a stage), 2.8 of 4 for the 70B job and 4.7 of 16 for the 175B
+    // one, but with full windows that would put the 175B job at 2.5 GiB against its measured
+    // 624 MiB: how full a live ring's window is depends on how far its members drift apart,
+    // which only a run shows (docs/BENCHMARKS.md, "Streaming op graphs").
     constexpr double kStepsHeld = 6;
     constexpr double kStagesReducing = 2;
     constexpr double kBytesPerTrack = 16;
@@ -222,12 +239,11 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     const double across = std::min(64, 2 * std::max(cluster.server.nics, 1));
     const double tp_channels = t.tp <= cluster.server.ranks() ? 1 : across;
     const double ep_channels = t.tp * t.ep <= cluster.server.ranks() ? 1 : across;
-    const double per_step =
-        2 + (t.tp > 1 ? 1 + 2.0 / t.tp : 0) + (t.ep > 1 ? ep_channels * (t.ep - 1) + 1.0 / t.ep : 0);
+    const double per_step = 2 + (t.tp > 1 ? 1 + 2.0 / t.tp : 0) + (t.ep > 1 ? 1 + 2.0 / t.ep : 0);
     const double dp_records = 8 + (t.dp > 1 ? 8 * (1 + 2.0 / t.dp) : 0);
     const double reducing = std::min(1.0, kStagesReducing / std::max(t.pp, 1));
     TrainingHeld h;
-    h.ops = gpus * kStepsHeld * per_step + gpus * (tp_channels + 8 * across * reducing);
+    h.ops = gpus * kStepsHeld * per_step + gpus * (tp_channels + (t.ep > 1 ? ep_channels : 0) + 8 * across * reducing);
     h.records = gpus * ((2 * m + 1) * per_step + dp_records) + 1;
     h.ranks = gpus;
     h.window_bytes = gpus * kBytesPerTrack *

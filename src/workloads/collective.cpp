@@ -217,8 +217,8 @@ SizeChoice choose_for_size(const scenario::CollectiveSpec& spec, const std::vect
 
 void build_run(OpGraph& graph, std::uint32_t entry, OpId barrier, const scenario::CollectiveSpec& spec,
                const SizeChoice& choice, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
-               const Network* network, Bytes message_bytes) {
-    RunContext whole{graph, entry, barrier, layout};
+               const Network* network, Bytes message_bytes, const UnitWindow* units) {
+    RunContext whole{graph, entry, barrier, layout, units};
     switch (choice.algorithm) {
         case CollectiveAlgorithm::nvls: nvls_collective(whole, spec.op, group, size); return;
         case CollectiveAlgorithm::hierarchical:
@@ -231,7 +231,7 @@ void build_run(OpGraph& graph, std::uint32_t entry, OpId barrier, const scenario
             for (int c = 0; c < choice.channels; ++c) {
                 const bool rail_aligned =
                     choice.algorithm == CollectiveAlgorithm::ring || choice.algorithm == CollectiveAlgorithm::tree;
-                ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes};
+                ChannelContext ctx{chain, layout, c, rail_aligned, message_bytes, units};
                 const Bytes bytes = share(size, choice.channels, c);
                 const std::vector<RankId> order =
                     choice.algorithm == CollectiveAlgorithm::halving_doubling ? group : ring_order(group, layout, c);

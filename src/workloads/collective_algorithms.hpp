@@ -5,6 +5,7 @@
 
 #include "scenario/collective_spec.hpp"
 #include "workloads/collective.hpp"
+#include "workloads/periodic_run.hpp"
 #include "workloads/rank_layout.hpp"
 #include "workloads/send_chain.hpp"
 
@@ -21,6 +22,9 @@ struct ChannelContext {
     // point-to-point schedules (pairwise, halving-doubling) use each rank's own NIC.
     bool rail_aligned = false;
     Bytes message_bytes = kMessageBytes;  // the largest message a block is sent in
+    // The units (messages) an algorithm that cuts its bytes into them builds (periodic_run.hpp);
+    // null: all of them.
+    const UnitWindow* units = nullptr;
     // The NIC index a message leaving a server uses on this channel; -1: the ranks' own.
     std::int16_t rail(RankId src, RankId dst) const;
 };
@@ -60,6 +64,7 @@ struct RunContext {
     std::uint32_t entry;
     OpId barrier;
     const RankLayout& layout;
+    const UnitWindow* units = nullptr;  // the pieces built (periodic_run.hpp); null: all
 };
 
 // Hierarchical all-reduce (hierarchical.cpp): reduce-scatter inside each server, an
@@ -90,9 +95,10 @@ struct SizeChoice {
 };
 SizeChoice choose_for_size(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
                            const RankLayout& layout, const Network* network, Bytes message_bytes);
-// One run's ops (every one after `barrier` when it is valid), appended to `graph` under `entry`.
+// One run's ops (every one after `barrier` when it is valid), appended to `graph` under `entry`;
+// of the algorithms that cut their bytes into units, only the units `units` names (null: all).
 void build_run(OpGraph& graph, std::uint32_t entry, OpId barrier, const scenario::CollectiveSpec& spec,
                const SizeChoice& choice, const std::vector<RankId>& group, Bytes size, const RankLayout& layout,
-               const Network* network, Bytes message_bytes);
+               const Network* network, Bytes message_bytes, const UnitWindow* units = nullptr);
 
 }  // namespace fabricsim::workloads

@@ -30,9 +30,46 @@ std::int64_t ring_loops(Bytes channel_bytes, std::int64_t n) {
 
 }  // namespace
 
+void CollectiveProgram::build_graph(SizeRuns& s, const scenario::CollectiveSpec& spec, const RankLayout& layout,
+                                    const Network* network) const {
+    // Its first units (periodic_run.hpp); when that is the whole run, the run's graph.
+    const auto build = [&](OpGraph& g, const UnitWindow* units) {
+        const std::uint32_t entry = g.add_entry("run");
+        build_run(g, entry, OpId::invalid(), spec, s.choice, group_, s.size, layout, network, kMessageBytes, units);
+    };
+    std::vector<UnitSegment> segments;
+    const UnitWindow head{PeriodicRun::kTemplateUnits, false, &segments};
+    s.graph = std::make_unique<OpGraph>();
+    build(*s.graph, &head);
+    s.ops = s.graph->ops().size();
+    const bool cut = std::any_of(segments.begin(), segments.end(),
+                                 [](const UnitSegment& g) { return g.units > PeriodicRun::kTemplateUnits; });
+    if (!cut) return;
+    std::vector<UnitSegment> tail_segments;
+    const UnitWindow tail_window{1, true, &tail_segments};
+    OpGraph tail;
+    build(tail, &tail_window);
+    s.periodic = PeriodicRun::make(std::move(*s.graph), segments, std::move(tail), tail_segments);
+    if (s.periodic) {
+        s.graph.reset();
+        s.ops = s.periodic->ops();
+        return;
+    }
+    // It does not repeat unit by unit: the whole graph.
+    s.graph = std::make_unique<OpGraph>();
+    build(*s.graph, nullptr);
+    s.ops = s.graph->ops().size();
+}
+
+std::size_t CollectiveProgram::held_ops() const {
+    std::size_t held = 0;
+    for (const SizeRuns& s : sizes_) held += s.periodic ? s.periodic->held_ops() : s.graph ? s.graph->ops().size() : 0;
+    return held;
+}
+
 CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout,
                                      const Network* network)
-    : op_(spec.op), layout_(layout), group_(collective_group(spec, layout)) {
+    : layout_(layout), group_(collective_group(spec, layout)) {
     check_collective(spec, group_, layout, network);
     plan_.op = spec.op;
     plan_.ranks = static_cast<int>(group_.size());
@@ -50,10 +87,7 @@ CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const
                     s.ops += static_cast<std::uint64_t>(ring_loops(bytes, n) * s.steps * n);
             }
         } else {
-            s.graph = std::make_unique<OpGraph>();
-            const std::uint32_t entry = s.graph->add_entry("run");
-            build_run(*s.graph, entry, OpId::invalid(), spec, s.choice, group_, size, layout, network, kMessageBytes);
-            s.ops = s.graph->ops().size();
+            build_graph(s, spec, layout, network);
         }
         for (int it = 0; it < spec.iterations; ++it) {
             CollectiveRun run;
@@ -82,6 +116,10 @@ void CollectiveProgram::start_run(ReadyOps& ready) {
         }
         run_left_ = s.ops;
         run_last_ = Time::zero();
+        if (s.periodic) {
+            s.periodic->begin(ready);
+            return;
+        }
         if (!s.ring) {
             // The graph's ops that wait for nothing, in id order (its successors lists keep
             // the order in which the ops were made).
@@ -123,6 +161,7 @@ Op CollectiveProgram::op(std::uint64_t local) const {
         return o;
     }
     const SizeRuns& s = sizes_[size_of_run_[run_]];
+    if (s.periodic) return s.periodic->op(local);
     if (!s.ring) return s.graph->ops()[local];
     const auto c = static_cast<std::size_t>(local >> kChannelShift);
     const Ring& r = rings_[c];
@@ -145,6 +184,7 @@ Op CollectiveProgram::op(std::uint64_t local) const {
 const GroupOp* CollectiveProgram::group(std::uint64_t local) const {
     const SizeRuns& s = sizes_[size_of_run_[run_]];
     if (s.ring || local == kJoin) return nullptr;
+    if (s.periodic) return s.periodic->group(local);
     const Op& o = s.graph->ops()[local];
     return o.kind == OpKind::group ? &s.graph->groups()[o.group] : nullptr;
 }
@@ -200,6 +240,8 @@ void CollectiveProgram::finished(std::uint64_t local, Time start, Time finish, R
     const SizeRuns& s = sizes_[size_of_run_[run_]];
     if (s.ring) {
         ring_finished(local, ready);
+    } else if (s.periodic) {
+        s.periodic->finished(local, ready);
     } else {
         for (OpId next : s.graph->successors(OpId{static_cast<std::uint32_t>(local)}))
             if (--waits_[next.value()] == 0) ready.push_back(next.value());

@@ -7,7 +7,11 @@
 // the same round of the loop before, and the kWindow-th previous send on the connection — so a
 // send exists only from when its first predecessor finishes until it is delivered. The other
 // algorithms' runs are built as graphs once per size (collective.cpp's build_run) and replayed
-// from them; their memory is one run's graph per size.
+// from them. Where an algorithm cuts the bytes into messages or pieces (tree, broadcast,
+// send-recv, hierarchical, SHARP), a size of more than PeriodicRun::kTemplateUnits of them per
+// segment is built for its first ones only and replayed from those (periodic_run.hpp); the
+// others' graphs (halving-doubling, pairwise, NVLS) do not grow with the bytes. Either way a
+// size holds a number of ops that does not grow with its bytes.
 #pragma once
 
 #include "core/network.hpp"
@@ -16,6 +20,7 @@
 #include "workloads/collective_algorithms.hpp"
 #include "workloads/counter_window.hpp"
 #include "workloads/op_program.hpp"
+#include "workloads/periodic_run.hpp"
 #include "workloads/rank_layout.hpp"
 
 #include <memory>
@@ -38,6 +43,9 @@ public:
     void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
     bool done() const override { return run_ == plan_.runs.size(); }
     std::uint64_t ops_total() const override { return total_; }
+    // Ops kept to replay the sizes that do not stream as rings (their graphs, or the heads and
+    // tails of their periodic runs): bounded whatever the sizes' bytes.
+    std::size_t held_ops() const;
 
 private:
     // One channel of a ring run.
@@ -55,16 +63,20 @@ private:
         Bytes size;
         bool ring = false;
         int steps = 0;
-        std::unique_ptr<OpGraph> graph;  // !ring
-        std::uint64_t ops = 0;           // one run's, without its join
+        std::unique_ptr<OpGraph> graph;  // !ring and !periodic
+        std::unique_ptr<PeriodicRun> periodic;
+        std::uint64_t ops = 0;  // one run's, without its join
     };
 
+    // A size's graph, or its periodic run (periodic_run.hpp) where it is cut into more units
+    // than the head holds and repeats.
+    void build_graph(SizeRuns& s, const scenario::CollectiveSpec& spec, const RankLayout& layout,
+                     const Network* network) const;
     void start_run(ReadyOps& ready);  // from run_ on, skipping runs without ops
     void ring_finished(std::uint64_t local, ReadyOps& ready);
     void ring_release(std::size_t channel, std::uint64_t index, ReadyOps& ready);
     std::uint8_t ring_predecessors(std::uint64_t index, std::int64_t n) const;
 
-    scenario::CollectiveOp op_;
     RankLayout layout_;
     std::vector<RankId> group_;
     CollectivePlan plan_;

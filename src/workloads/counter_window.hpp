@@ -3,23 +3,26 @@
 // order it would have made them; an op gets its counter when the first of its predecessors
 // finishes and gives it back when it is released, so the memory follows the ops in flight, not
 // the length of the stream. A ring buffer that doubles when the window outgrows it: no
-// allocation per op once it has reached its size.
+// allocation per op once it has reached its size. A ring send waits for at most three ops (a
+// byte each); a collective's join waits for a whole step (periodic_run.hpp: 32 bits).
 #pragma once
 
 #include "core/errors.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace fabricsim::workloads {
 
-class CounterWindow {
+template <class Count>
+class BasicCounterWindow {
 public:
     // One of op `id`'s `predecessors` has finished: what it still waits for (0: released).
-    std::uint32_t decrement(std::uint64_t id, std::uint8_t predecessors) {
-        std::uint8_t& c = slot(id);
+    std::uint32_t decrement(std::uint64_t id, Count predecessors) {
+        Count& c = slot(id);
         if (c == kReleased) throw InternalError(fmt::format("counter window: op {} released twice", id));
         if (c == kUntouched) c = predecessors;
         if (c == 0)
@@ -36,11 +39,11 @@ public:
     std::size_t capacity() const { return slots_.size(); }
 
 private:
-    static constexpr std::uint8_t kUntouched = 0;
-    static constexpr std::uint8_t kReleased = 0xFF;
+    static constexpr Count kUntouched = 0;
+    static constexpr Count kReleased = std::numeric_limits<Count>::max();
 
-    std::uint8_t& at(std::uint64_t id) { return slots_[id & (slots_.size() - 1)]; }
-    std::uint8_t& slot(std::uint64_t id) {
+    Count& at(std::uint64_t id) { return slots_[id & (slots_.size() - 1)]; }
+    Count& slot(std::uint64_t id) {
         if (id < base_) throw InternalError(fmt::format("counter window: op {} is before the window ({})", id, base_));
         if (id - base_ >= slots_.size()) grow(id - base_ + 1);
         if (id >= end_) end_ = id + 1;
@@ -49,14 +52,16 @@ private:
     void grow(std::uint64_t span) {
         std::size_t size = slots_.empty() ? 64 : slots_.size();
         while (size < span) size *= 2;
-        std::vector<std::uint8_t> next(size, kUntouched);
+        std::vector<Count> next(size, kUntouched);
         for (std::uint64_t id = base_; id < end_; ++id) next[id & (size - 1)] = at(id);
         slots_ = std::move(next);
     }
 
-    std::vector<std::uint8_t> slots_;  // outside [base_, end_): kUntouched
-    std::uint64_t base_ = 0;           // every op before it is released
-    std::uint64_t end_ = 0;            // no op from it on has been touched
+    std::vector<Count> slots_;  // outside [base_, end_): kUntouched
+    std::uint64_t base_ = 0;    // every op before it is released
+    std::uint64_t end_ = 0;     // no op from it on has been touched
 };
+
+using CounterWindow = BasicCounterWindow<std::uint8_t>;
 
 }  // namespace fabricsim::workloads

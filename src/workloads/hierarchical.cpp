@@ -130,8 +130,10 @@ void nvls_sharp_pipeline(Plan& p, Bytes size, RankId first) {
     const std::int64_t piece_bytes = kNvlsChannels * g * nvls_chunk(size.count(), kNvlsChannels * g);
     const std::int64_t pieces = std::max<std::int64_t>(1, (size.count() + piece_bytes - 1) / piece_bytes);
     std::vector<OpId> rs, x, ag;
-    for (std::int64_t k = 0; k < pieces; ++k) {
-        const Bytes piece = share(size, pieces, k);
+    const UnitRange built =
+        unit_range(p.run.units, static_cast<std::uint32_t>(graph.ops().size()), pieces, size.count() % pieces);
+    for (std::int64_t k = 0; k < built.count; ++k) {
+        const Bytes piece = share(size, pieces, built.offset + k);
         const auto at = static_cast<std::size_t>(k);
         auto mark = static_cast<std::uint32_t>(graph.ops().size());
         intra_step(p, piece, true, p.run.barrier);
@@ -180,8 +182,10 @@ void hierarchical_all_reduce(RunContext& run, const std::vector<RankId>& group, 
     // across servers (NCCL's bounded buffer slots), so that the all-gather of early pieces
     // is not queued behind the reduce-scatter of every later one.
     std::vector<OpId> reduced_pieces;
-    for (std::int64_t k = 0; k < pieces; ++k) {
-        const Bytes piece = share(size, pieces, k);
+    const UnitRange built =
+        unit_range(run.units, static_cast<std::uint32_t>(run.graph.ops().size()), pieces, size.count() % pieces);
+    for (std::int64_t k = 0; k < built.count; ++k) {
+        const Bytes piece = share(size, pieces, built.offset + k);
         auto mark = static_cast<std::uint32_t>(run.graph.ops().size());
         intra_step(p, piece, true, run.barrier);
         if (k >= kWindow) {

@@ -44,8 +44,10 @@ void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
     const std::int64_t messages = (channel_bytes.count() + ctx.message_bytes.count() - 1) / ctx.message_bytes.count();
-    for (std::int64_t m = 0; m < messages; ++m) {
-        const Bytes size = share(channel_bytes, messages, m);
+    const UnitRange built = unit_range(ctx.units, static_cast<std::uint32_t>(ctx.chain.graph().ops().size()), messages,
+                                       channel_bytes.count() % messages);
+    for (std::int64_t k = 0; k < built.count; ++k) {
+        const Bytes size = share(channel_bytes, messages, built.offset + k);
         OpId received = OpId::invalid();
         for (std::int64_t hop = 0; hop + 1 < n; ++hop) {
             const RankId src = order[static_cast<std::size_t>(hop)];
@@ -59,11 +61,14 @@ void shift_send_recv(ChannelContext& ctx, const std::vector<RankId>& order, Byte
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;
     const std::int64_t messages = (channel_bytes.count() + ctx.message_bytes.count() - 1) / ctx.message_bytes.count();
-    for (std::int64_t m = 0; m < messages; ++m)
+    const UnitRange built = unit_range(ctx.units, static_cast<std::uint32_t>(ctx.chain.graph().ops().size()), messages,
+                                       channel_bytes.count() % messages);
+    for (std::int64_t k = 0; k < built.count; ++k)
         for (std::int64_t i = 0; i < n; ++i) {
             const RankId src = order[static_cast<std::size_t>(i)];
             const RankId dst = order[static_cast<std::size_t>((i + 1) % n)];
-            ctx.chain.send(src, dst, share(channel_bytes, messages, m), ctx.channel, ctx.rail(src, dst), {});
+            ctx.chain.send(src, dst, share(channel_bytes, messages, built.offset + k), ctx.channel, ctx.rail(src, dst),
+                           {});
         }
 }
 

@@ -43,7 +43,7 @@ bool RingStream::streams(scenario::CollectiveOp op) {
 
 RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& group, int channels, Bytes size,
                        Bytes message_bytes, const RankLayout& layout)
-    : group_(group), sent_(group.size(), Bytes::zero()) {
+    : MemberStream(group) {
     if (!streams(op)) throw InternalError("ring stream: an operation the ring does not plan");
     if (group.size() > kMaxMembers) throw InternalError("ring stream: more members than it tracks");
     const auto n = static_cast<std::int64_t>(group.size());
@@ -142,8 +142,7 @@ void RingStream::finished(std::uint64_t local, Time /*start*/, Time finish, Read
     const std::int64_t end = r.loops * steps_;
     const std::uint16_t root = r.window.at(static_cast<std::uint64_t>(index)).root;
     const auto id = static_cast<std::uint32_t>(index + 1);  // 0 is the gate, made before every send
-    sent_[r.member[static_cast<std::size_t>(i)]] += size;
-    (r.inside[static_cast<std::size_t>(i)] ? inside_ : between_) += size;
+    count(r.member[static_cast<std::size_t>(i)], r.inside[static_cast<std::size_t>(i)], size);
     // Its successors in the order they were made (CollectiveProgram::ring_finished).
     if (k + 1 < steps_) offer(c, p + 1, (i + 1) % n, finish, id, root, ready);
     const bool window = p + kWindow < end, next_loop = l + 1 < r.loops;

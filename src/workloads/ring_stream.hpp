@@ -1,5 +1,5 @@
 // RingStream: one ring collective inside a graph (a training job's TP or DP reduction) as an
-// OpProgram that its graph opens member by member (OpGraph::add_stream).
+// OpProgram that its graph opens member by member (OpGraph::add_stream, member_stream.hpp).
 //
 // A whole graph holds such a collective as ring_rounds' sends (ring.cpp), each of which also
 // waits for its member's gate — the op after which that rank joins. The stream numbers the
@@ -17,7 +17,7 @@
 
 #include "core/units.hpp"
 #include "scenario/collective_spec.hpp"
-#include "workloads/op_program.hpp"
+#include "workloads/member_stream.hpp"
 
 #include <array>
 #include <cstdint>
@@ -27,7 +27,7 @@ namespace fabricsim::workloads {
 
 class RankLayout;
 
-class RingStream final : public OpProgram {
+class RingStream final : public MemberStream {
 public:
     // One run of `op` over `group` in `channels` rings of at most `message_bytes` per send, as
     // build_run plans a ring (collective.cpp).
@@ -38,19 +38,10 @@ public:
     // The most members a stream tracks (a member is 16 bits; a channel's sends, 2(n−1)·n, 32).
     static constexpr std::size_t kMaxMembers = 46000;
 
-    void begin(ReadyOps& /*ready*/) override {}
     void open(std::uint32_t member, Time now, ReadyOps& ready) override;
     Op op(std::uint64_t local) const override;
     void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
-    bool done() const override { return left_ == 0; }
-    std::uint64_t ops_total() const override { return total_; }
     std::uint32_t root() const override { return last_.root; }
-
-    const std::vector<RankId>& group() const { return group_; }
-    // Bytes its finished sends carried, by sending member, and inside / between servers.
-    const std::vector<Bytes>& sent_by_member() const { return sent_; }
-    Bytes sent_inside_servers() const { return inside_; }
-    Bytes sent_between_servers() const { return between_; }
 
 private:
     // The op that released the last send so far: the latest finish, ties the lowest id (local + 1).
@@ -109,14 +100,9 @@ private:
     void offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by, std::uint16_t root,
                ReadyOps& ready);
 
-    std::vector<RankId> group_;
     std::vector<Ring> rings_;
     std::int64_t steps_ = 0;
-    std::uint64_t total_ = 0;
-    std::uint64_t left_ = 0;
     Releaser last_;
-    std::vector<Bytes> sent_;
-    Bytes inside_, between_;
 };
 
 }  // namespace fabricsim::workloads

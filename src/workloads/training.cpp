@@ -37,7 +37,7 @@ public:
         return id.value();
     }
 
-    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+    Ref stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>& gates, RankId front,
                TrainingOpKind kind) override {
         const std::uint32_t s = g_.add_stream(entry_, std::move(ring));
         std::vector<Ref> all;

@@ -49,8 +49,8 @@ struct TrainingPlan {
     int tp = 1, pp = 1, dp = 1, ep = 1;
     int micro_batches = 0;
     std::vector<TrainingOpKind> kinds;  // per op in [first_op, end_op)
-    // Its ring collectives that run as streams (ring_stream.hpp): the graph's stream index,
-    // what they are for and the iteration that made them.
+    // Its collectives that run as streams (member_stream.hpp: rings and all-to-alls): the
+    // graph's stream index, what they are for and the iteration that made them.
     struct StreamRef {
         std::uint32_t stream = 0;
         TrainingOpKind kind = TrainingOpKind::dp;
@@ -62,7 +62,10 @@ struct TrainingPlan {
     Time compute_per_rank;            // one iteration's compute on one GPU (exact sum of its ops)
     double flops_per_rank = 0;        // FLOPs one GPU executes per iteration, recomputation included
 
-    RankId rank(int t, int d, int p) const { return ranks[static_cast<std::size_t>(t + tp * (d + dp * p))]; }
+    RankId rank(int t, int d, int p) const {
+        const auto u = [](int v) { return static_cast<std::size_t>(v); };
+        return ranks[u(t) + u(tp) * (u(d) + u(dp) * u(p))];
+    }
     TrainingOpKind kind(std::uint32_t op) const { return kinds[op - first_op]; }
 };
 

@@ -10,7 +10,7 @@
 #include "workloads/training.hpp"
 
 #include "core/errors.hpp"
-#include "workloads/ring_stream.hpp"
+#include "workloads/member_stream.hpp"
 
 #include <algorithm>
 
@@ -125,13 +125,13 @@ TrainingMeasurement measure_training(const TrainingPlan& plan, const OpGraph& gr
     // A stream's sends, as it counted them (they all finished: every iteration did).
     const LinkClass inside = cluster.server.nvlink.links_per_gpu > 0 ? LinkClass::nvlink : LinkClass::pcie;
     for (const auto& s : plan.streams) {
-        const auto* ring = dynamic_cast<const RingStream*>(graph.streams()[s.stream].program.get());
-        if (ring == nullptr) throw InternalError("measure_training: a training stream that is no ring");
+        const auto* ring = dynamic_cast<const MemberStream*>(graph.streams()[s.stream].program.get());
+        if (ring == nullptr) throw InternalError("measure_training: a training stream that is no member stream");
         out.link_bytes[static_cast<std::size_t>(inside)] += ring->sent_inside_servers();
         out.link_bytes[static_cast<std::size_t>(LinkClass::fabric)] += ring->sent_between_servers();
         if (s.iteration + 1 != static_cast<int>(plan.iteration_end.size())) continue;
-        for (std::size_t m = 0; m < ring->group().size(); ++m)
-            if (ring->group()[m] == critical)
+        for (std::size_t m = 0; m < ring->members().size(); ++m)
+            if (ring->members()[m] == critical)
                 out.critical_rank_bytes[static_cast<std::size_t>(s.kind) - 1] += ring->sent_by_member()[m];
     }
     const auto n = static_cast<std::int64_t>(plan.iteration_end.size());

@@ -86,7 +86,7 @@ void TrainingProgram::count_ops(const scenario::TrainingSpec& spec, const RankLa
         std::uint64_t ops = 0;
         Ref compute(RankId, Time, TrainingOpKind, const Ref*, std::size_t) override { return fresh(1); }
         Ref send(RankId, RankId, Bytes, Ref) override { return fresh(1); }
-        Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>&, RankId, TrainingOpKind) override {
+        Ref stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>&, RankId, TrainingOpKind) override {
             return fresh(2 + ring->ops_total());  // its sends, its join, the barrier (no open counts)
         }
         Ref whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>&,
@@ -212,8 +212,8 @@ TrainingSink::Ref TrainingProgram::send(RankId src, RankId dst, Bytes size, Ref 
     return r;
 }
 
-TrainingSink::Ref TrainingProgram::stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
-                                          TrainingOpKind kind) {
+TrainingSink::Ref TrainingProgram::stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>& gates,
+                                          RankId front, TrainingOpKind kind) {
     std::uint32_t slot = 0;
     if (!free_streams_.empty()) {
         slot = free_streams_.back();
@@ -405,7 +405,7 @@ void TrainingProgram::finished(std::uint64_t local, Time start, Time now, ReadyO
     --left_;
     if ((local & kStreamBit) != 0) {
         const std::uint32_t slot = slot_of(local);
-        RingStream& ring = *streams_[slot].ring;
+        MemberStream& ring = *streams_[slot].ring;
         scratch_.clear();
         ring.finished(ring_local(local), start, now, scratch_);
         for (std::uint64_t s : scratch_) ready.push_back(encode(slot, s));
@@ -431,8 +431,8 @@ void TrainingProgram::stream_done(std::uint32_t slot, Time now, ReadyOps& ready)
     link_bytes_[static_cast<std::size_t>(inside_)] += st.ring->sent_inside_servers();
     link_bytes_[static_cast<std::size_t>(LinkClass::fabric)] += st.ring->sent_between_servers();
     auto& bytes = rank_bytes_[static_cast<std::size_t>(st.iteration % 2)];
-    for (std::size_t m = 0; m < st.ring->group().size(); ++m)
-        bytes[job_rank(st.ring->group()[m])][static_cast<std::size_t>(st.kind) - 1] += st.ring->sent_by_member()[m];
+    for (std::size_t m = 0; m < st.ring->members().size(); ++m)
+        bytes[job_rank(st.ring->members()[m])][static_cast<std::size_t>(st.kind) - 1] += st.ring->sent_by_member()[m];
     const Ref join = st.join;
     st.ring.reset();
     free_streams_.push_back(slot);

@@ -1,9 +1,10 @@
 // TrainingProgram: a training job as an OpProgram (op_program.hpp; docs/ARCHITECTURE.md,
 // "Streaming"): each stage's next pipeline step is made (TrainingSteps) when the run releases
 // the first op of the step before it, the way a trace is replayed, and an op is forgotten once
-// done. Its ring collectives run as RingStreams inside it. What it keeps of a done op is a
-// 40-byte record for the iteration's critical path (docs/models/training.md "Breakdown"),
-// dropped when the iteration ends; the breakdown is added up as ops are released.
+// done. Its ring collectives and expert all-to-alls run as streams inside it
+// (member_stream.hpp). What it keeps of a done op is a 40-byte record for the iteration's
+// critical path (docs/models/training.md "Breakdown"), dropped when the iteration ends; the
+// breakdown is added up as ops are released.
 //
 // Event ties stay those of the whole graph (add_training): a step's ops are numbered in the
 // order the step makes them and the steps in the order add_training's sweep makes them, so an
@@ -65,7 +66,7 @@ private:
     static constexpr std::uint32_t kNoNode = UINT32_MAX;
     static_assert(sizeof(Record) == 40, "an op's record is 40 bytes");
     struct StreamSlot {
-        std::shared_ptr<RingStream> ring;
+        std::shared_ptr<MemberStream> ring;
         std::vector<Ref> opens;
         Ref join = kNone;
         TrainingOpKind kind = TrainingOpKind::dp;
@@ -79,7 +80,7 @@ private:
     // TrainingSink: the ops of the step being made.
     Ref compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after, std::size_t n) override;
     Ref send(RankId src, RankId dst, Bytes size, Ref after) override;
-    Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+    Ref stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>& gates, RankId front,
                TrainingOpKind kind) override;
     Ref whole(const scenario::CollectiveSpec& spec, Bytes message, const std::vector<RankId>& group,
               const std::vector<Ref>& gates, TrainingOpKind kind) override;

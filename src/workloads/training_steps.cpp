@@ -2,8 +2,10 @@
 #include "workloads/training_steps.hpp"
 
 #include "core/errors.hpp"
+#include "workloads/all_to_all_stream.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
+#include "workloads/ring_stream.hpp"
 #include "workloads/send_chain.hpp"
 
 #include <algorithm>
@@ -204,6 +206,24 @@ TrainingSink::Ref TrainingSteps::collective(CollectiveOp op, const std::vector<R
             }
         }
     }
+    // A pairwise all-to-all (the experts' dispatch and combine) likewise (all_to_all_stream.hpp).
+    if (op == CollectiveOp::all_to_all && group.size() >= 2) {
+        const std::vector<RankId> members = collective_group(spec, layout_);
+        const bool one_gate = std::all_of(gates.begin(), gates.end(), [&](Ref g) { return g == gates.front(); });
+        std::vector<Ref> sorted = gates;
+        std::sort(sorted.begin(), sorted.end());
+        const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+        if (members == group && (one_gate || distinct)) {
+            check_collective(spec, members, layout_, &network_);
+            const SizeChoice choice = choose_for_size(spec, members, size, layout_, &network_, message);
+            if (choice.algorithm == CollectiveAlgorithm::pairwise) {
+                auto a2a = std::make_shared<AllToAllStream>(members, choice.channels, size, layout_);
+                if (a2a->ops_total() > 0)
+                    return sink_.stream(std::move(a2a), one_gate ? std::vector<Ref>{gates.front()} : gates,
+                                        group.front(), kind);
+            }
+        }
+    }
     return sink_.whole(spec, message, group, gates, kind);
 }
 
@@ -214,14 +234,14 @@ void TrainingSteps::build(int p, std::size_t k) {
     const auto ju = static_cast<std::size_t>(s.micro);
     const bool last_backward = !s.forward && s.micro == m - 1;
     const int chunks = last_backward && shape_.reduce ? shape_.buckets : 1;
-    const auto grid = static_cast<std::size_t>(dp * tp);
+    const auto grid = static_cast<std::size_t>(dp) * static_cast<std::size_t>(tp);
     // chunk_done[k][d·tp+t]: the k-th part of the last backward, for bucket k.
     std::vector<std::vector<Ref>> chunk_done(static_cast<std::size_t>(chunks), std::vector<Ref>(grid));
     const auto& in = s.forward ? fwd_in_[pu][ju] : bwd_in_[pu][ju];
     for (int d = 0; d < dp; ++d)
         for (int t = 0; t < tp; ++t) {
             const std::size_t j = idx(t, d, p);
-            const auto g = static_cast<std::size_t>(d * tp + t);
+            const auto g = static_cast<std::size_t>(d) * static_cast<std::size_t>(tp) + static_cast<std::size_t>(t);
             const Ref input = in.empty() ? TrainingSink::kNone : in[g];
             const long double total = s.forward ? shape_.fwd_ps : shape_.bwd_ps;
             Ref prev = last_[j];
@@ -270,7 +290,7 @@ void TrainingSteps::build(int p, std::size_t k) {
         arrivals.assign(grid, TrainingSink::kNone);
         for (int d = 0; d < dp; ++d)
             for (int t = 0; t < tp; ++t)
-                arrivals[static_cast<std::size_t>(d * tp + t)] =
+                arrivals[static_cast<std::size_t>(d) * static_cast<std::size_t>(tp) + static_cast<std::size_t>(t)] =
                     sink_.send(ranks_[idx(t, d, p)], ranks_[idx(t, d, to)], shape_.pp_bytes, last_[idx(t, d, p)]);
     }
     // The arrival this step used is no longer needed.
@@ -284,7 +304,9 @@ void TrainingSteps::reduce_gradients(int p, const std::vector<std::vector<Ref>>&
     const int tp = shape_.tp, dp = shape_.dp, ep = shape_.ep, buckets = shape_.buckets;
     for (int t = 0; t < tp; ++t) {
         const auto gates_of = [&](int k, int d) {
-            return spec_.overlap ? chunk_done[static_cast<std::size_t>(k)][static_cast<std::size_t>(d * tp + t)]
+            return spec_.overlap ? chunk_done[static_cast<std::size_t>(k)]
+                                             [static_cast<std::size_t>(d) * static_cast<std::size_t>(tp) +
+                                              static_cast<std::size_t>(t)]
                                  : last_[idx(t, d, p)];
         };
         if (dp > 1) {

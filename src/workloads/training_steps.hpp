@@ -11,8 +11,8 @@
 
 #include "core/network.hpp"
 #include "scenario/spec.hpp"
+#include "workloads/member_stream.hpp"
 #include "workloads/rank_layout.hpp"
-#include "workloads/ring_stream.hpp"
 #include "workloads/training.hpp"
 
 #include <cstdint>
@@ -56,9 +56,9 @@ public:
     // A compute op (kind compute) or a zero-time barrier (kind sync) on `rank`.
     virtual Ref compute(RankId rank, Time duration, TrainingOpKind kind, const Ref* after, std::size_t n) = 0;
     virtual Ref send(RankId src, RankId dst, Bytes size, Ref after) = 0;
-    // A ring collective as a stream: one open op per gate (gates.size() == 1: one for all
+    // A ring collective or an all-to-all as a stream: one open op per gate (gates.size() == 1: one for all
     // members), then its join; returns the barrier after the opens and the join.
-    virtual Ref stream(std::shared_ptr<RingStream> ring, const std::vector<Ref>& gates, RankId front,
+    virtual Ref stream(std::shared_ptr<MemberStream> ring, const std::vector<Ref>& gates, RankId front,
                        TrainingOpKind kind) = 0;
     // A collective built whole (add_collective), each send after its member's gate; returns the
     // barrier after all its ops.
@@ -91,7 +91,10 @@ public:
 
 private:
     using Ref = TrainingSink::Ref;
-    std::size_t idx(int t, int d, int p) const { return static_cast<std::size_t>(t + shape_.tp * (d + shape_.dp * p)); }
+    std::size_t idx(int t, int d, int p) const {
+        const auto u = [](int v) { return static_cast<std::size_t>(v); };
+        return u(t) + u(shape_.tp) * (u(d) + u(shape_.dp) * u(p));
+    }
     Time next_duration(std::size_t j, long double ps);
     Ref collective(scenario::CollectiveOp op, const std::vector<RankId>& group, const std::vector<Ref>& gates,
                    Bytes size, TrainingOpKind kind);

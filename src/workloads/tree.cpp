@@ -94,8 +94,10 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
 
     std::vector<OpId> up(n), down(n);  // this message's send from node i to its parent / from its parent to i
     std::vector<OpId> deps;
-    for (std::int64_t m = 0; m < messages; ++m) {
-        const Bytes size = share(bytes, messages, m);
+    const UnitRange built = unit_range(ctx.units, static_cast<std::uint32_t>(ctx.chain.graph().ops().size()), messages,
+                                       bytes.count() % messages);
+    for (std::int64_t unit = 0; unit < built.count; ++unit) {
+        const Bytes size = share(bytes, messages, built.offset + unit);
         std::fill(up.begin(), up.end(), OpId::invalid());
         std::fill(down.begin(), down.end(), OpId::invalid());
         for (int i : up_order) {  // reduce: after the message has come up from every child

@@ -96,22 +96,24 @@ TEST_CASE("a streaming ring holds the same ops whatever its iterations, and a ru
     CHECK(streamed.ops == 614410000);
     CHECK(streamed.held_ops == 2289);
     CHECK(streamed.op_graph < Bytes{std::int64_t{1} << 20});
-    // A tree all-reduce of 1TiB is held as one run's graph: 16 channels x 2(n-1) = 30 edges x
-    // 128Ki messages of 512KiB (64GiB per channel) = 62914560 sends, far above 1GiB at any
-    // per-op size of at least 20 bytes.
+    // A tree all-reduce of 1TiB runs 16 channels x 2 trees x 2(n-1) = 30 sends x 64Ki messages
+    // of 512KiB (32GiB per tree) = 62914560 sends, but is replayed from its first 17 messages
+    // per tree and its last (workloads/periodic_run.hpp): 16 x 2 x 30 x 18 = 17280 held, about
+    // 2.6MiB at 160 bytes an op, above a limit of 1MiB.
     const auto tree = spec_of(collective("2", "all_reduce\n    algorithm: tree\n    size: 1TiB\n"));
     const auto estimate = cli::estimate_memory(tree);
-    CHECK(estimate.held_ops == 62914560);
-    CHECK(estimate.total() > Bytes{std::int64_t{1} << 30});
+    CHECK(estimate.ops == 62914561);
+    CHECK(estimate.held_ops == 17280);
+    CHECK(estimate.total() > Bytes{std::int64_t{1} << 20});
     try {
-        cli::check_memory(estimate, Bytes{std::int64_t{1} << 30}, "--max-memory", "m.yaml", "");
+        cli::check_memory(estimate, Bytes{std::int64_t{1} << 20}, "--max-memory", "m.yaml", "");
         FAIL("no error");
     } catch (const ConfigError& e) {
         REQUIRE(e.issues().size() == 1);
         const std::string text = e.issues().front().str();
         CHECK(text.starts_with("m.yaml: this run would need about "));
-        CHECK(text.find("(62914561 ops, 62914560 held at once)") != std::string::npos);
-        CHECK(text.find("the limit is 1.0GiB (--max-memory)") != std::string::npos);
+        CHECK(text.find("(62914561 ops, 17280 held at once)") != std::string::npos);
+        CHECK(text.find("the limit is 1.0MiB (--max-memory)") != std::string::npos);
     }
     // The same run within a limit above its estimate passes.
     CHECK_NOTHROW(cli::check_memory(estimate, estimate.total(), "--max-memory", "m.yaml", ""));
@@ -170,7 +172,7 @@ TEST_CASE("a training job's estimate follows its program: held ops and records a
         scenario::load_scenario(std::filesystem::path(FABRICSIM_SOURCE_DIR) / "scenarios/training-llama70b.yaml", o)
             .variants.front()
             .spec;
-    // A mixture of experts: TP 2 x EP 2 on 8 GPUs of two servers, its all-to-alls made whole.
+    // A mixture of experts: TP 2 x EP 2 on 8 GPUs of two servers, its all-to-alls as streams.
     const auto moe = spec_of(R"(name: m
 cluster: { servers: 2, server: hgx-h100 }
 workload:

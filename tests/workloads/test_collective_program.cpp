@@ -131,7 +131,7 @@ TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, what
     // n connections: c·n·kWindow sends at once, plus the run's join. The ops the executor holds
     // must not grow with the bytes moved: 4 MiB and 256 MiB peak at the same bound.
     const int n = 4, channels = 2;
-    const std::size_t bound = static_cast<std::size_t>(channels * n * workloads::kWindow + 1);
+    const std::size_t bound = static_cast<std::size_t>(channels) * n * workloads::kWindow + 1;
     const auto small =
         streamed(hosts(n), spec_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4_MiB, channels));
     const auto large =
@@ -141,4 +141,104 @@ TEST_CASE("a streamed ring all-reduce holds no more ops than are in flight, what
     // 256 MiB: 2 channels of 128 MiB, each 64 loops of n·512 KiB = 2 MiB, of 2(n-1) = 6
     // rounds of n = 4 sends, plus the join.
     CHECK(large.ops == std::size_t{2 * 64 * 6 * 4 + 1});
+}
+
+namespace {
+
+struct Cut {
+    const char* name;
+    scenario::ClusterSpec cluster;
+    CollectiveOp op;
+    CollectiveAlgorithm algorithm;
+    int channels;
+};
+
+// The algorithms that cut a run's bytes into units, each at a size of more units per segment
+// than PeriodicRun::kTemplateUnits = 17 (so that it is replayed from its head), by their unit:
+// a tree's and a broadcast's messages of 512 KiB per channel (and per tree), a hierarchical
+// all-reduce's pieces of g·512 KiB = 4 MiB, NVLS with SHARP's of 16 channels × g × 64 KiB =
+// 8 MiB (NCCL's chunk for a buffer of 64 MiB to 1 GiB).
+std::vector<Cut> cut_cases() {
+    scenario::ClusterSpec nvlink3 = hgx(2);
+    nvlink3.server.nvlink.generation = "nvlink3";  // no NVLS inside: rings
+    return {
+        {"tree, 2 channels × 2 trees × 21 messages", hosts(4), CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 2},
+        {"broadcast, 2 channels × 21 messages", hosts(4), CollectiveOp::broadcast, CollectiveAlgorithm::ring, 2},
+        {"send-recv, 2 channels × 21 messages", hosts(4), CollectiveOp::send_recv, CollectiveAlgorithm::ring, 2},
+        {"hierarchical with NVLS inside, 21 pieces", hgx(2), CollectiveOp::all_reduce,
+         CollectiveAlgorithm::hierarchical, 0},
+        {"hierarchical with rings inside, 21 pieces", nvlink3, CollectiveOp::all_reduce,
+         CollectiveAlgorithm::hierarchical, 0},
+        {"NVLS with SHARP, 21 pieces", hgx(4, true), CollectiveOp::all_reduce, CollectiveAlgorithm::sharp, 0},
+    };
+}
+
+// Bytes for `units` units per segment of the case (3 bytes short: units of two sizes).
+Bytes cut_size(const Cut& c, std::int64_t units) {
+    const std::int64_t message = 512 * 1024;
+    switch (c.algorithm) {
+        case CollectiveAlgorithm::tree: return Bytes{2 * c.channels * units * message - 3};
+        case CollectiveAlgorithm::hierarchical: return Bytes{8 * units * message - 3};
+        case CollectiveAlgorithm::sharp: return Bytes{units * 16 * 8 * 64 * 1024 - 3};
+        default: return Bytes{c.channels * units * message - 3};
+    }
+}
+
+const Bytes kTiB{std::int64_t{1} << 40};
+
+std::size_t held_ops(const Cut& c, Bytes size) {
+    fabric::IdealNetwork net(c.cluster, scenario::IdealNetworkSpec{kAlpha});
+    return workloads::CollectiveProgram(spec_of(c.op, c.algorithm, size, c.channels), workloads::RankLayout(c.cluster),
+                                        &net)
+        .held_ops();
+}
+
+}  // namespace
+
+TEST_CASE("a collective cut into more units than its head replays event for event as its whole graph",
+          "[collective][stream]") {
+    // 21 units per segment: 17 in the head, 4 made from it, the last ones one byte smaller;
+    // two iterations, so the second run starts its head afresh.
+    for (const Cut& c : cut_cases()) {
+        auto spec = spec_of(c.op, c.algorithm, cut_size(c, 21), c.channels);
+        spec.iterations = 2;
+        INFO(c.name);
+        same(whole_graph(c.cluster, spec), streamed(c.cluster, spec));
+        // It was replayed from its head, not built whole.
+        fabric::IdealNetwork net(c.cluster, scenario::IdealNetworkSpec{kAlpha});
+        const workloads::CollectiveProgram p(spec, workloads::RankLayout(c.cluster), &net);
+        CHECK(p.held_ops() < p.ops_total() / 2);
+    }
+}
+
+TEST_CASE("every collective algorithm holds as many ops for 1 TiB as for a few MiB", "[collective][stream]") {
+    // What a collective program keeps to replay a run (its graph, or its head and tail) and the
+    // most ops the executor ever held in flight must not depend on the bytes moved: a run of
+    // 48 and one of 192 units per segment peak at the same number of live ops (once the
+    // pipeline is full: a tree on 4 hosts fills it within 48 messages, not 24), and the program
+    // made for 1 TiB keeps exactly the ops of the one made for 24 units (built, not run).
+    for (const Cut& c : cut_cases()) {
+        INFO(c.name);
+        const auto small = streamed(c.cluster, spec_of(c.op, c.algorithm, cut_size(c, 48), c.channels));
+        const auto large = streamed(c.cluster, spec_of(c.op, c.algorithm, cut_size(c, 192), c.channels));
+        CHECK(small.peak_live == large.peak_live);
+        CHECK(held_ops(c, cut_size(c, 24)) == held_ops(c, kTiB));
+    }
+    // Algorithms whose graph does not grow with the bytes at all: a rank's sends are one per
+    // peer and round, whatever their size.
+    struct Fixed {
+        scenario::ClusterSpec cluster;
+        CollectiveOp op;
+        CollectiveAlgorithm algorithm;
+    };
+    for (const Fixed& f : {Fixed{hosts(8), CollectiveOp::all_reduce, CollectiveAlgorithm::halving_doubling},
+                           Fixed{hosts(8), CollectiveOp::all_to_all, CollectiveAlgorithm::pairwise},
+                           Fixed{hgx(1), CollectiveOp::all_reduce, CollectiveAlgorithm::nvls}}) {
+        INFO(workloads::to_string(f.algorithm));
+        const Cut c{"", f.cluster, f.op, f.algorithm, 1};
+        const auto small = streamed(f.cluster, spec_of(f.op, f.algorithm, 16_MiB, 1));
+        const auto large = streamed(f.cluster, spec_of(f.op, f.algorithm, 64_MiB, 1));
+        CHECK(small.peak_live == large.peak_live);
+        CHECK(held_ops(c, 16_MiB) == held_ops(c, kTiB));
+    }
 }

@@ -1,14 +1,16 @@
-// A ring collective inside a graph, gated member by member (a training job's TP or DP ring):
-// as ring_rounds' sends in the whole graph, and as a RingStream opened by one open op per gate
-// (ring_stream.hpp). The stream must release every send at the same moment and in the same
-// order, so events, times and bytes are the same, and know which member its critical chain of
-// releases goes back to.
+// A collective inside a graph, gated member by member (a training job's TP or DP ring, its
+// experts' all-to-all): as ring_rounds' or pairwise_all_to_all's sends in the whole graph, and
+// as a RingStream or AllToAllStream opened by one open op per gate (ring_stream.hpp,
+// all_to_all_stream.hpp). The stream must release every send at the same moment and in the
+// same order, so events, times and bytes are the same, and know which member its critical
+// chain of releases goes back to.
 #include <catch2/catch.hpp>
 
 #include "workload_fixtures.hpp"
 
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "workloads/all_to_all_stream.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
 #include "workloads/executor.hpp"
@@ -53,13 +55,18 @@ Outcome run(OpGraph g, fabric::IdealNetwork& net, OpId join) {
             net.nic_bytes_sent()};
 }
 
+scenario::CollectiveAlgorithm algorithm_of(CollectiveOp op) {
+    return op == CollectiveOp::all_to_all ? scenario::CollectiveAlgorithm::pairwise
+                                          : scenario::CollectiveAlgorithm::ring;
+}
+
 Outcome whole(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size, int channels,
               const std::vector<int>& gate_us) {
     fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
     const workloads::RankLayout layout(cluster);
     OpGraph g;
     const auto e = g.add_entry("t");
-    auto spec = spec_of(op, scenario::CollectiveAlgorithm::ring, size, channels);
+    auto spec = spec_of(op, algorithm_of(op), size, channels);
     const auto group = workloads::collective_group(spec, layout);
     const auto gate = gates(g, e, group, gate_us);
     const auto first = static_cast<std::uint32_t>(g.ops().size());
@@ -77,15 +84,18 @@ Outcome whole(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size,
 }
 
 Outcome streamed(const scenario::ClusterSpec& cluster, CollectiveOp op, Bytes size, int channels,
-                 const std::vector<int>& gate_us, std::shared_ptr<workloads::RingStream>& program) {
+                 const std::vector<int>& gate_us, std::shared_ptr<workloads::MemberStream>& program) {
     fabric::IdealNetwork net(cluster, scenario::IdealNetworkSpec{kAlpha});
     const workloads::RankLayout layout(cluster);
     OpGraph g;
     const auto e = g.add_entry("t");
-    auto spec = spec_of(op, scenario::CollectiveAlgorithm::ring, size, channels);
+    auto spec = spec_of(op, algorithm_of(op), size, channels);
     const auto group = workloads::collective_group(spec, layout);
     const auto gate = gates(g, e, group, gate_us);
-    program = std::make_shared<workloads::RingStream>(op, group, channels, size, size, layout);
+    if (op == CollectiveOp::all_to_all)
+        program = std::make_shared<workloads::AllToAllStream>(group, channels, size, layout);
+    else
+        program = std::make_shared<workloads::RingStream>(op, group, channels, size, size, layout);
     const auto s = g.add_stream(e, program);
     std::vector<OpId> all;
     if (gate_us.size() == 1) {
@@ -120,7 +130,7 @@ TEST_CASE("a gated ring streams as the whole graph runs it: same events, times a
     std::vector<int> staggered;
     for (int m = 0; m < 16; ++m) staggered.push_back(1 + (m * 7) % 16);
     for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather}) {
-        std::shared_ptr<workloads::RingStream> p;
+        std::shared_ptr<workloads::MemberStream> p;
         same(whole(cluster, op, 64_MiB, 4, staggered), streamed(cluster, op, 64_MiB, 4, staggered, p));
         REQUIRE(p->done());
         // Every round of a loop moves each of its n blocks once: 2(n−1) rounds of 64MiB for an
@@ -129,7 +139,7 @@ TEST_CASE("a gated ring streams as the whole graph runs it: same events, times a
         CHECK(p->sent_inside_servers() + p->sent_between_servers() == Bytes{rounds * (64_MiB).count()});
     }
     // One gate for every member (ZeRO's all-gather after the optimizer step).
-    std::shared_ptr<workloads::RingStream> p;
+    std::shared_ptr<workloads::MemberStream> p;
     same(whole(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}),
          streamed(cluster, CollectiveOp::all_gather, 8_MiB, 4, {3}, p));
 }
@@ -139,8 +149,32 @@ TEST_CASE("a ring whose last member joins much later goes back to that member", 
     // some round, and the last send's chain of releases starts at its gate.
     std::vector<int> gate_us(8, 1);
     gate_us[5] = 1000;
-    std::shared_ptr<workloads::RingStream> p;
+    std::shared_ptr<workloads::MemberStream> p;
     same(whole(hosts(8), CollectiveOp::all_reduce, 1_MiB, 1, gate_us),
          streamed(hosts(8), CollectiveOp::all_reduce, 1_MiB, 1, gate_us, p));
+    CHECK(p->root() == 5);
+}
+
+TEST_CASE("a gated all-to-all streams as the whole graph runs it, and goes back to its last member",
+          "[ring_stream][all_to_all]") {
+    // 2 HGX servers, 16 ranks, 4 channels across servers; members join 1..16 µs apart.
+    const auto cluster = hgx(2);
+    std::vector<int> staggered;
+    for (int m = 0; m < 16; ++m) staggered.push_back(1 + (m * 7) % 16);
+    std::shared_ptr<workloads::MemberStream> p;
+    same(whole(cluster, CollectiveOp::all_to_all, 64_MiB, 4, staggered),
+         streamed(cluster, CollectiveOp::all_to_all, 64_MiB, 4, staggered, p));
+    REQUIRE(p->done());
+    // Block b of a channel goes from each of the n − 1 other ranks to rank b: (n − 1) × S.
+    CHECK(p->sent_inside_servers() + p->sent_between_servers() == Bytes{15 * (64_MiB).count()});
+    // One gate for all, and an uneven share (a byte more for some blocks).
+    same(whole(cluster, CollectiveOp::all_to_all, Bytes{8 * 1024 * 1024 + 5}, 3, {3}),
+         streamed(cluster, CollectiveOp::all_to_all, Bytes{8 * 1024 * 1024 + 5}, 3, {3}, p));
+    // A member's sends wait only for its own gate and its own previous round: member 5, 1 ms
+    // late, sends last, and the chain of its last send starts at its gate.
+    std::vector<int> gate_us(8, 1);
+    gate_us[5] = 1000;
+    same(whole(hosts(8), CollectiveOp::all_to_all, 1_MiB, 1, gate_us),
+         streamed(hosts(8), CollectiveOp::all_to_all, 1_MiB, 1, gate_us, p));
     CHECK(p->root() == 5);
 }

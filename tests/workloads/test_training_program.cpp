@@ -151,3 +151,25 @@ TEST_CASE("a training program runs its graph's ops: a mixture of experts", "[tra
     spec.ep = 2;
     same_run(hgx(2), spec);
 }
+
+TEST_CASE("a mixture of experts runs its all-to-alls as streams, none of their sends in its graph",
+          "[training][program][moe]") {
+    // The same job as above: every EP all-to-all (an EP group of this placement is a sorted
+    // rank list, its members gated one each or all by one op) is an AllToAllStream in the graph
+    // (all_to_all_stream.hpp), whose sends exist only in flight, instead of c·n·(n−1) sends.
+    auto spec = job(2, 2, 4, 8);
+    spec.model.parameters = 47'000'000'000;
+    spec.model.experts = 8;
+    spec.model.top_k = 2;
+    spec.ep = 2;
+    fabric::IdealNetwork net(hgx(2), scenario::IdealNetworkSpec{2_us});
+    workloads::OpGraph g;
+    const auto e = g.add_entry("job");
+    const auto plan = workloads::add_training(g, e, spec, hgx(2), net, 3, {});
+    std::size_t ep_streams = 0, ep_sends = 0;
+    for (const auto& s : plan.streams) ep_streams += s.kind == workloads::TrainingOpKind::ep ? 1 : 0;
+    for (std::uint32_t i = plan.first_op; i < g.ops().size(); ++i)
+        ep_sends += g.ops()[i].kind == workloads::OpKind::send && plan.kind(i) == workloads::TrainingOpKind::ep;
+    CHECK(ep_streams > 0);
+    CHECK(ep_sends == 0);
+}
