@@ -240,7 +240,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
     } else {
         g = solver_.add(1.0, cap, uses);
         if (groups_.size() <= g) groups_.resize(g + 1);
-        groups_[g] = Group{0, kNoGate, route, cap, 0.0};
+        groups_[g] = Group{0, kNoGate, route, cap, 0.0, 0.0};
         if (route != kNoGate) routes_[route].group = g;
     }
     std::uint32_t id;
@@ -259,6 +259,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
     if (group.head != kNoGate) flows_[group.head].prev = id;
     group.head = id;
     ++group.members;
+    group.each = 0;  // the new member is not at the others' rate
     for (const LinkUse& u : uses) ++members_on_[u.link];
     f.message = message;
     f.left = bytes;
@@ -406,7 +407,9 @@ void FlowNetwork::resolve(Simulator& sim) {
         const double total = solver_.rate(g), each = total / group.members;
         if (!(each > 0))
             throw InternalError(fmt::format("flow model: a group of {} flows got rate {}", group.members, total));
-        for (std::uint32_t id = group.head; id != kNoGate; id = flows_[id].next) {
+        // A group the solve's checks took in that kept its rate: every member is at it
+        // already, their bytes and completions hold, and its members are not walked.
+        for (std::uint32_t id = each == group.each ? kNoGate : group.head; id != kNoGate; id = flows_[id].next) {
             FlowState& f = flows_[id];
             // Same rate as before: its bytes and projected completion still hold.
             if (f.rate > 0 && each == f.rate) continue;
@@ -419,6 +422,7 @@ void FlowNetwork::resolve(Simulator& sim) {
         if (total != group.rate)
             for (const LinkUse& u : solver_.uses(g)) change_load(u.link, u.share * (total - group.rate), now);
         group.rate = total;
+        group.each = each;
     }
     // The solver's sums are the exact loads: drop the rounding of the increments.
     for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);

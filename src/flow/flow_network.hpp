@@ -152,6 +152,7 @@ private:
         std::uint32_t route = kNoGate;  // the route cache slot that names it (kNoGate: none)
         double cap = 0;                 // per member
         double rate = 0;                // Σ its members' rates, as the link loads count them
+        double each = 0;                // every member's rate; 0 when they differ (a new one)
     };
     // A stripe-capped message inside a server waiting for its source's ports (admit()).
     struct Waiting {
