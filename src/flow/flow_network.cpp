@@ -57,6 +57,18 @@ std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
     return rep;
 }
 
+// A slot of `items`: the last one freed, or a new one at the end.
+template <class T>
+std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& free) {
+    if (free.empty()) {
+        items.emplace_back();
+        return static_cast<std::uint32_t>(items.size() - 1);
+    }
+    const std::uint32_t i = free.back();
+    free.pop_back();
+    return i;
+}
+
 // Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
 Time fluid_time(double bytes, double bytes_per_s) {
     const double ps = std::ceil(bytes / bytes_per_s * 1e12);
@@ -211,14 +223,7 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
 
 std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts,
                                        Time latency) {
-    std::uint32_t slot;
-    if (!free_messages_.empty()) {
-        slot = free_messages_.back();
-        free_messages_.pop_back();
-    } else {
-        slot = static_cast<std::uint32_t>(messages_.size());
-        messages_.emplace_back();
-    }
+    const std::uint32_t slot = take_slot(messages_, free_messages_);
     messages_[slot] = MessageState{m.id, &listener, m.size, parts, latency, true};
     sent_ += m.size;
     in_flight_ += m.size;
@@ -243,14 +248,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
         groups_[g] = Group{0, kNoGate, route, cap, 0.0, 0.0};
         if (route != kNoGate) routes_[route].group = g;
     }
-    std::uint32_t id;
-    if (!free_flows_.empty()) {
-        id = free_flows_.back();
-        free_flows_.pop_back();
-    } else {
-        id = static_cast<std::uint32_t>(flows_.size());
-        flows_.emplace_back();
-    }
+    const std::uint32_t id = take_slot(flows_, free_flows_);
     Group& group = groups_[g];
     FlowState& f = flows_[id];
     f.group = g;
@@ -373,15 +371,8 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
             start_waiting(sim, w, node);
             continue;
         }
-        std::uint32_t i;
-        if (!free_waiting_.empty()) {
-            i = free_waiting_.back();
-            free_waiting_.pop_back();
-            waiting_[i] = w;
-        } else {
-            i = static_cast<std::uint32_t>(waiting_.size());
-            waiting_.push_back(w);
-        }
+        const std::uint32_t i = take_slot(waiting_, free_waiting_);
+        waiting_[i] = w;
         if (wait_tail_[node] == kNoGate)
             wait_head_[node] = i;
         else
