@@ -57,6 +57,18 @@ std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
     return rep;
 }
 
+// A slot of `items`: the last one freed, or a new one at the end.
+template <class T>
+std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& free) {
+    if (free.empty()) {
+        items.emplace_back();
+        return static_cast<std::uint32_t>(items.size() - 1);
+    }
+    const std::uint32_t i = free.back();
+    free.pop_back();
+    return i;
+}
+
 // Picoseconds to move `bytes` at `bytes_per_s`, rounded up (never early, as transmit_time).
 Time fluid_time(double bytes, double bytes_per_s) {
     const double ps = std::ceil(bytes / bytes_per_s * 1e12);
@@ -82,6 +94,7 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       carried_(topology.directed_link_count(), 0.0),
       busy_ps_(topology.directed_link_count(), 0.0),
       rate_(topology.directed_link_count(), 0.0),
+      members_on_(topology.directed_link_count(), 0),
       since_(topology.directed_link_count(), Time::zero()) {
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
@@ -132,8 +145,8 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
     Time t = Time::zero();
     for (std::uint32_t hop : hops) {
         const std::uint32_t h = bundle_[hop];
-        if (solver_.flows_on(h) == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
-        t += standing_ ? standing_->delay(h, solver_.flows_on(h), unit)
+        if (members_on_[h] == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
+        t += standing_ ? standing_->delay(h, members_on_[h], unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
     return t;
@@ -167,6 +180,7 @@ FlowNetwork::Route& FlowNetwork::route(const FlowKey& key) {
                                      topology_.node(key.dst).name));
     r.key = key;
     r.valid = true;
+    r.group = kNoGate;  // the old key's group runs on without its slot
     bundled(raw, r.uses);
     r.hops.clear();
     for (DirectedLink d : routing_.path(key)) r.hops.push_back(d.index());
@@ -209,14 +223,7 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
 
 std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts,
                                        Time latency) {
-    std::uint32_t slot;
-    if (!free_messages_.empty()) {
-        slot = free_messages_.back();
-        free_messages_.pop_back();
-    } else {
-        slot = static_cast<std::uint32_t>(messages_.size());
-        messages_.emplace_back();
-    }
+    const std::uint32_t slot = take_slot(messages_, free_messages_);
     messages_[slot] = MessageState{m.id, &listener, m.size, parts, latency, true};
     sent_ += m.size;
     in_flight_ += m.size;
@@ -226,14 +233,32 @@ std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& liste
 void FlowNetwork::start_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
                              std::span<const LinkUse> uses, std::uint32_t unit) {
     bundled(uses, bundled_);
-    start_solver_flow(sim, message, bytes, cap, bundled_, unit);
+    start_solver_flow(sim, message, bytes, cap, bundled_, unit, kNoGate);
 }
 
 std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
-                                             std::span<const LinkUse> uses, std::uint32_t unit) {
-    const std::uint32_t id = solver_.add(1.0, cap, uses);
-    if (flows_.size() <= id) flows_.resize(id + 1);
+                                             std::span<const LinkUse> uses, std::uint32_t unit, std::uint32_t route) {
+    std::uint32_t g = route == kNoGate ? kNoGate : routes_[route].group;
+    if (g != kNoGate && groups_[g].cap == cap) {
+        const double n = groups_[g].members + 1.0;
+        solver_.reweight(g, n, cap * n);
+    } else {
+        g = solver_.add(1.0, cap, uses);
+        if (groups_.size() <= g) groups_.resize(g + 1);
+        groups_[g] = Group{0, kNoGate, route, cap, 0.0, 0.0};
+        if (route != kNoGate) routes_[route].group = g;
+    }
+    const std::uint32_t id = take_slot(flows_, free_flows_);
+    Group& group = groups_[g];
     FlowState& f = flows_[id];
+    f.group = g;
+    f.prev = kNoGate;
+    f.next = group.head;
+    if (group.head != kNoGate) flows_[group.head].prev = id;
+    group.head = id;
+    ++group.members;
+    group.each = 0;  // the new member is not at the others' rate
+    for (const LinkUse& u : uses) ++members_on_[u.link];
     f.message = message;
     f.left = bytes;
     f.bytes = bytes;
@@ -254,6 +279,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
         }
         if (r > 1e-3 * slowest) {
             f.rate = r;
+            group.rate += r;
             for (const LinkUse& u : uses) change_load(u.link, u.share * r, sim.now());
             due_.set(id, sim.now() + fluid_time(f.left, f.rate));
             schedule_wake(sim);
@@ -265,7 +291,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
 
 void FlowNetwork::start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node) {
     const Route& r = route(w.key);
-    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit);
+    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit, slot_of(r));
     flows_[id].gate = node;
     flows_[id].ports = w.ports;
     ports_taken_[node] += w.ports;
@@ -328,7 +354,7 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         const Route& r = route(key_of(j));
         const double bytes = end - begin, cap = stripe_cap(r.candidates, r.bottleneck, bytes, unit);
         if (!inside || cap == kUncapped) {
-            start_solver_flow(sim, slot, bytes, cap, r.uses, unit);
+            start_solver_flow(sim, slot, bytes, cap, r.uses, unit, slot_of(r));
             continue;
         }
         // Fewer segments than ports inside a server: oldest first (the header).
@@ -345,15 +371,8 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
             start_waiting(sim, w, node);
             continue;
         }
-        std::uint32_t i;
-        if (!free_waiting_.empty()) {
-            i = free_waiting_.back();
-            free_waiting_.pop_back();
-            waiting_[i] = w;
-        } else {
-            i = static_cast<std::uint32_t>(waiting_.size());
-            waiting_.push_back(w);
-        }
+        const std::uint32_t i = take_slot(waiting_, free_waiting_);
+        waiting_[i] = w;
         if (wait_tail_[node] == kNoGate)
             wait_head_[node] = i;
         else
@@ -374,18 +393,27 @@ void FlowNetwork::resolve(Simulator& sim) {
     if (!solver_.pending()) return;
     const Time now = sim.now();
     last_solve_ = now;
-    for (std::uint32_t id : solver_.solve()) {
-        FlowState& f = flows_[id];
-        // Same rate as before: its bytes and projected completion still hold.
-        if (f.rate > 0 && solver_.rate(id) == f.rate) continue;
-        // Bytes sent at the old rate since the last change, then the new rate from now.
-        f.left = std::max(0.0, f.left - f.rate * static_cast<double>((now - f.updated).picoseconds()) * 1e-12);
-        f.updated = now;
-        const double old = f.rate;
-        f.rate = solver_.rate(id);
-        for (const LinkUse& u : solver_.uses(id)) change_load(u.link, u.share * (f.rate - old), now);
-        if (!(f.rate > 0)) throw InternalError(fmt::format("flow model: a flow of {} B got rate {}", f.bytes, f.rate));
-        due_.set(id, now + fluid_time(f.left, f.rate));
+    for (std::uint32_t g : solver_.solve()) {
+        Group& group = groups_[g];
+        const double total = solver_.rate(g), each = total / group.members;
+        if (!(each > 0))
+            throw InternalError(fmt::format("flow model: a group of {} flows got rate {}", group.members, total));
+        // A group the solve's checks took in that kept its rate: every member is at it
+        // already, their bytes and completions hold, and its members are not walked.
+        for (std::uint32_t id = each == group.each ? kNoGate : group.head; id != kNoGate; id = flows_[id].next) {
+            FlowState& f = flows_[id];
+            // Same rate as before: its bytes and projected completion still hold.
+            if (f.rate > 0 && each == f.rate) continue;
+            // Bytes sent at the old rate since the last change, then the new rate from now.
+            f.left = std::max(0.0, f.left - f.rate * static_cast<double>((now - f.updated).picoseconds()) * 1e-12);
+            f.updated = now;
+            f.rate = each;
+            due_.set(id, now + fluid_time(f.left, f.rate));
+        }
+        if (total != group.rate)
+            for (const LinkUse& u : solver_.uses(g)) change_load(u.link, u.share * (total - group.rate), now);
+        group.rate = total;
+        group.each = each;
     }
     // The solver's sums are the exact loads: drop the rounding of the increments.
     for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);
@@ -409,11 +437,11 @@ void FlowNetwork::finish_due(Simulator& sim) {
         const Due d{due_.top_time(), due_.top_flow()};
         due_.pop();
         FlowState& f = flows_[d.flow];
-        for (const LinkUse& u : solver_.uses(d.flow)) {
+        for (const LinkUse& u : solver_.uses(f.group)) {
             carried_[u.link] += u.share * f.bytes;
             change_load(u.link, -u.share * f.rate, now);
         }
-        solver_.remove(d.flow);
+        leave_group(d.flow);
         f.left = 0;
         f.rate = 0;
         const std::uint32_t message = f.message, gate = f.gate;
@@ -427,6 +455,27 @@ void FlowNetwork::finish_due(Simulator& sim) {
     }
     if (solver_.pending()) request_solve(sim);
     schedule_wake(sim);
+}
+
+void FlowNetwork::leave_group(std::uint32_t id) {
+    FlowState& f = flows_[id];
+    Group& group = groups_[f.group];
+    for (const LinkUse& u : solver_.uses(f.group)) --members_on_[u.link];
+    if (f.prev != kNoGate)
+        flows_[f.prev].next = f.next;
+    else
+        group.head = f.next;
+    if (f.next != kNoGate) flows_[f.next].prev = f.prev;
+    free_flows_.push_back(id);
+    if (--group.members == 0) {
+        solver_.remove(f.group);
+        if (group.route != kNoGate && routes_[group.route].group == f.group) routes_[group.route].group = kNoGate;
+        return;
+    }
+    // The others run on at the group's old rate until the solve: its share stays unused.
+    group.rate -= f.rate;
+    const double n = group.members;
+    solver_.reweight(f.group, n, group.cap * n);
 }
 
 void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {

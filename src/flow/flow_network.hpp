@@ -50,6 +50,14 @@
 // order of sending. Messages of at least as many segments as ports share by max-min, as the
 // packet model's ports serve them round robin.
 //
+// Identical flows are one solver flow. Flows of one route (flow key) with the same cap get the
+// same max-min rate — the allocation is unique and treats them alike — so while such flows run
+// at once (the channels of a ring between the same two GPUs, a collective's steps that
+// overlap) they are one flow of the solver with weight and cap times their count, and each
+// member runs at the group's rate over the count (Bertsekas & Gallager §6.5.2: a weighted
+// flow is its weight's worth of unit flows). The solve sees groups; members keep their own
+// bytes and completions. A member's arrival or departure re-weights its group.
+//
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion, moved in
 // place when its rate changes (due_heap.hpp).
@@ -124,17 +132,28 @@ private:
         Time latency;  // added after its last flow finishes
         bool in_use = false;
     };
+    // One part of a message: a member of its group (a solver flow).
     struct FlowState {
         std::uint32_t message = 0;
-        double left = 0;   // bytes not yet sent, as of `updated`
-        double bytes = 0;  // its size
-        double rate = 0;   // bytes/s
+        std::uint32_t group = 0;                       // its solver flow
+        std::uint32_t prev = kNoGate, next = kNoGate;  // the group's members
+        double left = 0;                               // bytes not yet sent, as of `updated`
+        double bytes = 0;                              // its size
+        double rate = 0;                               // bytes/s
         Time updated;
         std::uint32_t unit = 0;
         std::uint32_t gate = kNoGate;  // the source node whose ports it holds (admission)
         std::uint32_t ports = 0;       // how many: its segments, fewer than the ports
     };
     static constexpr std::uint32_t kNoGate = UINT32_MAX;
+    // Per solver flow: identical flows running at once (the header).
+    struct Group {
+        std::uint32_t members = 0, head = kNoGate;
+        std::uint32_t route = kNoGate;  // the route cache slot that names it (kNoGate: none)
+        double cap = 0;                 // per member
+        double rate = 0;                // Σ its members' rates, as the link loads count them
+        double each = 0;                // every member's rate; 0 when they differ (a new one)
+    };
     // A stripe-capped message inside a server waiting for its source's ports (admit()).
     struct Waiting {
         fabric::FlowKey key;
@@ -176,6 +195,7 @@ private:
         std::vector<std::uint32_t> hops;  // packet 0's path, directed link indices
         double bottleneck = 0;            // min capacity / share over its links
         std::size_t candidates = 0;       // ports it may stripe over at its source
+        std::uint32_t group = kNoGate;    // its group that new flows of the same cap join
         std::uint32_t unit = 0;           // `latency` is path_latency(hops, unit)
         Time latency;
     };
@@ -183,8 +203,13 @@ private:
     Route& route(const fabric::FlowKey& key);
     Time route_latency(Route& r, std::uint32_t unit) const;
     static double stripe_cap(std::size_t candidates, double bottleneck, double bytes, std::uint32_t unit);
+    // Starts one flow over `uses`; in the group of `route` (a routes_ slot) where one runs
+    // with the same cap. Returns the flow's id (flows_).
     std::uint32_t start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
-                                    std::span<const LinkUse> uses, std::uint32_t unit);
+                                    std::span<const LinkUse> uses, std::uint32_t unit, std::uint32_t route);
+    std::uint32_t slot_of(const Route& r) const { return static_cast<std::uint32_t>(&r - routes_.data()); }
+    // A flow out of its group (the group leaves the solver with its last member).
+    void leave_group(std::uint32_t flow);
     // Starts the messages waiting at `node`, oldest first, while its capped messages leave
     // one of its ports free.
     void admit(Simulator& sim, std::uint32_t node);
@@ -216,8 +241,10 @@ private:
     IncrementalMaxMin solver_;
     std::vector<MessageState> messages_;
     std::vector<std::uint32_t> free_messages_;
-    std::vector<FlowState> flows_;  // indexed by solver flow id
-    DueHeap due_;                   // projected completions
+    std::vector<FlowState> flows_;  // message parts (members of groups)
+    std::vector<std::uint32_t> free_flows_;
+    std::vector<Group> groups_;  // indexed by solver flow id
+    DueHeap due_;                // projected completions
     bool solve_pending_ = false;
     Time last_solve_ = Time::zero() - Time::s(1);  // long before the first solve
     EventHandle wake_;
@@ -225,6 +252,7 @@ private:
     // Per directed link: bytes of finished flows, busy picoseconds, and the load (Σ share ·
     // rate of its flows, provisional ones included) since `since`.
     std::vector<double> carried_, busy_ps_, rate_;
+    std::vector<std::uint32_t> members_on_;  // per link: running flows (members, not groups)
     std::vector<Time> since_;
     Bytes sent_, delivered_, in_flight_;
     std::uint64_t flows_started_ = 0;

@@ -98,6 +98,25 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
     --active_;
 }
 
+void IncrementalMaxMin::reweight(std::uint32_t id, double weight, double cap) {
+    if (!active(id) || !(weight > 0) || !(cap > 0))
+        throw InternalError(fmt::format("flow solver: flow {} re-weighted to {} with cap {}", id, weight, cap));
+    Flow& f = flows_[id];
+    // Its level (rate per unit weight) moves with the weight: a higher one is its links' new
+    // highest; a lower one may have been the highest.
+    const double before = f.rate / f.weight, after = f.rate / weight;
+    for (const LinkUse& u : f.uses) {
+        if (after > top_[u.link])
+            top_[u.link] = after;
+        else if (after < before && before >= top_[u.link])
+            top_valid_[u.link] = 0;
+        mark_link(u.link);
+    }
+    f.weight = weight;
+    f.cap = cap;
+    dirty_flows_.push_back(id);
+}
+
 void IncrementalMaxMin::take(std::uint32_t id) {
     flow_seen_[id] = epoch_;
     solved_.push_back(id);

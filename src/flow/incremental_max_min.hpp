@@ -46,6 +46,9 @@ public:
     // flows are reused).
     std::uint32_t add(double weight, double cap, std::span<const LinkUse> uses);
     void remove(std::uint32_t flow);
+    // A flow's weight and cap change (a group of identical flows gains or loses a member,
+    // flow_network.hpp); its rate is re-solved with the next solve().
+    void reweight(std::uint32_t flow, double weight, double cap);
     bool pending() const { return !dirty_links_.empty() || !dirty_flows_.empty(); }
     // Re-solves what the changes since the last solve moved; returns the flows whose rate
     // was recomputed (valid until the next call). Every other flow keeps its rate, which is
@@ -56,6 +59,7 @@ public:
     const std::vector<std::uint32_t>& solve_components();
 
     double rate(std::uint32_t flow) const { return flows_[flow].rate; }
+    double weight(std::uint32_t flow) const { return flows_[flow].weight; }
     std::span<const LinkUse> uses(std::uint32_t flow) const { return flows_[flow].uses; }
     bool active(std::uint32_t flow) const { return flow < flows_.size() && flows_[flow].active; }
     std::size_t links() const { return capacity_.size(); }

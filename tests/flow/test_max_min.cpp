@@ -160,7 +160,7 @@ TEST_CASE("incremental re-solves give the rates of a fresh solve and leave other
 }
 
 TEST_CASE("the local re-solve gives a fresh solve's rates on random arrivals and departures", "[flow][maxmin]") {
-    // Weights, caps, striped shares and batches of changes at one instant, on one connected
+    // Weights, caps, striped shares, re-weighted flows and batches of changes at one instant, on one connected
     // network (every flow crosses one of 8 shared "spine" links), where the whole component
     // is every flow: solve() must still end at the unique max-min allocation, which a fresh
     // progressive filling of every live flow computes independently.
@@ -184,6 +184,16 @@ TEST_CASE("the local re-solve gives a fresh solve's rates on random arrivals and
                     const std::size_t i = rng() % live.size();
                     inc.remove(live[i].id);
                     live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+                    continue;
+                }
+                if (!live.empty() && rng() % 6 == 0) {
+                    // A group of identical flows gains or loses members: weight and cap
+                    // move together (flow_network.hpp).
+                    Live& f = live[rng() % live.size()];
+                    const double n = 1.0 + static_cast<double>(rng() % 4);
+                    f.cap = f.cap / f.weight * n;
+                    f.weight = n;
+                    inc.reweight(f.id, f.weight, f.cap);
                     continue;
                 }
                 Live f;
