@@ -46,6 +46,8 @@ public:
     // flows are reused).
     std::uint32_t add(double weight, double cap, std::span<const LinkUse> uses);
     void remove(std::uint32_t flow);
+    // A new cap for a live flow (kUncapped: none); its rate moves at the next solve().
+    void set_cap(std::uint32_t flow, double cap);
     bool pending() const { return !dirty_links_.empty() || !dirty_flows_.empty(); }
     // Re-solves what the changes since the last solve moved; returns the flows whose rate
     // was recomputed (valid until the next call). Every other flow keeps its rate, which is
