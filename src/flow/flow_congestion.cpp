@@ -96,7 +96,7 @@ std::uint32_t FlowCongestion::link_of(std::uint32_t directed, const fabric::Topo
 }
 
 double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::span<const std::uint32_t> hops,
-                           double bytes) {
+                           double bytes, Time now) {
     if (flow_qp_.size() <= id) {
         flow_qp_.resize(id + 1, kNoQp);
         flow_bytes_.resize(id + 1, 0.0);
@@ -106,6 +106,7 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
     const auto [it, fresh] = qp_of_.emplace(std::make_tuple(key.src.value(), key.dst.value(), key.qp),
                                             static_cast<std::uint32_t>(qps_.size()));
     const std::uint32_t qi = it->second;
+    clock_ = now;
     if (fresh) {
         qps_.emplace_back();
         Qp& q = qps_.back();
@@ -150,9 +151,10 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
             static_cast<std::uint32_t>((2 * one_way.picoseconds() + step_.picoseconds() / 2) / step_.picoseconds());
         q.hist_p.assign(q.delay + 1, 0.0);
         q.hist_rc.assign(q.delay + 1, q.rc);
-        q.idle_since = step_ * static_cast<std::int64_t>(steps_);
+        q.idle_since = now;
     }
     Qp& q = qps_[qi];
+    if (!q.live) catch_up(q, now);
     q.flows.push_back(id);
     q.bytes += bytes;
     q.pending += bytes;
@@ -164,6 +166,30 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
     // run side by side).
     flow_cap_[id] = q.cap / static_cast<double>(q.flows.size());
     return flow_cap_[id];
+}
+
+void FlowCongestion::catch_up(Qp& q, Time now) {
+    if (now <= q.idle_since) return;
+    // Nothing marked it meanwhile (it sent nothing, or the overlay had no queue): DCQCN's
+    // timer keeps raising the rate and α decays (equations (3)-(5) with p = 0), IB CC's index
+    // falls one per CCTI timer. Integrated in steps of a tenth of the timer period.
+    double gap = seconds(now - q.idle_since);
+    q.idle_since = now;
+    if (control_ == Control::ib_cc) {
+        q.ccti = std::max(ib_.min, q.ccti - gap / ib_.timer);
+        return;
+    }
+    if (control_ != Control::dcqcn) return;
+    const double dt = dcqcn_.timer / 10;
+    while (gap > 0 && !(at_line(q) && q.alpha < 1e-9)) {
+        const double t = std::min(gap, dt);
+        const FluidRates d = dcqcn_derivatives(dcqcn_, q.rc, q.rt, q.alpha, 0.0, q.rc);
+        q.rc = std::min(q.rc + t * d.drc, q.line);
+        q.rt = std::min(q.rt + t * d.drt, q.line);
+        q.alpha = std::max(0.0, q.alpha * std::exp(-dcqcn_.g / dcqcn_.tau_alpha * t));
+        gap -= t;
+    }
+    std::fill(q.hist_p.begin(), q.hist_p.end(), 0.0);
 }
 
 void FlowCongestion::make_live(std::uint32_t qi) {
@@ -236,16 +262,10 @@ bool FlowCongestion::needs_step() {
 
 const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now) {
     changed_.clear();
+    clock_ = now;
     const double h = h_;
-    // α decays while nothing marks (equation (3) with p = 0); catch up on steps not run.
-    for (std::uint32_t qi : live_) {
-        Qp& q = qps_[qi];
-        if (control_ == Control::dcqcn && now - step_ > q.idle_since) {
-            const double gap = seconds(now - step_ - q.idle_since);
-            q.alpha *= std::exp(-dcqcn_.g / dcqcn_.tau_alpha * gap);
-        }
-        q.idle_since = now;
-    }
+    // A QP not stepped since its last step (the overlay was idle) catches up first.
+    for (std::uint32_t qi : live_) catch_up(qps_[qi], now - step_);
     // Links: arrivals of the last step, queues, marking, back-pressure.
     for (Link& l : links_) {
         l.offered = 0;
@@ -343,8 +363,9 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
                 changed_.emplace_back(id, cap);
             }
         }
-        // A QP with no flows whose rate is back at line is as good as new: not stepped.
-        if (q.flows.empty() && at_line(q) && q.send == 0)
+        q.idle_since = now;
+        // A QP with no flows is not stepped: catch_up() brings it to the time of its next one.
+        if (q.flows.empty())
             q.live = false;
         else
             live_[kept++] = qi;

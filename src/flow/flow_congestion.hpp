@@ -73,9 +73,10 @@ public:
 
     Time step() const { return step_; }
     // A fabric flow (the solver's id) of `bytes` on queue pair `key` over packet 0's path
-    // `hops` (directed links).
+    // `hops` (directed links), starting at `now`.
     // Returns the flow's cap (kUncapped: none), for the solver before its first solve.
-    double add(std::uint32_t flow, const fabric::FlowKey& key, std::span<const std::uint32_t> hops, double bytes);
+    double add(std::uint32_t flow, const fabric::FlowKey& key, std::span<const std::uint32_t> hops, double bytes,
+               Time now);
     void remove(std::uint32_t flow);
     bool tracked(std::uint32_t flow) const { return flow < flow_qp_.size() && flow_qp_[flow] != kNoQp; }
     // The flow network's max-min rate of a flow after a solve.
@@ -121,6 +122,7 @@ private:
     double allowed(const Qp& q) const;  // R_f: what the rate control lets it send
     bool at_line(const Qp& q) const;
     void make_live(std::uint32_t qp);
+    void catch_up(Qp& q, Time now);  // its idle time since idle_since, unmarked
     std::uint32_t link_of(std::uint32_t directed, const fabric::Topology& topology);
 
     const fabric::Topology& topology_;
@@ -131,6 +133,7 @@ private:
     Time step_;
     double h_ = 0;
     std::uint64_t steps_ = 0;
+    Time clock_ = Time::zero();        // the time of the last step, or of the last add()
     std::vector<std::int32_t> local_;  // directed link -> local link, −1 if not tracked
     std::vector<std::uint32_t> directed_;
     std::vector<Link> links_;

@@ -332,7 +332,7 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         if (!inside || cap == kUncapped) {
             const std::uint32_t id = start_solver_flow(sim, slot, bytes, cap, r.uses, unit);
             if (congestion_ && !inside) {
-                const double qp_cap = congestion_->add(id, key_of(j), r.hops, bytes);
+                const double qp_cap = congestion_->add(id, key_of(j), r.hops, bytes, sim.now());
                 if (qp_cap < cap) solver_.set_cap(id, qp_cap);  // a QP DCQCN has cut
             }
             continue;
