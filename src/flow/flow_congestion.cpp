@@ -1,6 +1,6 @@
 #include "flow/flow_congestion.hpp"
 
-#include "congestion/ib_cc.hpp"
+#include "fabric/ib_cc_params.hpp"
 #include "flow/dcqcn_fluid_fabric.hpp"
 #include "flow/flow_system.hpp"
 
@@ -22,27 +22,12 @@ constexpr double kSaturated = 1e-6;
 }  // namespace
 
 IbCcFluid ib_cc_fluid(const scenario::ClusterSpec& c, Bandwidth line) {
-    // The parameters the packet model's sources run (PacketNetwork::ib_cc_params): the
-    // defaults for this line rate and MTU, with the scenario's overrides.
+    // The parameters the packet model's sources run.
     const auto& cc = c.infiniband.congestion_control;
     IbCcFluid f;
     f.enabled = cc.enabled;
     if (!f.enabled) return f;
-    congestion::IbCcParams p = congestion::IbCcParams::defaults(line, c.fabric.mtu);
-    p.ccti_increase = cc.ccti_increase;
-    p.ccti_min = cc.ccti_min;
-    p.ccti_timer = cc.ccti_timer;
-    if (cc.table) {
-        p.table.clear();
-        for (const auto& e : *cc.table) p.table.push_back(congestion::CctEntry{e.shift, e.multiplier});
-        p.ccti_limit = static_cast<int>(p.table.size()) - 1;
-    }
-    if (cc.ccti_limit) {
-        p.ccti_limit = *cc.ccti_limit;
-        if (!cc.table)
-            p.table = congestion::IbCcParams::linear_table(
-                congestion::kCctMaxDelay, congestion::cct_packet_time(line, c.fabric.mtu), p.ccti_limit);
-    }
+    const congestion::IbCcParams p = fabric::ib_cc_params(cc, line, c.fabric.mtu);
     f.threshold = static_cast<double>(cc.threshold.count());
     f.mark_fraction = 1.0 / (cc.marking_rate + 1.0);
     f.increase = p.ccti_increase;
