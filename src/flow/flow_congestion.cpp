@@ -76,7 +76,6 @@ std::uint32_t FlowCongestion::link_of(std::uint32_t directed, const fabric::Topo
     l.qmax = static_cast<double>(fluid_queue_limit(topology, cluster_, d, {}).count());
     local_[directed] = static_cast<std::int32_t>(links_.size());
     links_.push_back(std::move(l));
-    directed_.push_back(directed);
     return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
@@ -91,7 +90,6 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
     const auto [it, fresh] = qp_of_.emplace(std::make_tuple(key.src.value(), key.dst.value(), key.qp),
                                             static_cast<std::uint32_t>(qps_.size()));
     const std::uint32_t qi = it->second;
-    clock_ = now;
     if (fresh) {
         qps_.emplace_back();
         Qp& q = qps_.back();
@@ -247,7 +245,6 @@ bool FlowCongestion::needs_step() {
 
 const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now) {
     changed_.clear();
-    clock_ = now;
     const double h = h_;
     // A QP not stepped since its last step (the overlay was idle) catches up first.
     for (std::uint32_t qi : live_) catch_up(qps_[qi], now - step_);

@@ -133,9 +133,7 @@ private:
     Time step_;
     double h_ = 0;
     std::uint64_t steps_ = 0;
-    Time clock_ = Time::zero();        // the time of the last step, or of the last add()
     std::vector<std::int32_t> local_;  // directed link -> local link, −1 if not tracked
-    std::vector<std::uint32_t> directed_;
     std::vector<Link> links_;
     std::vector<Qp> qps_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_of_;
