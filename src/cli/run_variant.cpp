@@ -122,6 +122,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
                         "dcqcn needs a RoCE fabric with cluster.roce.ecn and cluster.roce.dcqcn enabled");
                 fs.dcqcn = true;
             }
+            fs.fluid = spec.simulation.flow_congestion == scenario::FlowCongestion::fluid;
             auto backend = make_flow_backend(spec.simulation.flow_backend);
             m.flow_backend = std::string(backend->name());
             m.network = std::make_unique<flow::FlowNetwork>(*m.topology, *m.routing, fs, std::move(backend));

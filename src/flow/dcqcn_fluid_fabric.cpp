@@ -15,12 +15,11 @@ using fabric::DirectedLink;
 using scenario::Technology;
 
 namespace {
-
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
+}  // namespace
 
-// The queue a switch egress may build before its feeders are held back (the header's q_max).
-Bytes queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec& c, DirectedLink out,
-                  const std::vector<DirectedLink>& feeders) {
+Bytes fluid_queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec& c, DirectedLink out,
+                        const std::vector<DirectedLink>& feeders) {
     const fabric::Node& sw = topology.node(topology.source(out));
     if (!fabric::is_fabric_switch(sw.kind)) return Bytes::zero();  // the sender's own port
     const auto n = static_cast<std::int64_t>(std::max<std::size_t>(feeders.size(), 1));
@@ -43,8 +42,6 @@ Bytes queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec&
     return Bytes{
         static_cast<std::int64_t>(static_cast<double>(n) * alpha * buffer / (1.0 + static_cast<double>(n) * alpha))};
 }
-
-}  // namespace
 
 FluidParams fluid_params_of(const scenario::ClusterSpec& c) {
     FluidParams params;
@@ -119,7 +116,8 @@ FluidFabric fluid_fabric(const fabric::Topology& topology, const fabric::Routing
             fl.red = congestion::RedParams{Bytes::zero(), Bytes::zero(), 0.0};
         }
         auto it = feeders.find(l.index());
-        fl.queue_limit = queue_limit(topology, c, l, it == feeders.end() ? std::vector<DirectedLink>{} : it->second);
+        fl.queue_limit =
+            fluid_queue_limit(topology, c, l, it == feeders.end() ? std::vector<DirectedLink>{} : it->second);
         out.model.add_link(fl);
     }
     for (std::size_t i = 0; i < demands.size(); ++i) {

@@ -31,6 +31,11 @@ namespace fabricsim::flow {
 // them) at the NIC line rate; react = false for InfiniBand or dcqcn.enabled: false.
 FluidParams fluid_params_of(const scenario::ClusterSpec& cluster);
 
+// q_max of the header for the directed link `out`, fed by the directed links `feeders` (zero at
+// a NIC, unbounded for lossy RoCE).
+Bytes fluid_queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec& cluster,
+                        fabric::DirectedLink out, const std::vector<fabric::DirectedLink>& feeders);
+
 struct FluidDemand {
     RankId src, dst;  // endpoints (Topology::endpoint_node)
     double bytes = kEndless;

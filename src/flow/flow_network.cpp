@@ -100,6 +100,7 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
             throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
     if (spec_.dcqcn && spec_.cluster) standing_ = std::make_unique<StandingQueues>(topology_, *spec_.cluster);
+    if (spec_.fluid && spec_.cluster) congestion_ = std::make_unique<FlowCongestion>(topology_, *spec_.cluster);
     for (std::uint32_t r : bundle_) ++bundle_size_[r];
 }
 
@@ -149,6 +150,7 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
         t += standing_ ? standing_->delay(h, members_on_[h], unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
+    if (congestion_) t += congestion_->queueing_delay(hops);  // the overlay's queues
     return t;
 }
 
@@ -354,7 +356,15 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         const Route& r = route(key_of(j));
         const double bytes = end - begin, cap = stripe_cap(r.candidates, r.bottleneck, bytes, unit);
         if (!inside || cap == kUncapped) {
-            start_solver_flow(sim, slot, bytes, cap, r.uses, unit, slot_of(r));
+            // With the congestion overlay every flow is its own solver flow: its queue pair's
+            // DCQCN or IB CC state caps it alone (no group of identical flows).
+            const std::uint32_t id =
+                start_solver_flow(sim, slot, bytes, cap, r.uses, unit, congestion_ ? kNoGate : slot_of(r));
+            if (congestion_ && !inside) {
+                const std::uint32_t g = flows_[id].group;
+                const double qp_cap = congestion_->add(g, key_of(j), r.hops, bytes, sim.now());
+                if (qp_cap < cap) solver_.set_cap(g, qp_cap);  // a QP DCQCN has cut
+            }
             continue;
         }
         // Fewer segments than ports inside a server: oldest first (the header).
@@ -414,10 +424,12 @@ void FlowNetwork::resolve(Simulator& sim) {
             for (const LinkUse& u : solver_.uses(g)) change_load(u.link, u.share * (total - group.rate), now);
         group.rate = total;
         group.each = each;
+        if (congestion_) congestion_->set_rate(g, total);
     }
     // The solver's sums are the exact loads: drop the rounding of the increments.
     for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);
     schedule_wake(sim);
+    schedule_congestion(sim);
 }
 
 void FlowNetwork::schedule_wake(Simulator& sim) {
@@ -441,6 +453,7 @@ void FlowNetwork::finish_due(Simulator& sim) {
             carried_[u.link] += u.share * f.bytes;
             change_load(u.link, -u.share * f.rate, now);
         }
+        if (congestion_ && groups_[f.group].members == 1) congestion_->remove(f.group);
         leave_group(d.flow);
         f.left = 0;
         f.rate = 0;
@@ -481,6 +494,7 @@ void FlowNetwork::leave_group(std::uint32_t id) {
 void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {
     if (arg == kSolve) return resolve(sim);
     if (arg == kWake) return finish_due(sim);
+    if (arg == kStep) return step_congestion(sim);
     const auto slot = static_cast<std::uint32_t>(arg - kDeliverBase);
     MessageState& m = messages_[slot];
     const MessageState done = m;
@@ -489,6 +503,22 @@ void FlowNetwork::on_event(Simulator& sim, std::uint64_t arg) {
     delivered_ += done.size;
     in_flight_ -= done.size;
     done.listener->on_delivered(sim, done.id);
+}
+
+// --- Coupled congestion control (flow_congestion.hpp) ---
+void FlowNetwork::schedule_congestion(Simulator& sim) {
+    if (!congestion_ || stepping_ || !congestion_->needs_step()) return;
+    stepping_ = true;
+    sim.after(congestion_->step(), *this, kStep);
+}
+
+void FlowNetwork::step_congestion(Simulator& sim) {
+    stepping_ = false;
+    for (const auto& [id, cap] : congestion_->advance(sim.now())) solver_.set_cap(id, cap);
+    if (solver_.pending())
+        resolve(sim);  // schedules the next step
+    else
+        schedule_congestion(sim);
 }
 
 std::vector<PortReport> FlowNetwork::port_reports() const {

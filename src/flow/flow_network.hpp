@@ -69,6 +69,7 @@
 #include "fabric/topology.hpp"
 #include "flow/dcqcn_standing_queue.hpp"
 #include "flow/due_heap.hpp"
+#include "flow/flow_congestion.hpp"
 #include "flow/incremental_max_min.hpp"
 #include "flow/rate_backend.hpp"
 #include "scenario/spec.hpp"
@@ -93,6 +94,9 @@ struct FlowModelSpec {
     // simulation.flow_congestion: dcqcn: a saturated RoCE switch port holds DCQCN's standing
     // queue (dcqcn_standing_queue.hpp; needs `cluster`).
     bool dcqcn = false;
+    // simulation.flow_congestion: fluid: the time-stepped fluid model of the fabric's congestion
+    // control and back-pressure caps the fabric flows' rates (flow_congestion.hpp; needs `cluster`).
+    bool fluid = false;
 };
 
 class FlowNetwork final : public Network, private EventTarget {
@@ -119,11 +123,12 @@ public:
     double current_rate(fabric::DirectedLink link) const { return rate_[bundle_[link.index()]]; }
     const IncrementalMaxMin& solver() const { return solver_; }
     std::uint64_t flows_started() const { return flows_started_; }
+    const FlowCongestion* congestion() const { return congestion_.get(); }  // with spec.fluid
 
 private:
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
-    static constexpr std::uint64_t kSolve = 0, kWake = 1, kDeliverBase = 2;
+    static constexpr std::uint64_t kSolve = 0, kWake = 1, kStep = 2, kDeliverBase = 3;
     struct MessageState {
         MessageId id;
         DeliveryListener* listener = nullptr;
@@ -257,6 +262,13 @@ private:
     Bytes sent_, delivered_, in_flight_;
     std::uint64_t flows_started_ = 0;
     std::unique_ptr<StandingQueues> standing_;  // with spec_.dcqcn
+
+    // The coupled congestion-control overlay (spec_.fluid): stepped every congestion_->step()
+    // while it needs_step(), its caps handed to the solver.
+    void step_congestion(Simulator& sim);
+    void schedule_congestion(Simulator& sim);
+    std::unique_ptr<FlowCongestion> congestion_;
+    bool stepping_ = false;
 };
 
 // The capacity vector of a topology: payload bytes/s per directed link (index()).

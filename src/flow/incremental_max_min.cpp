@@ -117,6 +117,16 @@ void IncrementalMaxMin::reweight(std::uint32_t id, double weight, double cap) {
     dirty_flows_.push_back(id);
 }
 
+void IncrementalMaxMin::set_cap(std::uint32_t id, double cap) {
+    Flow& f = flows_[id];
+    if (!f.active || !(cap > 0)) throw InternalError(fmt::format("flow solver: cap {} for flow {}", cap, id));
+    if (cap == f.cap) return;
+    f.cap = cap;
+    // Re-filled like a new flow: its links' other flows may take what it gives up.
+    for (const LinkUse& u : f.uses) mark_link(u.link);
+    dirty_flows_.push_back(id);
+}
+
 void IncrementalMaxMin::take(std::uint32_t id) {
     flow_seen_[id] = epoch_;
     solved_.push_back(id);

@@ -20,8 +20,9 @@ Field<Time> stop_time() {
             [](const Time& t) { return Value{t == Time::max() ? std::string("none") : to_string(t)}; }};
 }
 
-const auto kCongestion = choice<FlowCongestion>("flow congestion control",
-                                                {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}});
+const auto kCongestion = choice<FlowCongestion>(
+    "flow congestion control",
+    {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}, {"fluid", FlowCongestion::fluid}});
 
 const auto kBackend = choice<FlowBackend>(
     "flow backend", {{"cpu", FlowBackend::cpu}, {"cuda", FlowBackend::cuda}, {"auto", FlowBackend::automatic}});
@@ -88,8 +89,10 @@ const Table<SimulationSpec>& simulation_table() {
                 "`cluster.roce.ecn` and `cluster.roce.dcqcn` enabled, else the run is refused, exit 2): a message "
                 "that starts at a saturated switch port waits for the standing queue DCQCN holds there, from the "
                 "fixed point of its fluid model with the same `cluster.roce.ecn` and `cluster.roce.dcqcn` settings "
-                "the packet model reads, instead of half a packet. Rates stay max-min fair "
-                "([models/flow.md](models/flow.md), \"Congestion control\").")
+                "the packet model reads, instead of half a packet. Rates stay max-min fair; `fluid` (RoCE or "
+                "InfiniBand): the time-stepped fluid model of the fabric's congestion control (DCQCN, or IB CC) and "
+                "of PFC or credit back-pressure runs beside the flows and caps their rates, and messages wait in "
+                "its queues ([models/flow.md](models/flow.md), \"Congestion control\").")
                 .printed_if([](const S& s) { return s.flow_congestion != FlowCongestion::none; })
                 .shown_default("`none`"),
             key("stop_time", &S::stop_time, stop_time(), kAllModels,

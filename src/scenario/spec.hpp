@@ -29,8 +29,10 @@ enum class NetworkModel { ideal, packet, flow };
 // simulation.flow_backend: where the flow model solves its rates (docs/models/flow.md).
 enum class FlowBackend { cpu, cuda, automatic };
 // simulation.flow_congestion: the congestion control the flow model accounts for
-// (docs/models/flow.md, "Congestion control"): none, or DCQCN's standing queues (RoCE).
-enum class FlowCongestion { none, dcqcn };
+// (docs/models/flow.md, "Congestion control"): none, DCQCN's standing queues (RoCE), or the
+// time-stepped fluid model of the fabric's congestion control and back-pressure coupled to
+// the rates (RoCE and InfiniBand).
+enum class FlowCongestion { none, dcqcn, fluid };
 
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
 // the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).

@@ -13,6 +13,7 @@
 #include "fabric/packet/packet_network.hpp"
 
 #include "core/errors.hpp"
+#include "fabric/ib_cc_params.hpp"
 
 #include <algorithm>
 
@@ -53,23 +54,7 @@ Bandwidth PacketNetwork::ib_cc_floor(Bandwidth line) const {
 }
 
 congestion::IbCcParams PacketNetwork::ib_cc_params(Bandwidth line) const {
-    const auto& cc = spec_.infiniband.congestion_control;
-    congestion::IbCcParams p = congestion::IbCcParams::defaults(line, spec_.mtu);
-    p.ccti_increase = cc.ccti_increase;
-    p.ccti_min = cc.ccti_min;
-    p.ccti_timer = cc.ccti_timer;
-    if (cc.table) {
-        p.table.clear();
-        for (const auto& e : *cc.table) p.table.push_back(congestion::CctEntry{e.shift, e.multiplier});
-        p.ccti_limit = static_cast<int>(p.table.size()) - 1;
-    }
-    if (cc.ccti_limit) {
-        p.ccti_limit = *cc.ccti_limit;
-        if (!cc.table)
-            p.table = congestion::IbCcParams::linear_table(congestion::kCctMaxDelay,
-                                                           congestion::cct_packet_time(line, spec_.mtu), p.ccti_limit);
-    }
-    return p;
+    return fabric::ib_cc_params(spec_.infiniband.congestion_control, line, spec_.mtu);
 }
 
 }  // namespace fabricsim::fabric

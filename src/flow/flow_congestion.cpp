@@ -1,0 +1,370 @@
+#include "flow/flow_congestion.hpp"
+
+#include "fabric/ib_cc_params.hpp"
+#include "flow/dcqcn_fluid_fabric.hpp"
+#include "flow/flow_system.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fabricsim::flow {
+
+using fabric::DirectedLink;
+using scenario::Technology;
+
+namespace {
+double seconds(Time t) { return static_cast<double>(t.picoseconds()) * 1e-12; }
+double bytes_per_s(Bandwidth b) { return static_cast<double>(b.bits_per_second()) / 8.0; }
+// A queue under a byte is empty (the Euler sums of rates that balance exactly leave dust).
+constexpr double kEmpty = 1.0;
+// A link is saturated by the max-min rates, or offered more than it carries, past this.
+constexpr double kSaturated = 1e-6;
+}  // namespace
+
+IbCcFluid ib_cc_fluid(const scenario::ClusterSpec& c, Bandwidth line) {
+    // The parameters the packet model's sources run.
+    const auto& cc = c.infiniband.congestion_control;
+    IbCcFluid f;
+    f.enabled = cc.enabled;
+    if (!f.enabled) return f;
+    const congestion::IbCcParams p = fabric::ib_cc_params(cc, line, c.fabric.mtu);
+    f.threshold = static_cast<double>(cc.threshold.count());
+    f.mark_fraction = 1.0 / (cc.marking_rate + 1.0);
+    f.increase = p.ccti_increase;
+    f.timer = seconds(p.ccti_timer);
+    f.min = p.ccti_min;
+    f.limit = std::min<double>(p.ccti_limit, static_cast<double>(p.table.size()) - 1);
+    for (const congestion::CctEntry& e : p.table)
+        f.factor.push_back(static_cast<double>(e.rate(line).bits_per_second()) /
+                           static_cast<double>(line.bits_per_second()));
+    return f;
+}
+
+FlowCongestion::FlowCongestion(const fabric::Topology& topology, const scenario::ClusterSpec& cluster)
+    : topology_(topology), cluster_(cluster), local_(topology.directed_link_count(), -1) {
+    const Bandwidth line = cluster.server.nic.line_rate;
+    const bool roce = cluster.fabric.technology == Technology::roce;
+    if (roce && cluster.roce.dcqcn.enabled && cluster.roce.ecn.enabled) {
+        control_ = Control::dcqcn;
+        dcqcn_ = fluid_params_of(cluster);
+    } else if (!roce) {
+        ib_ = ib_cc_fluid(cluster, line);
+        if (ib_.enabled) control_ = Control::ib_cc;
+    }
+    // The Euler step: a tenth of the shortest period the reaction runs on (DCQCN: τ' and τ,
+    // the NIC preset's 1 and 4 µs give 100 ns; IB CC: the CCTI timer), and at most 1 µs, the
+    // order of a fabric's feedback delay (docs/models/flow.md).
+    double period = 1e-5;
+    if (control_ == Control::dcqcn) period = std::min({dcqcn_.tau, dcqcn_.tau_alpha, dcqcn_.timer});
+    if (control_ == Control::ib_cc) period = ib_.timer;
+    step_ = Time::ps(std::clamp<std::int64_t>(static_cast<std::int64_t>(period / 10 * 1e12), 1, 1'000'000));
+    h_ = seconds(step_);
+}
+
+std::uint32_t FlowCongestion::link_of(std::uint32_t directed, const fabric::Topology& topology) {
+    if (local_[directed] >= 0) return static_cast<std::uint32_t>(local_[directed]);
+    const DirectedLink d = DirectedLink::from_index(directed);
+    Link l;
+    l.capacity = bytes_per_s(topology.link(d.link).payload_bandwidth());
+    l.queue_port = fabric::is_fabric_switch(topology.node(topology.source(d)).kind);
+    if (l.queue_port && control_ == Control::dcqcn) {
+        const scenario::EcnThresholds t = scenario::ecn_thresholds(cluster_.roce.ecn, topology.link(d.link).bandwidth);
+        l.kmin = static_cast<double>(t.kmin.count());
+        l.kmax = static_cast<double>(t.kmax.count());
+        l.pmax = cluster_.roce.ecn.pmax;
+    }
+    l.qmax = static_cast<double>(fluid_queue_limit(topology, cluster_, d, {}).count());
+    local_[directed] = static_cast<std::int32_t>(links_.size());
+    links_.push_back(std::move(l));
+    return static_cast<std::uint32_t>(links_.size() - 1);
+}
+
+double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::span<const std::uint32_t> hops,
+                           double bytes, Time now) {
+    if (flow_qp_.size() <= id) {
+        flow_qp_.resize(id + 1, kNoQp);
+        flow_bytes_.resize(id + 1, 0.0);
+        flow_cap_.resize(id + 1, kUncapped);
+        flow_rate_.resize(id + 1, 0.0);
+    }
+    const auto [it, fresh] = qp_of_.emplace(std::make_tuple(key.src.value(), key.dst.value(), key.qp),
+                                            static_cast<std::uint32_t>(qps_.size()));
+    const std::uint32_t qi = it->second;
+    if (fresh) {
+        qps_.emplace_back();
+        Qp& q = qps_.back();
+        std::uint32_t prev = UINT32_MAX;
+        for (std::uint32_t hop : hops) {
+            const DirectedLink d = DirectedLink::from_index(hop);
+            const fabric::NodeKind from = topology_.node(topology_.source(d)).kind;
+            const bool uplink =
+                from == fabric::NodeKind::nic && fabric::is_fabric_switch(topology_.node(topology_.target(d)).kind);
+            if (!uplink && !fabric::is_fabric_switch(from)) {
+                prev = UINT32_MAX;
+                continue;
+            }
+            const std::uint32_t l = link_of(hop, topology_);
+            if (uplink && q.line == 0) q.line = links_[l].capacity;
+            if (prev != UINT32_MAX && links_[l].queue_port) {
+                std::vector<std::uint32_t>& in = links_[l].feeders;
+                if (std::find(in.begin(), in.end(), prev) == in.end()) {
+                    in.push_back(prev);
+                    // The PFC/credit limit grows with the ingress queues that feed the port.
+                    std::vector<DirectedLink> feeders;
+                    for (std::uint32_t x : in) feeders.push_back(DirectedLink::from_index(x));
+                    links_[l].qmax = static_cast<double>(fluid_queue_limit(topology_, cluster_, d, feeders).count());
+                }
+            }
+            q.links.push_back(l);
+            prev = hop;
+        }
+        if (q.line == 0 && !q.links.empty()) q.line = links_[q.links.front()].capacity;
+        q.rc = q.rt = q.line;  // DCQCN starts at line rate; IB CC at CCTI_Min
+        q.alpha = 1;           // as the first CNP sets it
+        q.ccti = ib_.min;
+        q.cap = kUncapped;
+        // Feedback delay: the path's propagation and forwarding there and back (the CNP or
+        // BECN returns the same way), in steps.
+        Time one_way = Time::zero();
+        for (std::uint32_t hop : hops) {
+            const DirectedLink d = DirectedLink::from_index(hop);
+            one_way += topology_.link(d.link).propagation + topology_.node(topology_.target(d)).forwarding_latency;
+        }
+        q.delay =
+            static_cast<std::uint32_t>((2 * one_way.picoseconds() + step_.picoseconds() / 2) / step_.picoseconds());
+        q.hist_p.assign(q.delay + 1, 0.0);
+        q.hist_rc.assign(q.delay + 1, q.rc);
+        q.idle_since = now;
+    }
+    Qp& q = qps_[qi];
+    if (!q.live) catch_up(q, now);
+    q.flows.push_back(id);
+    q.bytes += bytes;
+    q.pending += bytes;
+    flow_qp_[id] = qi;
+    flow_bytes_[id] = bytes;
+    flow_rate_[id] = 0;
+    make_live(qi);
+    // A QP's cap is shared by its live flows (it sends one message after another; here they
+    // run side by side).
+    flow_cap_[id] = q.cap / static_cast<double>(q.flows.size());
+    return flow_cap_[id];
+}
+
+void FlowCongestion::catch_up(Qp& q, Time now) {
+    if (now <= q.idle_since) return;
+    // Nothing marked it meanwhile (it sent nothing, or the overlay had no queue): DCQCN's
+    // timer keeps raising the rate and α decays (equations (3)-(5) with p = 0), IB CC's index
+    // falls one per CCTI timer. Integrated in steps of a tenth of the timer period.
+    double gap = seconds(now - q.idle_since);
+    q.idle_since = now;
+    if (control_ == Control::ib_cc) {
+        q.ccti = std::max(ib_.min, q.ccti - gap / ib_.timer);
+        return;
+    }
+    if (control_ != Control::dcqcn) return;
+    const double dt = dcqcn_.timer / 10;
+    while (gap > 0 && !(at_line(q) && q.alpha < 1e-9)) {
+        const double t = std::min(gap, dt);
+        const FluidRates d = dcqcn_derivatives(dcqcn_, q.rc, q.rt, q.alpha, 0.0, q.rc);
+        q.rc = std::min(q.rc + t * d.drc, q.line);
+        q.rt = std::min(q.rt + t * d.drt, q.line);
+        q.alpha = std::max(0.0, q.alpha * std::exp(-dcqcn_.g / dcqcn_.tau_alpha * t));
+        gap -= t;
+    }
+    std::fill(q.hist_p.begin(), q.hist_p.end(), 0.0);
+}
+
+void FlowCongestion::make_live(std::uint32_t qi) {
+    if (qps_[qi].live) return;
+    qps_[qi].live = true;
+    live_.push_back(qi);
+}
+
+void FlowCongestion::remove(std::uint32_t id) {
+    if (!tracked(id)) return;
+    Qp& q = qps_[flow_qp_[id]];
+    q.flows.erase(std::find(q.flows.begin(), q.flows.end(), id));
+    q.bytes = q.flows.empty() ? 0.0 : std::max(0.0, q.bytes - flow_bytes_[id]);
+    // Bytes the flow network delivered but the overlay had not yet pushed in were served from
+    // the queue in the QP's name: they leave it now.
+    const double ahead = std::max(0.0, q.pending - q.bytes);
+    q.pending -= ahead;
+    for (std::uint32_t l : q.links)
+        if (links_[l].queue_port) links_[l].queue = std::max(0.0, links_[l].queue - ahead);
+    flow_qp_[id] = kNoQp;
+    flow_rate_[id] = 0;
+    q.rate = 0;
+    for (std::uint32_t f : q.flows) q.rate += flow_rate_[f];
+}
+
+void FlowCongestion::set_rate(std::uint32_t id, double rate) {
+    if (!tracked(id)) return;
+    Qp& q = qps_[flow_qp_[id]];
+    // The QP's rate: the sum over its flows, re-summed from their last rates.
+    flow_rate_[id] = rate;
+    q.rate = 0;
+    for (std::uint32_t f : q.flows) q.rate += flow_rate_[f];
+}
+
+double FlowCongestion::allowed(const Qp& q) const {
+    if (control_ == Control::ib_cc) {
+        const auto i = static_cast<std::size_t>(std::clamp(q.ccti, 0.0, ib_.limit));
+        return q.line * ib_.factor[i];
+    }
+    return q.rc;
+}
+
+bool FlowCongestion::at_line(const Qp& q) const {
+    return allowed(q) >= q.line * (1 - kSaturated) && q.rt >= q.line * (1 - kSaturated);
+}
+
+bool FlowCongestion::needs_step() {
+    if (live_.empty()) return false;
+    for (Link& l : links_) {
+        l.offered = 0;
+        l.load = 0;
+    }
+    bool busy = false;
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        if (!at_line(q)) busy = true;
+        for (std::uint32_t l : q.links) {
+            links_[l].offered += q.pending > 0 ? allowed(q) : 0;
+            links_[l].load += q.rate;
+        }
+    }
+    for (const Link& l : links_) {
+        if (l.queue > kEmpty) return true;
+        // A saturated switch port offered more than it carries: a queue is about to build.
+        if (l.queue_port && l.load >= l.capacity * (1 - kSaturated) && l.offered > l.capacity * (1 + kSaturated))
+            return true;
+    }
+    return busy;
+}
+
+const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now) {
+    changed_.clear();
+    const double h = h_;
+    // A QP not stepped since its last step (the overlay was idle) catches up first.
+    for (std::uint32_t qi : live_) catch_up(qps_[qi], now - step_);
+    // Links: arrivals of the last step, queues, marking, back-pressure.
+    for (Link& l : links_) {
+        l.offered = 0;
+        l.arrival = 0;
+        l.load = 0;
+        l.pause = 1;
+    }
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        for (std::uint32_t l : q.links) {
+            links_[l].offered += q.pending > 0 ? allowed(q) : 0;
+            links_[l].arrival += q.send;
+            links_[l].load += q.rate;
+        }
+    }
+    for (Link& l : links_) {
+        if (l.queue_port) {
+            l.queue = std::max(0.0, l.queue + h * (l.arrival - l.capacity));
+            l.queue = std::min(l.queue, std::max(l.qmax, 0.0));
+        }
+        if (control_ == Control::dcqcn)
+            l.mark = l.queue_port ? red_probability(l.queue, l.kmin, l.kmax, l.pmax) : 0.0;
+        else if (control_ == Control::ib_cc)
+            l.mark = l.queue_port && l.queue > ib_.threshold ? ib_.mark_fraction : 0.0;
+        l.theta = (l.queue >= l.qmax && l.offered > l.capacity) ? l.capacity / l.offered : 1.0;
+    }
+    // PFC and credits hold the whole link that feeds a full port.
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        for (std::size_t k = 1; k < q.links.size(); ++k) {
+            const Link& l = links_[q.links[k]];
+            if (l.queue_port && l.theta < 1) {
+                Link& up = links_[q.links[k - 1]];
+                up.pause = std::min(up.pause, l.theta);
+            }
+        }
+    }
+    // QPs: the reaction to the delayed marking, then what each sends and its cap.
+    std::size_t kept = 0;
+    for (std::uint32_t qi : live_) {
+        Qp& q = qps_[qi];
+        double keep = 1, theta = 1, pfc = 1;
+        bool queued = false, saturated = false;
+        for (std::uint32_t li : q.links) {
+            const Link& l = links_[li];
+            keep *= 1 - l.mark;
+            theta = std::min({theta, l.theta, l.pause});
+            // The cap takes the pauses and a full port's share, not a NIC's own sharing among
+            // its flows, which the max-min solve already does.
+            pfc = std::min(pfc, l.queue_port ? std::min(l.theta, l.pause) : l.pause);
+            queued = queued || (l.queue_port && l.queue > kEmpty);
+            saturated = saturated || (l.queue_port && l.load >= l.capacity * (1 - kSaturated));
+        }
+        const bool sending = q.pending > 0;
+        const std::size_t slot = steps_ % q.hist_p.size();
+        const std::size_t back = (steps_ + q.hist_p.size() - q.delay) % q.hist_p.size();
+        // Marks come back only on what the QP sent: none while it is idle.
+        q.hist_p[slot] = sending ? 1 - keep : 0.0;
+        q.hist_rc[slot] = sending ? q.send : 0.0;
+        const double p_d = q.hist_p[back], x_d = q.hist_rc[back];
+        if (control_ == Control::dcqcn) {
+            // The timer runs whether or not the QP sends; the byte counter and marks need
+            // packets: a QP that sent nothing one delay ago sees its timer only.
+            const FluidRates d = dcqcn_derivatives(dcqcn_, q.rc, q.rt, q.alpha, p_d, x_d > 0 ? x_d : q.rc);
+            const double floor = std::min(dcqcn_.min_rate, q.line);
+            q.rc = std::clamp(q.rc + h * d.drc, floor, q.line);
+            q.rt = std::clamp(q.rt + h * d.drt, floor, q.line);
+            q.alpha = std::clamp(q.alpha + h * d.dalpha, 0.0, 1.0);
+        } else if (control_ == Control::ib_cc) {
+            // BECNs per second: its packets one feedback delay ago times the marked fraction.
+            const double becn = x_d / static_cast<double>(cluster_.fabric.mtu.count()) * p_d;
+            const double down = q.ccti > ib_.min ? 1 / ib_.timer : 0.0;
+            q.ccti = std::clamp(q.ccti + h * (ib_.increase * becn - down), ib_.min, ib_.limit);
+        }
+        const double r = allowed(q);
+        if (sending) {
+            q.send = r * theta;
+            if (!saturated && !queued) q.send = std::min(q.send, q.rate);
+            q.pending = std::max(0.0, q.pending - q.send * h);
+        } else {
+            q.send = 0;
+        }
+        q.cap = kUncapped;
+        if (sending && !queued) {
+            q.cap = r * pfc;
+            if (q.cap >= q.line * (1 - kSaturated)) q.cap = kUncapped;
+        }
+        for (std::uint32_t id : q.flows) {
+            const double cap = q.cap / static_cast<double>(q.flows.size());
+            const double old = flow_cap_[id];
+            const bool moved =
+                std::isinf(cap) != std::isinf(old) || (!std::isinf(cap) && std::abs(cap - old) > kCapResolution * old);
+            if (moved) {
+                flow_cap_[id] = cap;
+                changed_.emplace_back(id, cap);
+            }
+        }
+        q.idle_since = now;
+        // A QP with no flows is not stepped: catch_up() brings it to the time of its next one.
+        if (q.flows.empty())
+            q.live = false;
+        else
+            live_[kept++] = qi;
+    }
+    live_.resize(kept);
+    ++steps_;
+    return changed_;
+}
+
+Time FlowCongestion::queueing_delay(std::span<const std::uint32_t> hops) const {
+    double s = 0;
+    for (std::uint32_t hop : hops) {
+        const std::int32_t l = local_[hop];
+        if (l >= 0 && links_[static_cast<std::size_t>(l)].queue_port)
+            s += links_[static_cast<std::size_t>(l)].queue / links_[static_cast<std::size_t>(l)].capacity;
+    }
+    return Time::ps(static_cast<std::int64_t>(std::ceil(s * 1e12)));
+}
+
+}  // namespace fabricsim::flow

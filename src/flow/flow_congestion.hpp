@@ -1,0 +1,146 @@
+// The congestion-control overlay of the flow network (`simulation.flow_congestion: fluid`,
+// docs/models/flow.md, "Coupled congestion control"): the time-stepped fluid model of the
+// fabric's congestion control and lossless back-pressure, run on the flow network's own fabric
+// flows and fed back into its max-min solve as per-flow rate caps.
+//
+// Per fabric link (a NIC's uplink, a switch's egress port) it keeps a queue q, its marking
+// probability and a back-pressure factor; per queue pair (the flow key the packet model hashes:
+// source, destination, QP) its congestion-control state and how many of its messages' bytes
+// its sender has pushed in. The state outlives a message, as a QP's does in the packet model:
+// the next message on a QP that DCQCN cut starts at the cut rate, and a QP's rate keeps
+// recovering between messages. One Euler step of h:
+//
+//   injection   o_f = R_f·θ_f, the rate its sender pushes into the fabric: R_f the rate control
+//               allows (DCQCN's R_C, IB CC's CCT rate, or line rate), θ_f the back-pressure on
+//               its path (below). A flow none of whose switch ports the max-min solve saturates
+//               pushes only what it gets: o_f = min(R_f·θ_f, r_f), so an uncongested fabric
+//               builds no queue and the overlay changes nothing.
+//   queue       dq_l/dt = Σ o_f − C_l at a switch egress (q ≥ 0; capped at q_max, below)
+//   marking     RoCE: RED(q) with cluster.roce.ecn (Kmin, Kmax, Pmax); InfiniBand with IB CC:
+//               1/(marking_rate + 1) of the packets while q > threshold (IBA A10, FECN)
+//   reaction    RoCE: DCQCN's equations (3)-(5) of dcqcn_fluid_rules.hpp, fed the path's marking
+//               one feedback delay τ* ago; InfiniBand: the CCT index y rises by ccti_increase per
+//               BECN and falls by one per ccti_timer, the rate is the CCT entry's
+//               (ib_cc_fluid_rate); back-pressure alone without a rate control
+//   back-       a queue at its limit q_max (PFC's XOFF or the credit buffer over its feeders:
+//   pressure    fluid_queue_limit) takes θ_l = C_l/offered_l of its senders' rates, offered_l =
+//               Σ R_f; a NIC uplink (q_max = 0) does the same. PFC and credits act on a whole
+//               upstream link, so θ_l also holds every other flow on the links that feed l (its
+//               pause factor π_L): a flow beside an incast waits with it on their shared
+//               uplink. One hop only: a paused link does not pause its own feeders.
+//
+// Coupling to the max-min rates: a flow whose path has a queue (q > 1 B) is served from it at
+// its max-min share (the port drains at C whatever the senders do now); otherwise its rate is
+// capped at R_f·π_f (what the rate control and pauses let through). Caps move the solve only
+// when they change by more than kCapResolution, and the overlay steps only while something
+// can change: a queue, a rate below line, or a link offered more than it carries.
+#pragma once
+
+#include "core/units.hpp"
+#include "fabric/routing.hpp"
+#include "fabric/topology.hpp"
+#include "flow/dcqcn_fluid_rules.hpp"
+#include "scenario/spec.hpp"
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace fabricsim::flow {
+
+// IB CC's fluid reaction (docs/models/flow.md): the source's parameters as the packet model
+// assembles them (cluster.infiniband.congestion_control, `auto` table for `line`), as doubles.
+struct IbCcFluid {
+    bool enabled = false;
+    double threshold = 0;      // bytes: a port/VL queue above it marks
+    double mark_fraction = 0;  // of the eligible packets: 1 / (marking_rate + 1)
+    double increase = 1;       // CCTI per BECN
+    double timer = 10.24e-6;   // s per CCTI decrement
+    double min = 0, limit = 0;
+    std::vector<double> factor;  // rate / line per CCT index
+};
+IbCcFluid ib_cc_fluid(const scenario::ClusterSpec& cluster, Bandwidth line);
+
+class FlowCongestion {
+public:
+    // Caps that move by less than this (relative) are not handed to the solver.
+    static constexpr double kCapResolution = 1e-3;
+
+    FlowCongestion(const fabric::Topology& topology, const scenario::ClusterSpec& cluster);
+
+    Time step() const { return step_; }
+    // A fabric flow (the solver's id) of `bytes` on queue pair `key` over packet 0's path
+    // `hops` (directed links), starting at `now`.
+    // Returns the flow's cap (kUncapped: none), for the solver before its first solve.
+    double add(std::uint32_t flow, const fabric::FlowKey& key, std::span<const std::uint32_t> hops, double bytes,
+               Time now);
+    void remove(std::uint32_t flow);
+    bool tracked(std::uint32_t flow) const { return flow < flow_qp_.size() && flow_qp_[flow] != kNoQp; }
+    // The flow network's max-min rate of a flow after a solve.
+    void set_rate(std::uint32_t flow, double rate);
+    // Whether a step can change anything (a queue, a rate below line, a link offered more than
+    // it carries); checked after every change.
+    bool needs_step();
+    // One step ending at `now`; the flows whose cap changed, with the new cap (kUncapped: none).
+    const std::vector<std::pair<std::uint32_t, double>>& advance(Time now);
+    // Σ q/C over the switch ports of `hops`: what a message starting now waits in queues.
+    Time queueing_delay(std::span<const std::uint32_t> hops) const;
+
+    // For tests and reports: a fabric link's queue (bytes; 0 if no tracked flow crossed it), a
+    // flow's allowed rate R_f and cap (bytes/s).
+    double queue(std::uint32_t directed) const {
+        return local_[directed] < 0 ? 0.0 : links_[static_cast<std::size_t>(local_[directed])].queue;
+    }
+    double allowed_rate(std::uint32_t flow) const { return allowed(qps_[flow_qp_[flow]]); }
+    std::uint64_t steps() const { return steps_; }
+
+private:
+    enum class Control { none, dcqcn, ib_cc };
+    struct Link {
+        double capacity = 0, kmin = 0, kmax = 0, pmax = 0, qmax = 0;
+        bool queue_port = false;  // a switch egress (else a NIC uplink)
+        double queue = 0, mark = 0, theta = 1, pause = 1;
+        double offered = 0, arrival = 0, load = 0;  // per step
+        std::vector<std::uint32_t> feeders;         // directed links seen upstream of it
+    };
+    static constexpr std::uint32_t kNoQp = UINT32_MAX;
+    struct Qp {
+        std::vector<std::uint32_t> links;  // local link ids, in path order
+        double line = 0, rc = 0, rt = 0, alpha = 1, ccti = 0;
+        double bytes = 0;    // of its live flows
+        double pending = 0;  // of those, not yet pushed into the fabric
+        double send = 0, rate = 0, cap = 0;
+        std::vector<std::uint32_t> flows;     // live solver flows
+        std::uint32_t delay = 0;              // feedback delay in steps
+        std::vector<double> hist_p, hist_rc;  // delay + 1 slots
+        Time idle_since;                      // α's decay while the overlay did not step
+        bool live = false;                    // in live_
+    };
+    double allowed(const Qp& q) const;  // R_f: what the rate control lets it send
+    bool at_line(const Qp& q) const;
+    void make_live(std::uint32_t qp);
+    void catch_up(Qp& q, Time now);  // its idle time since idle_since, unmarked
+    std::uint32_t link_of(std::uint32_t directed, const fabric::Topology& topology);
+
+    const fabric::Topology& topology_;
+    const scenario::ClusterSpec& cluster_;
+    Control control_ = Control::none;
+    FluidParams dcqcn_;
+    IbCcFluid ib_;
+    Time step_;
+    double h_ = 0;
+    std::uint64_t steps_ = 0;
+    std::vector<std::int32_t> local_;  // directed link -> local link, −1 if not tracked
+    std::vector<Link> links_;
+    std::vector<Qp> qps_;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_of_;
+    std::vector<std::uint32_t> flow_qp_;                     // by solver id
+    std::vector<double> flow_bytes_, flow_cap_, flow_rate_;  // by solver id
+    std::vector<std::uint32_t> live_;                        // QPs with flows, or a rate still below line
+    std::vector<std::pair<std::uint32_t, double>> changed_;
+};
+
+}  // namespace fabricsim::flow

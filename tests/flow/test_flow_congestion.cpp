@@ -1,0 +1,145 @@
+// The coupled congestion-control overlay of the flow network (src/flow/flow_congestion.hpp,
+// `simulation.flow_congestion: fluid`): DCQCN's fixed point reached inside the flow network,
+// back-pressure that holds a whole uplink, an uncongested fabric left exactly as it was, and
+// an incast against the packet model.
+#include <catch2/catch.hpp>
+
+#include "flow/dcqcn_fluid_fabric.hpp"
+#include "flow/dcqcn_standing_queue.hpp"
+#include "flow_fixtures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace fabricsim;
+using namespace fabricsim::flow;
+using namespace fabricsim::literals;
+
+namespace {
+
+struct Coupled {
+    explicit Coupled(const scenario::ClusterSpec& c, bool fluid = true)
+        : topology(fabric::build_topology(c)),
+          routing(topology, c.fabric.routing, c.fabric.technology, 1),
+          network(topology, routing, spec(c, fluid), std::make_unique<CpuMaxMin>()) {}
+    static FlowModelSpec spec(const scenario::ClusterSpec& c, bool fluid) {
+        FlowModelSpec s = flow_test::flow_spec(c, true);
+        s.fluid = fluid;
+        return s;
+    }
+    double payload(fabric::DirectedLink d) const {
+        return static_cast<double>(topology.link(d.link).payload_bandwidth().bits_per_second()) / 8;
+    }
+    fabric::Topology topology;
+    fabric::Routing routing;
+    FlowNetwork network;
+};
+
+}  // namespace
+
+TEST_CASE("coupled fluid: two DCQCN flows on one port share it at C/2 with the queue at DCQCN's fixed point",
+          "[flow][flow-congestion]") {
+    // Hosts 0 and 1 stream into host 2 with the paper's DCQCN (which settles; the NIC preset
+    // cycles, tests/flow/test_dcqcn_fluid.cpp). Max-min alone gives C/2 each and no queue. With
+    // the overlay both senders push at line rate into the port to host 2, its queue grows past
+    // Kmin, RED marks and DCQCN cuts, until the fixed point of Zhu et al. (CoNEXT'16, §3):
+    // R_C = C/2 each, and the queue q*(2) that balances cuts against increases
+    // (dcqcn_standing_queue, derived by hand in test_dcqcn_fluid.cpp), between Kmin and Kmax.
+    scenario::ClusterSpec c = packet_test::hosts(3);
+    c.roce.dcqcn.preset = scenario::DcqcnPreset::paper;
+    Coupled m(c);
+    Simulator sim(1);
+    packet_test::Sink sink;
+    m.network.send(sim, packet_test::msg(0, 0, 2, Bytes{1'000'000'000}), sink);
+    m.network.send(sim, packet_test::msg(1, 1, 2, Bytes{1'000'000'000}), sink);
+    sim.run(30_ms);
+    const FlowCongestion* cc = m.network.congestion();
+    REQUIRE(cc != nullptr);
+    const fabric::DirectedLink port = m.routing.path(RankId{0}, RankId{2})[2];  // host, NIC, switch -> NIC
+    REQUIRE(fabric::is_fabric_switch(m.topology.node(m.topology.source(port)).kind));
+    const double C = m.payload(port);
+    const congestion::RedParams red = congestion::RedParams::nic(m.topology.link(port.link).bandwidth);
+    const double q_star = dcqcn_standing_queue(fluid_params_of(c), red, C, 2);
+    INFO("queue " << cc->queue(port.index()) << " B, q* " << q_star << " B");
+    CHECK(cc->queue(port.index()) > static_cast<double>(red.kmin.count()));
+    CHECK(cc->queue(port.index()) < static_cast<double>(red.kmax.count()));
+    CHECK(cc->queue(port.index()) == Approx(q_star).epsilon(0.05));
+    for (std::uint32_t f = 0; f < 2; ++f) CHECK(cc->allowed_rate(f) == Approx(C / 2).epsilon(0.05));
+    CHECK(m.network.current_rate(port) == Approx(C).epsilon(1e-9));  // the port never idles
+}
+
+TEST_CASE("coupled fluid: an uncongested fabric delivers to the picosecond what max-min alone delivers",
+          "[flow][flow-congestion]") {
+    // A permutation (0->1, 1->2, 2->3, 3->0) and a later message between two idle hosts: no
+    // switch port is offered more than it carries, so the overlay builds no queue, caps
+    // nothing and never steps.
+    const scenario::ClusterSpec c = packet_test::hosts(6);
+    auto deliveries = [&](bool fluid) {
+        Coupled m(c, fluid);
+        Simulator sim(1);
+        packet_test::Sink sink;
+        for (std::uint32_t s = 0; s < 4; ++s) m.network.send(sim, packet_test::msg(s, s, (s + 1) % 4, 8_MiB), sink);
+        sim.run(100_us);
+        m.network.send(sim, packet_test::msg(4, 4, 5, 1_MiB), sink);
+        sim.run();
+        if (fluid) CHECK(m.network.congestion()->steps() == 0);
+        return sink.at;
+    };
+    const std::vector<Time> with = deliveries(true), without = deliveries(false);
+    REQUIRE(with.size() == 5);
+    CHECK(with == without);
+}
+
+TEST_CASE("coupled fluid: PFC at a full port holds every flow on the uplinks that feed it", "[flow][flow-congestion]") {
+    // PFC alone (no ECN, no DCQCN), static XOFF of 100 KB: hosts 1-4 stream into host 0, and
+    // host 1 also streams to host 5 (the victim). Max-min gives the victim C − C/4 on host 1's
+    // uplink. With PFC, once the port to host 0 holds its limit q_max = 4 feeders × XOFF, it
+    // takes θ = C / (offered 4·C) = 1/4 of its senders' rates and pauses the uplinks that feed
+    // it that fraction of the time: the victim, on host 1's uplink, gets line × 1/4 = C/4.
+    scenario::ClusterSpec c = packet_test::hosts(6);
+    c.roce = packet_test::pfc_only();
+    c.roce.pfc.xoff = Bytes{100'000};
+    Coupled m(c);
+    Simulator sim(1);
+    packet_test::Sink sink;
+    for (std::uint32_t s = 1; s <= 4; ++s) m.network.send(sim, packet_test::msg(s, s, 0, Bytes{1'000'000'000}), sink);
+    m.network.send(sim, packet_test::msg(5, 1, 5, Bytes{1'000'000'000}), sink);
+    sim.run(500_us);
+    const fabric::DirectedLink port = m.routing.path(RankId{1}, RankId{0})[2];
+    const fabric::DirectedLink victim_port = m.routing.path(RankId{1}, RankId{5})[2];
+    const double C = m.payload(port);
+    CHECK(m.network.congestion()->queue(port.index()) == Approx(4 * 100'000.0).epsilon(1e-9));
+    CHECK(m.network.current_rate(port) == Approx(C).epsilon(1e-9));
+    CHECK(m.network.current_rate(victim_port) == Approx(C / 4).epsilon(2 * FlowCongestion::kCapResolution));
+}
+
+TEST_CASE("coupled fluid: an 8-to-1 RoCE incast loses to DCQCN what the packet model loses and max-min does not",
+          "[flow][flow-congestion]") {
+    // The incast of test_dcqcn_fluid.cpp ("DCQCN fluid vs the packet model"), every RoCE
+    // default, now through the flow network. Max-min alone ends at the bound 16 MB / C plus a
+    // path (1.31 ms); DCQCN's first cuts leave the port idle while the NIC preset's 300 µs timer
+    // brings the senders back, so the packet model takes over 1.2 times that. The overlay must
+    // show the loss too. It overshoots it (docs/VALIDATION.md: 1.35 times the packet model
+    // here, where the stand-alone fluid model is within 5 %): the bound below says only that it
+    // stays within half again of the packet model.
+    const scenario::ClusterSpec c = packet_test::hosts(9);
+    const Bytes size{2'000'000};
+    auto last = [&](auto& network) {
+        Simulator sim(1);
+        packet_test::Sink sink;
+        for (std::uint32_t s = 0; s < 8; ++s) network.send(sim, packet_test::msg(s, s, 8, size), sink);
+        sim.run();
+        REQUIRE(sink.at.size() == 8);
+        return static_cast<double>(std::max_element(sink.at.begin(), sink.at.end())->picoseconds());
+    };
+    packet_test::Model pm(c, c.roce);
+    const double packet = last(pm.network);
+    Coupled fm(c), plain(c, false);
+    const double fluid = last(fm.network), maxmin = last(plain.network);
+    INFO("packet " << packet * 1e-12 << " s, coupled flow " << fluid * 1e-12 << " s, max-min " << maxmin * 1e-12
+                   << " s");
+    CHECK(packet > 1.2 * maxmin);  // the loss is real
+    CHECK(fluid > 1.2 * maxmin);   // and the overlay has it
+    CHECK(fluid < 1.5 * packet);
+}
