@@ -297,15 +297,19 @@ const Table<MmuSpec>& mmu_table() {
         kPath + ".mmu",
         {
             key("alpha", &MmuSpec::alpha, fraction(kMaxAlpha), kPacket,
-                "Dynamic threshold: a queue may hold up to α × the free shared buffer (PFC's XOFF per ingress port "
-                "and priority; lossy traffic per egress queue). Printed as a decimal.")
+                "Dynamic threshold of PFC's XOFF: an ingress port's lossless priority may hold up to α × the free "
+                "shared buffer. Printed as a decimal.")
                 .shown_default("`0.125` (`1/8`)"),
+            key("lossy_alpha", &MmuSpec::lossy_alpha, fraction(kMaxAlpha), kPacket,
+                "Dynamic threshold of a switch's lossy egress queues (every priority without PFC, iWARP's): a "
+                "lossy packet joins its egress queue while the queue holds at most α × the free shared buffer. "
+                "The default is SONiC's egress lossy profile (`dynamic_th: 3`, α = 2³). Printed as a decimal.")
+                .shown_default("`8`"),
             key("reserved_per_queue", &MmuSpec::reserved_per_queue, size(Zero::allowed), kPacket,
                 "Buffer reserved for each port and queue outside the shared pool."),
             key("port_classes", &MmuSpec::port_classes, mmu_port_classes(), kPacket,
-                "The dynamic-threshold α of the switch ports of one speed (PFC's XOFF = α × free buffer at the "
-                "port's ingress, the lossy threshold at its egress queues); `speed` each once, `alpha` required, as "
-                "`mmu.alpha`. Ports of other speeds take `mmu.alpha`.")
+                "The dynamic-threshold α (PFC's XOFF = α × free buffer) of the switch ingress ports of one speed; "
+                "`speed` each once, `alpha` required, as `mmu.alpha`. Ports of other speeds take `mmu.alpha`.")
                 .shown_default("none"),
         }};
     return t;

@@ -99,13 +99,13 @@ TEST_CASE("iwarp: NewReno fills the buffer and drops where DCTCP keeps it short"
     const double dctcp_peak = std::ranges::max(dctcp.queue);  // after slow start
     INFO("peak queue: NewReno " << reno_peak << " segments, DCTCP " << dctcp_peak);
     // Drop tail without ECN: NewReno grows until the MMU's dynamic threshold drops. The
-    // bottleneck's egress queue admits a lossy packet while it holds at most alpha x (free
-    // shared pool) = (B - Q) / 8 (B = 4 MB less small reserves), and it is the only queue that
-    // builds, so it peaks at Q = (B - Q) / 8, Q = B / 9 = 444 KB (49 segments). The flows do not
-    // reach it in step: at least 80 % of it.
+    // bottleneck's egress queue admits a lossy packet while it holds at most lossy_alpha x (free
+    // shared pool) = 8 (B - Q) (B = 4 MB less small reserves), and it is the only queue that
+    // builds, so it peaks at Q = 8 (B - Q), Q = 8 B / 9 = 3.56 MB (393 segments). The flows do
+    // not reach it in step: at least 80 % of it.
     CHECK(reno.model->network.counters().drops > 0);
-    CHECK(reno_peak >= 0.8 * 4e6 / 9 / kWire);
-    CHECK(reno_peak <= 4e6 / 9 / kWire + 1);
+    CHECK(reno_peak >= 0.8 * 8 * 4e6 / 9 / kWire);
+    CHECK(reno_peak <= 8 * 4e6 / 9 / kWire + 1);
     CHECK(dctcp.model->network.counters().drops == 0);
     CHECK(dctcp_peak <= 20 + 2 + 2);  // Q_max = K + N, with the slack of the test above
 }

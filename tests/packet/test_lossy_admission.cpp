@@ -1,5 +1,6 @@
 // Lossy admission at a shared-buffer switch (docs/models/pfc.md, "Lossy traffic"): a lossy
-// packet is admitted against its egress queue's dynamic threshold (Choudhury & Hahne 1998),
+// packet is admitted against its egress queue's dynamic threshold (Choudhury & Hahne 1998;
+// mmu.lossy_alpha, 8 by default, as SONiC's egress lossy profile sets it),
 // so an incast that overflows one egress port does not drop a flow that only shares an
 // ingress port with it. The decision by hand on SwitchMmu, then an iWARP incast beside a
 // victim through the whole packet model.
@@ -42,11 +43,11 @@ struct Mmu {
     std::unique_ptr<fabric::SwitchMmu> mmu;
 };
 
-// Admits packets of `p` bytes through ingress `in` into egress `out` until the MMU refuses one:
-// how many it took.
-std::int64_t fill(fabric::SwitchMmu& mmu, std::uint32_t in, std::uint32_t out, Bytes p) {
+// Admits packets of `p` bytes through ingress `in` into one egress queue until the MMU refuses
+// one: how many it took.
+std::int64_t fill(fabric::SwitchMmu& mmu, std::uint32_t in, Bytes p) {
     std::int64_t k = 0;
-    while (mmu.admits_lossy(in, out, p * k, p)) {
+    while (mmu.admits_lossy(in, p * k, p)) {
         mmu.admit(in, p);
         ++k;
     }
@@ -59,47 +60,51 @@ TEST_CASE("lossy admission: an egress queue takes packets up to alpha x the free
           "[packet][mmu][lossy]") {
     Mmu s;
     REQUIRE(s.into_switch.size() == 3);
-    REQUIRE(s.out_of_switch.size() == 3);
-    const std::uint32_t in = s.into_switch[0], hot = s.out_of_switch[1], cold = s.out_of_switch[2];
+    REQUIRE(s.roce.mmu.lossy_alpha == 8.0);  // the default
+    const std::uint32_t in = s.into_switch[0];
     const Bytes p = 4096_B;
     // Lossy mode carves only the reserve of each ingress port's one queue: S = buffer - 3 x 4 KiB.
     const std::int64_t shared = s.topology.node(s.sw).buffer.count() - 3 * 4096;
     REQUIRE(s.mmu->shared(s.sw).count() == shared);
     // With k packets in the hot queue (and so k P in use), packet k+1 goes in while
-    // (k + 1) P <= floor((S - k P) / 8), i.e. while 9 k P + 8 P <= S: k = 0 .. floor((S - 8P) / 9P),
-    // one more than that bound in all. The queue then holds about S / 9.
-    const std::int64_t admitted = (shared - 8 * p.count()) / (9 * p.count()) + 1;
-    CHECK(fill(*s.mmu, in, hot, p) == admitted);
-    // The same ingress port, another egress: its empty queue's threshold is (S - used) / 8,
-    // about S / 9 too, so the victim's packet goes in while the hot queue refuses.
-    CHECK_FALSE(s.mmu->admits_lossy(in, hot, p * admitted, p));
-    CHECK(s.mmu->admits_lossy(in, cold, Bytes::zero(), p));
-    // A queue's threshold falls as the others fill the pool: the cold queue alone may hold
-    // (S - used) / 8 less what it holds, never more.
-    const Bytes cold_limit{(shared - admitted * p.count()) / 8};
-    CHECK(s.mmu->admits_lossy(in, cold, cold_limit - p, p));
-    CHECK_FALSE(s.mmu->admits_lossy(in, cold, cold_limit - p + 1_B, p));
+    // (k + 1) P <= 8 (S - k P) (an integer: no rounding), i.e. while 9 k P + P <= 8 S:
+    // k = 0 .. floor((8 S - P) / 9P), one more than that bound in all. The queue then holds
+    // about 8 S / 9.
+    const std::int64_t admitted = (8 * shared - p.count()) / (9 * p.count()) + 1;
+    CHECK(fill(*s.mmu, in, p) == admitted);
+    CHECK_FALSE(s.mmu->admits_lossy(in, p * admitted, p));
+    // The same ingress port, another egress: its threshold is 8 (S - used), about 8 S / 9 too,
+    // so the victim's packet goes in while the hot queue refuses. A queue's threshold falls as
+    // the others fill the pool: the cold queue may hold 8 (S - used), never more.
+    const Bytes cold_limit{8 * (shared - admitted * p.count())};
+    CHECK(s.mmu->admits_lossy(in, Bytes::zero(), p));
+    CHECK(s.mmu->admits_lossy(in, cold_limit - p, p));
+    CHECK_FALSE(s.mmu->admits_lossy(in, cold_limit - p + 1_B, p));
 }
 
-TEST_CASE("lossy admission: the egress port's speed class sets its alpha", "[packet][mmu][lossy]") {
+TEST_CASE("lossy admission: mmu.lossy_alpha sets the egress threshold, PFC's ingress alphas do not",
+          "[packet][mmu][lossy]") {
     scenario::RoceSpec roce;
-    roce.mmu.port_classes = {scenario::MmuPortClass{100_Gbps, 0.5}};  // every port of hosts(3) is 100G
+    roce.mmu.lossy_alpha = 0.5;
+    roce.mmu.alpha = 4;
+    roce.mmu.port_classes = {scenario::MmuPortClass{100_Gbps, 2}};  // every port of hosts(3) is 100G
     Mmu s(roce);
     const Bytes p = 4096_B;
     const std::int64_t shared = s.mmu->shared(s.sw).count();
-    // alpha = 1/2: packet k+1 goes in while (k + 1) P <= (S - k P) / 2, i.e. 3 k P + 2 P <= S.
-    CHECK(fill(*s.mmu, s.into_switch[0], s.out_of_switch[1], p) == (shared - 2 * p.count()) / (3 * p.count()) + 1);
+    // alpha = 1/2: packet k+1 goes in while (k + 1) P <= floor((S - k P) / 2), i.e. 3 k P + 2 P <= S.
+    CHECK(fill(*s.mmu, s.into_switch[0], p) == (shared - 2 * p.count()) / (3 * p.count()) + 1);
 }
 
 TEST_CASE("lossy admission: a victim through an uncongested egress is never dropped while an incast overflows another",
           "[packet][iwarp][lossy]") {
     // Hosts 1..8 each send 2 MiB to host 0 by NewReno over a 1 MB switch while host 1 also sends
     // 4 MiB to host 9: the victim shares host 1's ingress port with an incast flow, not its
-    // egress. The incast's egress queue holds at most alpha (S - used) <= S / 9 (about 110 KB),
-    // far below the 8 initial windows of 10 jumbo segments (720 KB) that reach it: it drops.
-    // The victim's egress is fed by host 1's one 100G uplink and drains at 100G, so its queue
-    // stays within a segment or two, while its threshold is alpha x the free pool, at least
-    // (S - S/9 - a few segments) / 8, about S / 9 too: nothing of the victim is dropped.
+    // egress. The incast's egress queue holds at most 8 (S - used), so at most 8 S / 9 (about
+    // 890 KB): the 8 initial windows of 10 jumbo segments (720 KB) fit, the 8 windows of 20
+    // that slow start sends a round trip later do not, and it drops. The victim's egress is fed
+    // by host 1's one 100G uplink and drains at 100G, so its queue stays within a segment or
+    // two, while its threshold is 8 x the free pool, at least 8 (S - 8 S / 9 - a few segments),
+    // about 8 S / 9 too: nothing of the victim is dropped.
     const Time min_rto = 200_ms;
     const scenario::IwarpSpec iw = with_cc(scenario::TcpCongestion::newreno, min_rto);
     const scenario::ClusterSpec c = iwarp_hosts(10, iw, 1_MB);

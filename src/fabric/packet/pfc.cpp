@@ -56,8 +56,8 @@ bool Pfc::admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* ou
         // Lossy: tail drop when the buffer is full, or past the egress queue's dynamic threshold
         // at a switch (the ingress XOFF at a NIC's receive buffer). The ingress accounting below
         // still counts it: PFC's thresholds see the pool it takes.
-        const bool room = mmu_.fits(q, size) && (out != nullptr ? mmu_.admits_lossy(q, out->queue, out->held, size)
-                                                                : mmu_.held(q) + size <= threshold);
+        const bool room = mmu_.fits(q, size) &&
+                          (out != nullptr ? mmu_.admits_lossy(q, out->held, size) : mmu_.held(q) + size <= threshold);
         if (!room) {
             ++drops_;
             if (out != nullptr) ++egress_drops_[out->queue];

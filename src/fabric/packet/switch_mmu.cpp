@@ -14,8 +14,7 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
       frame_header_(roce_frame_in_buffer(Bytes::zero(), Bytes{roce.header_bytes})),
       lossless_(lossless),
       ingress_(layout.port.size()),
-      buffers_(topology.nodes().size()),
-      egress_alpha_(layout.first.size() - 1, roce.mmu.alpha) {
+      buffers_(topology.nodes().size()) {
     for (std::uint32_t n = 0; n < topology.nodes().size(); ++n) {
         const Node& node = topology.nodes()[n];
         if (!is_fabric_switch(node.kind)) continue;
@@ -26,8 +25,6 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             const Link& link = topology.link(node.ports[p].link);
             // The directed link into this switch through port p, and its queues.
             const DirectedLink in{node.ports[p].link, link.a == NodeId{n}};
-            const DirectedLink out{node.ports[p].link, link.a != NodeId{n}};
-            egress_alpha_[out.index()] = scenario::mmu_alpha(roce.mmu, link.bandwidth);
             const Bytes headroom = roce_link_headroom(roce, link, mtu);
             // Reserved space for the priority groups a RoCE switch is set up with: the lossless
             // data priority and the control priority (the others share the buffer only).
