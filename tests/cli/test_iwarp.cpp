@@ -129,3 +129,38 @@ TEST_CASE("iwarp: an incast of 32 reports drops, retransmissions and every flow'
     for (const auto& t : v["transfers"]) last = std::max(last, t["fct_s"].get<double>());
     CHECK(last >= floor);
 }
+
+TEST_CASE("iwarp-vs-roce: PFC pauses and slows the victim, iWARP drops instead and keeps the victim's pace",
+          "[cli][iwarp]") {
+    TempDir out("iwarp-vs-roce");
+    const auto r = run_fabricsim("run scenarios/iwarp-vs-roce.yaml --quiet --out " + out.path().string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(read_file(out.path() / "result.json"));
+    REQUIRE(j["variants"].size() == 3);
+    const auto victim_slowdown = [](const nlohmann::json& v) {
+        for (const auto& t : v["transfers"])
+            if (t["to"] == 17) return t["slowdown"].get<double>();
+        FAIL("no victim transfer");
+        return 0.0;
+    };
+    const auto& roce = j["variants"][0];
+    REQUIRE(roce["name"] == "roce-pfc");
+    // RoCE: lossless; PFC pauses host 1's uplink, which the victim shares with an incast flow.
+    CHECK(roce["fabric"]["drops"] == 0);
+    CHECK(roce["fabric"]["pfc_pauses_sent"].get<std::int64_t>() > 0);
+    for (std::size_t i = 1; i < 3; ++i) {
+        const auto& v = j["variants"][i];
+        INFO(v["name"].get<std::string>());
+        CHECK(v["complete"] == true);
+        CHECK(v["fabric"]["pfc_pauses_sent"] == 0);
+        // Never paused and never dropped (its egress port is idle), the victim only shares host
+        // 1's 100G uplink, with one incast flow at most: below 2x, and below RoCE's.
+        CHECK(victim_slowdown(v) < 2.0);
+        CHECK(victim_slowdown(v) < victim_slowdown(roce));
+    }
+    // NewReno overflows host 0's egress queue and drops; DCTCP's marks keep it below its share.
+    CHECK(j["variants"][1]["fabric"]["drops"].get<std::int64_t>() > 0);
+    CHECK(j["variants"][2]["fabric"]["drops"] == 0);
+    CHECK(j["variants"][2]["fabric"]["ecn_marks"].get<std::int64_t>() > 0);
+}
