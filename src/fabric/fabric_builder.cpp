@@ -280,7 +280,10 @@ void build_storage_fabric(Topology& t, const scenario::ClusterSpec& cluster) {
     const scenario::StorageFabricSpec& st = cluster.storage_fabric;
     const scenario::FabricSpec& spec = st.fabric;
     const Bandwidth rate = storage_link_rate(cluster);
-    const std::int64_t headers = header_bytes(cluster, spec.technology);
+    // An iWARP storage fabric beside another compute fabric takes iWARP's headers (cluster.roce's
+    // are the compute fabric's; on an iWARP cluster they are iWARP's already).
+    const std::int64_t headers =
+        spec.iwarp && !cluster.fabric.iwarp ? scenario::kIwarpHeaderBytes : header_bytes(cluster, spec.technology);
     const LinkClass uplink = fabric_class(spec.technology, rate, spec.mtu, LinkType::storage_fabric, headers);
     const Link server_down = cable(fabric_class(spec.technology, std::min(rate, cluster.server.storage_nic.line_rate),
                                                 spec.mtu, LinkType::storage_fabric, headers),

@@ -351,7 +351,10 @@ void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issu
     };
     const FabricSpec& f = c.fabric;
     const FabricSpec& s = c.storage_fabric.fabric;
-    unhonoured("technology", s.technology != f.technology, "technology", std::string(name_of(f.technology)));
+    const auto technology = [](const FabricSpec& x) {
+        return x.iwarp ? std::string("iwarp") : std::string(name_of(x.technology));
+    };
+    unhonoured("technology", technology(s) != technology(f), "technology", technology(f));
     unhonoured("mtu", s.mtu != f.mtu, "MTU", to_string(f.mtu));
 }
 

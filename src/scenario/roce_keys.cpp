@@ -297,8 +297,14 @@ const Table<MmuSpec>& mmu_table() {
         kPath + ".mmu",
         {
             key("alpha", &MmuSpec::alpha, fraction(kMaxAlpha), kPacket,
-                "Dynamic threshold: a queue may hold up to α × the free shared buffer. Printed as a decimal.")
+                "Dynamic threshold of PFC's XOFF: an ingress port's lossless priority may hold up to α × the free "
+                "shared buffer. Printed as a decimal.")
                 .shown_default("`0.125` (`1/8`)"),
+            key("lossy_alpha", &MmuSpec::lossy_alpha, fraction(kMaxAlpha), kPacket,
+                "Dynamic threshold of a switch's lossy egress queues (every priority without PFC, iWARP's): a "
+                "lossy packet joins its egress queue while the queue holds at most α × the free shared buffer. "
+                "The default is SONiC's egress lossy profile (`dynamic_th: 3`, α = 2³). Printed as a decimal.")
+                .shown_default("`8`"),
             key("reserved_per_queue", &MmuSpec::reserved_per_queue, size(Zero::allowed), kPacket,
                 "Buffer reserved for each port and queue outside the shared pool."),
             key("port_classes", &MmuSpec::port_classes, mmu_port_classes(), kPacket,

@@ -114,6 +114,11 @@ struct MmuSpec {
                                                  // model: XOFF = free buffer >> 3, models.md)
     Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
     std::vector<MmuPortClass> port_classes;      // by ingress port speed, before alpha; speeds distinct
+    // A lossy egress queue's dynamic threshold: alpha = 2^dynamic_th (SAI_BUFFER_PROFILE_ATTR_
+    // SHARED_DYNAMIC_TH, opencomputeproject/SAI inc/saibuffer.h), and SONiC's egress_lossy_profile
+    // sets dynamic_th 3 (e.g. sonic-buildimage device/arista/x86_64-arista_7050cx3_32s/
+    // Arista-7050CX3-32S-C28S4/BALANCED/buffers_defaults_t1.j2, a Trident3): alpha = 8.
+    double lossy_alpha = 8;
     bool operator==(const MmuSpec&) const = default;
 };
 

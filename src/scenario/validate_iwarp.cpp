@@ -73,6 +73,14 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
             if (auto v = read_int(*n, key_path(kPath, "dupthresh"), 1, 64, issues))
                 out.dupthresh = static_cast<int>(*v);
     }
+    // An iWARP storage fabric: its packet is the segment too (cluster.iwarp's, else the defaults').
+    if (spec.storage_fabric.enabled && spec.storage_fabric.fabric.iwarp) {
+        if (const Node* mtu = find(find(&cluster, "storage_fabric"), "mtu"))
+            issues.add(mtu->location, "cluster.storage_fabric.mtu",
+                       "an iWARP fabric's packet is a TCP segment; expected no storage_fabric.mtu: its segment is "
+                       "cluster.iwarp.mss");
+        spec.storage_fabric.fabric.mtu = iwarp_segment_payload(out);
+    }
     if (!out.enabled) return;
     if (!out.min_rto) out.min_rto = spec.server.nic.tcp_min_rto ? *spec.server.nic.tcp_min_rto : Time::ms(200);
     // The iWARP fabric's packet is the segment (fabric.mtu would say otherwise: refused).

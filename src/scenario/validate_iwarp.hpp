@@ -5,6 +5,8 @@
 // false unless written) and DCQCN is off (TCP's congestion control instead); with DCTCP the
 // marker marks every packet above K = ecn.kmin (kmax = kmin unless written: step marking).
 // The timeout floor is iwarp.min_rto, else the NIC preset's tcp_min_rto, else Linux's 200 ms.
+// An iWARP storage fabric (cluster.storage_fabric.technology: iwarp) takes the segment as its
+// packet in the same way (its links' classes: rate and efficiency).
 #pragma once
 
 #include "scenario/issues.hpp"

@@ -268,7 +268,7 @@ TEST_CASE("outputs.qp_rates writes each QP's DCQCN rate over time to qp_rates.cs
 
 TEST_CASE("outputs.qp_rates writes each InfiniBand QP's CCTI and rate over time", "[cli][packet][infiniband]") {
     TempDir out("qp_ccti");
-    const auto r = run_fabricsim("run scenarios/incast-roce-vs-ib.yaml --quiet "
+    const auto r = run_fabricsim("run scenarios/incast-roce-vs-ib.yaml --variant roce --variant infiniband --quiet "
                                  "--set outputs.qp_rates=1us --out " +
                                  out.path().string());
     REQUIRE(r.exit_code == 0);

@@ -122,7 +122,7 @@ TEST_CASE("plan: text names each design, its cost lines and the side-by-side tab
     CHECK(bad.output.find("--model: expected ideal, packet or none, found \"fast\"") != std::string::npos);
 }
 
-TEST_CASE("compare: RoCE beside InfiniBand in one table, Markdown and a self-contained HTML report naming both",
+TEST_CASE("compare: RoCE, InfiniBand and iWARP in one table, Markdown and a self-contained HTML report naming each",
           "[cli][compare]") {
     TempDir dir("compare");
     const auto md = dir.path() / "t.md", html = dir.path() / "t.html";
@@ -140,10 +140,10 @@ TEST_CASE("compare: RoCE beside InfiniBand in one table, Markdown and a self-con
     CHECK(r.output.find("better") != std::string::npos);
     CHECK(r.output.find("KiB") != std::string::npos);  // queue depths in binary units with 3 digits
     const std::string m = read_file(md);
-    CHECK(m.rfind("| metric | roce | infiniband | better |\n|---|---:|---:|---:|\n", 0) == 0);
+    CHECK(m.rfind("| metric | roce | infiniband | iwarp | better |\n|---|---:|---:|---:|---:|\n", 0) == 0);
     const std::string h = read_file(html);
-    CHECK(h.find("<span class=\"variant\">roce</span>") != std::string::npos);
-    CHECK(h.find("<span class=\"variant\">infiniband</span>") != std::string::npos);
+    for (const char* v : {"roce", "infiniband", "iwarp"})
+        CHECK(h.find(std::string("<span class=\"variant\">") + v + "</span>") != std::string::npos);
     for (const char* id : {"plot-fct-cdf", "plot-slowdown", "plot-utilisation"})
         CHECK(h.find(std::string("<figure id=\"") + id + "\"") != std::string::npos);
     // Self-contained: no script, style or image fetched from anywhere.

@@ -48,17 +48,27 @@ TEST_CASE("iwarp: N flows on one bottleneck share it within 10 % (Jain >= 0.95) 
           "[packet][iwarp]") {
     for (const auto cc :
          {scenario::TcpCongestion::newreno, scenario::TcpCongestion::cubic, scenario::TcpCongestion::dctcp}) {
-        // DCTCP marks at K = 20 segments; the others see drop tail (16 MB buffer).
-        const std::optional<Bytes> k =
-            cc == scenario::TcpCongestion::dctcp ? std::optional<Bytes>(Bytes{20 * 9038}) : std::nullopt;
-        Bottleneck b(cc, 4, k, 40_ms);
+        // DCTCP marks at K = 20 segments (16 MB buffer, 40 ms). The others see drop tail, and a
+        // share is only fair over many loss cycles: a 1 MB buffer (a shallow switch's per-port
+        // share) and 400 ms, in which NewReno and CUBIC each go through dozens of cuts. With a
+        // deep buffer and identical flows the drops come in step and the shares do not even out
+        // (docs/models/iwarp.md, "Limits": CUBIC 29 % off the mean at 16 MB over 400 ms).
+        const bool ecn = cc == scenario::TcpCongestion::dctcp;
+        const std::optional<Bytes> k = ecn ? std::optional<Bytes>(Bytes{20 * 9038}) : std::nullopt;
+        const Time until = ecn ? 40_ms : 400_ms;
+        Bottleneck b(cc, 4, k, until, ecn ? 16_MB : 1_MB);
         const double mean = std::accumulate(b.sent.begin(), b.sent.end(), 0.0) / 4;
-        INFO("cc " << static_cast<int>(cc) << ": Jain " << jain(b.sent));
+        INFO("cc " << static_cast<int>(cc) << ": Jain " << jain(b.sent) << ", drops "
+                   << b.model->network.counters().drops << ", timeouts " << b.model->network.counters().rc_timeouts);
         CHECK(jain(b.sent) >= 0.95);
         for (double x : b.sent) CHECK(std::abs(x - mean) <= 0.1 * mean);
-        // Together they keep the bottleneck busy: 40 ms at 100G x 8928/9038 is 493.9 MB; slow
-        // start and the cuts cost a little.
-        CHECK(std::accumulate(b.sent.begin(), b.sent.end(), 0.0) >= 0.9 * 100e9 / 8 * 0.040 * 8928.0 / 9038.0);
+        // Together they keep the bottleneck busy: `until` at 100G x 8928/9038 (493.9 MB in
+        // 40 ms). DCTCP drops nothing: slow start costs a little, at least 90 %. With drop tail
+        // on 1 MB, drops that come together end in retransmission timeouts (1 ms at least), in
+        // which the link can idle: at least 80 %.
+        const double busy = ecn ? 0.9 : 0.8;
+        CHECK(std::accumulate(b.sent.begin(), b.sent.end(), 0.0) >=
+              busy * 100e9 / 8 * until.seconds() * 8928.0 / 9038.0);
     }
 }
 
@@ -98,12 +108,14 @@ TEST_CASE("iwarp: NewReno fills the buffer and drops where DCTCP keeps it short"
     const double reno_peak = static_cast<double>(reno.model->network.max_queued(into).count()) / kWire;
     const double dctcp_peak = std::ranges::max(dctcp.queue);  // after slow start
     INFO("peak queue: NewReno " << reno_peak << " segments, DCTCP " << dctcp_peak);
-    // Drop tail without ECN: NewReno grows until the MMU's dynamic threshold drops. Each of the
-    // two senders' ingress queues holds at most alpha x (free shared pool) = (B - Q) / 8 (B = 4 MB
-    // less small reserves); when both are there, Q = 2 (B - Q) / 8, so Q = 2 B / 10 = 800 KB
-    // (88 segments). The flows do not reach it in step: at least 80 % of it.
+    // Drop tail without ECN: NewReno grows until the MMU's dynamic threshold drops. The
+    // bottleneck's egress queue admits a lossy packet while it holds at most lossy_alpha x (free
+    // shared pool) = 8 (B - Q) (B = 4 MB less small reserves), and it is the only queue that
+    // builds, so it peaks at Q = 8 (B - Q), Q = 8 B / 9 = 3.56 MB (393 segments). The flows do
+    // not reach it in step: at least 80 % of it.
     CHECK(reno.model->network.counters().drops > 0);
-    CHECK(reno_peak >= 0.8 * 2 * 4e6 / 10 / kWire);
+    CHECK(reno_peak >= 0.8 * 8 * 4e6 / 9 / kWire);
+    CHECK(reno_peak <= 8 * 4e6 / 9 / kWire + 1);
     CHECK(dctcp.model->network.counters().drops == 0);
     CHECK(dctcp_peak <= 20 + 2 + 2);  // Q_max = K + N, with the slack of the test above
 }

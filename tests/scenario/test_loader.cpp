@@ -433,6 +433,7 @@ cluster:
       cnp_interval: auto
     mmu:
       alpha: 0.125
+      lossy_alpha: 8
       reserved_per_queue: 4KiB
     queues:
       strict:

@@ -46,6 +46,7 @@ TEST_CASE("a cluster without roce runs PFC on priority 3 with DCQCN nic and auto
     CHECK(r.dcqcn == DcqcnSpec{});  // every override unset: the preset decides
     CHECK_FALSE(r.dcqcn.g.has_value());
     CHECK(r.mmu.alpha == 0.125);
+    CHECK(r.mmu.lossy_alpha == 8.0);  // SONiC's egress_lossy_profile dynamic_th 3: 2^3
     CHECK(r.mmu.reserved_per_queue == 4_KiB);
     CHECK(r.lossless);
 }
@@ -78,6 +79,7 @@ TEST_CASE("every key of cluster.roce is read into the spec", "[loader][roce]") {
     CHECK(d.min_rate == std::optional<Bandwidth>(1_Gbps));
     CHECK(d.cnp_interval == std::optional<Time>(Time::zero()));
     CHECK(r.mmu.alpha == 0.125);  // written "1/8"
+    CHECK(r.mmu.lossy_alpha == 4.0);
     CHECK(r.mmu.reserved_per_queue == 4_KiB);
     CHECK(r.queues.strict == std::vector<int>{7});
     CHECK(r.queues.weights == std::array<int, 8>{1, 1, 1, 4, 2, 1, 1, 1});
@@ -125,6 +127,10 @@ TEST_CASE("mmu.alpha and dcqcn.g read a decimal or a fraction alike", "[loader][
     CHECK(issues_of("  roce: { mmu: { alpha: 1/8/2 } }\n") ==
           std::vector<std::string>{"r.yaml:4:25: cluster.roce.mmu.alpha: expected a number (e.g. 0.125) or a fraction "
                                    "(e.g. 1/8), found \"1/8/2\""});
+    // The lossy egress threshold reads alike, in the same range.
+    CHECK(roce_of("  roce: { mmu: { lossy_alpha: 1/2 } }\n").mmu.lossy_alpha == 0.5);
+    CHECK(issues_of("  roce: { mmu: { lossy_alpha: 0 } }\n") ==
+          std::vector<std::string>{"r.yaml:4:31: cluster.roce.mmu.lossy_alpha: 0 is outside (0, 64]"});
 }
 
 TEST_CASE("ECN kmax must be below a given PFC xoff but may come right up to it", "[loader][roce]") {

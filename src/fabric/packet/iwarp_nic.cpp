@@ -27,7 +27,12 @@ void PacketNetwork::setup_iwarp() {
     tcp_ = std::make_unique<TcpTransport>(spec_.iwarp, spec_.mtu.count());
     dcqcn_ = false;  // TCP's congestion control instead of DCQCN
     // Only DCTCP's segments are ECN-capable; switches never mark Not-ECT packets (RFC 3168 §5).
-    if (spec_.iwarp.congestion_control != scenario::TcpCongestion::dctcp) markers_.clear();
+    // (A port marks while its ecn_kmin is below the end of time: reset, or commit() would mark
+    // from the cleared markers.)
+    if (spec_.iwarp.congestion_control != scenario::TcpCongestion::dctcp) {
+        markers_.clear();
+        for (Port& p : ports_) p.ecn_kmin = Bytes{INT64_MAX};
+    }
 }
 
 void PacketNetwork::tcp_open(Simulator& sim, std::uint32_t slot) {

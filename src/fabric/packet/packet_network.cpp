@@ -506,22 +506,31 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
             return;
         }
     }
+    // The egress port is looked up before the buffer admits the packet, as a switch's ingress
+    // pipeline does: a switch admits lossy traffic against that egress queue (pfc.cpp).
+    const std::uint32_t idx = next_port(sim, packet, at);
     const Packet& pk = packets_[packet];
-    if (!ports_[from].from_fabric && !fc_ingress(sim, ports_[from], queue_of(from, pk.prio), Bytes{pk.bytes})) {
+    if (!ports_[from].from_fabric &&
+        !fc_ingress(sim, ports_[from], queue_of(from, pk.prio), Bytes{pk.bytes}, queue_of(idx, pk.prio))) {
         lose(sim, packet);  // lossless: the message will not complete; lossy: go-back-N sends it again
         return;
     }
-    forward(sim, packet, at);
+    forward(sim, packet, idx);
 }
 
-// Queues the packet at its next port out of `at`.
-void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, NodeId at) {
+std::uint32_t PacketNetwork::next_port(const Simulator& sim, std::uint32_t packet, NodeId at) {
+    const Packet& pk = packets_[packet];
+    return pk.type == kCnpFrame
+               ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)},
+                             pk.seq)
+               : routed_egress(sim, pk.message, pk.type != kData, pk.seq, pk.hop, at);
+}
+
+// Queues the packet at `idx`, its next port out of the node it has reached.
+void PacketNetwork::forward(Simulator& sim, std::uint32_t packet, std::uint32_t idx) {
     Packet& pk = packets_[packet];
-    const std::uint32_t idx =
-        pk.type == kCnpFrame
-            ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)}, pk.seq)
-            : routed_egress(sim, pk.message, pk.type != kData, pk.seq, pk.hop, at);
     const std::uint32_t from = pk.link;
+    const NodeId at = ports_[from].to;
     if (ports_[idx].fault == kPortDown || ports_[idx].fault == kPortStuckDropping) {
         drained(sim, from, pk);
         lose_at_port(sim, packet, idx);
@@ -729,6 +738,14 @@ Bytes PacketNetwork::max_queued(DirectedLink link) const {
     for (std::uint32_t q = layout_.first[link.index()]; q < layout_.first[link.index() + 1]; ++q)
         most = std::max(most, queues_[q].max_queued);
     return most;
+}
+
+std::int64_t PacketNetwork::egress_drops(DirectedLink link) const {
+    std::int64_t n = 0;
+    if (pfc_ != nullptr)
+        for (std::uint32_t q = layout_.first[link.index()]; q < layout_.first[link.index() + 1]; ++q)
+            n += pfc_->egress_drops(q);
+    return n;
 }
 
 Bytes PacketNetwork::max_ingress(DirectedLink link) const {

@@ -143,6 +143,8 @@ public:
     // The most packets alive at once (the pool's size: freed records are reused).
     std::size_t peak_packets() const { return packets_.size(); }
     Bytes max_queued(DirectedLink link) const;
+    // Lossy packets a switch refused for this egress port, all its queues (pfc.cpp).
+    std::int64_t egress_drops(DirectedLink link) const;
     std::int64_t packets_in_flight() const { return in_flight_; }
     // PFC at a switch ingress (the directed link into it), for the lossless priority: the
     // most bytes it held, its XOFF headroom, and the time its upstream port spent paused.
@@ -354,7 +356,9 @@ private:
     void on_event(Simulator& sim, std::uint64_t arg) override;
     void prefetch(std::uint64_t arg) const override;
     void arrive(Simulator& sim, std::uint32_t packet);
-    void forward(Simulator& sim, std::uint32_t packet, NodeId at);
+    // The port the packet leaves `at` by (routing), and queuing it there.
+    std::uint32_t next_port(const Simulator& sim, std::uint32_t packet, NodeId at);
+    void forward(Simulator& sim, std::uint32_t packet, std::uint32_t idx);
     // FlowControlHost.
     void catch_up(Simulator& sim, std::uint32_t q) override { pump(sim, layout_.port[q]); }
     void wake(Simulator& sim, std::uint32_t q) override;
@@ -385,6 +389,12 @@ private:
     }
     bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size) const {
         return p.fc_kind == kFcNone || with_fc(p, [&](auto& fc) { return fc.on_ingress(sim, q, size); });
+    }
+    // Bound for egress queue `out` of the node: into a switch, PFC's MMU admits lossy packets
+    // against that queue's depth.
+    bool fc_ingress(Simulator& sim, const Port& p, std::uint32_t q, Bytes size, std::uint32_t out) const {
+        if (p.fc_kind != kFcPfc) return fc_ingress(sim, p, q, size);
+        return pfc_->on_switch_ingress(sim, q, size, out, queues_[out].queued);
     }
     // The packet that came in over `link` leaves this node (forwarded or delivered).
     void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {

@@ -28,7 +28,8 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       lossless_(lossless_mask(roce)),
       mmu_(topology, layout, roce, mtu, lossless_),
       pause_(layout.port.size()),
-      pausing_(layout.port.size()) {
+      pausing_(layout.port.size()),
+      egress_drops_(layout.port.size(), 0) {
     quanta_.resize(layout.first.size() - 1);
     // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
@@ -45,15 +46,21 @@ bool Pfc::applies_to(DirectedLink link) const {
            (SwitchMmu::receives_from_fabric(to) && is_fabric_switch(topology_.node(topology_.source(link)).kind));
 }
 
-// `payload`: the packet's; the MMU counts it as the buffer holds it (SwitchMmu::frame).
-bool Pfc::on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) {
+// `payload`: the packet's; the MMU counts it as the buffer holds it (SwitchMmu::frame), as does
+// `out->held`, the egress queue's depth.
+bool Pfc::admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out) {
     const Bytes size = mmu_.frame(payload);
     Pausing& ps = pausing_[q];
     const Bytes threshold = mmu_.threshold(q);
     if (!lossless(q)) {
-        // Lossy: tail drop at the same dynamic threshold, or when the buffer is full.
-        if (!mmu_.fits(q, size) || mmu_.held(q) + size > threshold) {
+        // Lossy: tail drop when the buffer is full, or past the egress queue's dynamic threshold
+        // at a switch (the ingress XOFF at a NIC's receive buffer). The ingress accounting below
+        // still counts it: PFC's thresholds see the pool it takes.
+        const bool room = mmu_.fits(q, size) &&
+                          (out != nullptr ? mmu_.admits_lossy(q, out->held, size) : mmu_.held(q) + size <= threshold);
+        if (!room) {
             ++drops_;
+            if (out != nullptr) ++egress_drops_[out->queue];
             return false;
         }
     } else if (!mmu_.fits(q, size) || (ps.pausing && mmu_.held(q) + size > ps.limit)) {

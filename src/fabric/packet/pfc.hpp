@@ -8,8 +8,9 @@
 // every half quanta while the port stays above XON = XOFF - xon_delta, and resumes it with a
 // zero-quanta frame when it drains below. Headroom above XOFF absorbs what is still on the
 // way; a packet beyond it, or finding the buffer full, is a lossless drop. Other priorities
-// (and every priority in lossy mode) are never paused: a packet that finds its ingress queue
-// past the same dynamic threshold, or the buffer full, is tail-dropped.
+// (and every priority in lossy mode) are never paused: at a switch, a packet whose egress
+// queue is past its dynamic threshold (SwitchMmu::admits_lossy), or that finds the buffer full,
+// is tail-dropped; at a NIC's receive buffer, one past the buffer's XOFF.
 //
 // PFC watchdog (pfc.watchdog; Guo et al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16
 // §4.3): a queue paused without a break for longer than the watchdog time stops honouring
@@ -40,7 +41,15 @@ public:
         return true;
     }
     void on_sent(Simulator&, std::uint32_t, Bytes) override {}
-    bool on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) override;
+    // Into a NIC's receive buffer (no egress queue: lossy frames meet its XOFF). `payload`: the
+    // packet's; the MMU counts it as the buffer holds it (SwitchMmu::frame).
+    bool on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) override { return admit(sim, q, payload, nullptr); }
+    // Into a switch, bound for its egress queue `out`, which holds `out_held` bytes now (the
+    // port's depth, frame bytes): the switch looks the egress port up before its MMU admits the packet.
+    bool on_switch_ingress(Simulator& sim, std::uint32_t q, Bytes payload, std::uint32_t out, Bytes out_held) {
+        const Egress egress{out, out_held};
+        return admit(sim, q, payload, &egress);
+    }
     void on_drained(Simulator& sim, std::uint32_t q, Bytes payload) override;
     bool blocked(std::uint32_t q) const override { return pause_[q].paused; }
     void add_counters(FabricCounters& c) const override;
@@ -58,6 +67,8 @@ public:
     std::int64_t watchdog_triggers() const { return watchdog_triggers_; }
     std::int64_t lossless_drops() const { return lossless_drops_; }
     std::int64_t drops() const { return drops_; }
+    // Lossy packets a switch refused for its egress queue `out` (its threshold or a full buffer).
+    std::int64_t egress_drops(std::uint32_t out) const { return egress_drops_[out]; }
 
 private:
     enum Kind : std::uint64_t { kPause, kResume, kRefresh, kExpiry, kWatchdog };
@@ -78,6 +89,11 @@ private:
         Time refresh_at;
     };
 
+    struct Egress {
+        std::uint32_t queue;
+        Bytes held;
+    };
+    bool admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out);
     bool lossless(std::uint32_t q) const { return mmu_.lossless(q); }
     static std::uint8_t lossless_mask(const scenario::RoceSpec& roce);
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
@@ -91,9 +107,10 @@ private:
     bool pfc_ = false;           // PFC on the lossless priorities (lossless mode)
     std::uint8_t lossless_ = 0;  // bit p: priority p is lossless
     SwitchMmu mmu_;
-    std::vector<Pause> pause_;      // by queue
-    std::vector<Pausing> pausing_;  // by queue
-    std::vector<Time> quanta_;      // by port: 0xFFFF x 512 bit times at its rate
+    std::vector<Pause> pause_;                // by queue
+    std::vector<Pausing> pausing_;            // by queue
+    std::vector<Time> quanta_;                // by port: 0xFFFF x 512 bit times at its rate
+    std::vector<std::int64_t> egress_drops_;  // by queue: lossy drops for a switch egress queue
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
 };
 

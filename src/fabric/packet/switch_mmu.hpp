@@ -8,9 +8,14 @@
 // lossless priority (pfc.headroom, or the IEEE 802.1Qbb worst case of the link, pfc_headroom.hpp);
 // what is left is the shared pool. An ingress queue's XOFF is its reserved space plus
 // mmu.alpha x the free shared pool (the dynamic threshold of the HPCC ns-3 model), or the
-// static pfc.xoff; XON is xon_delta below it. A NIC's receive buffer is one lossless buffer per
-// port with the link's headroom at its top, as the mlx5 driver carves it: XOFF = size -
-// headroom, XON one MTU frame below (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c).
+// static pfc.xoff; XON is xon_delta below it. Lossy traffic is admitted per egress queue
+// instead (admits_lossy): a queue takes a packet while it holds at most mmu.lossy_alpha x the
+// free shared pool (8 by default: SONiC's egress lossy profile), the dynamic threshold of Choudhury & Hahne ("Dynamic
+// Queue Length Thresholds for Shared-Memory Packet Switches", IEEE/ACM ToN 6(2), 1998) as Broadcom's Trident/Tomahawk
+// MMUs apply it to lossy queues at egress while lossless priority groups are admitted at ingress (Juniper, "QFX5K
+// Packet Buffer Architecture", 2023). A NIC's receive buffer is one lossless buffer per port with the link's headroom
+// at its top, as the mlx5 driver carves it: XOFF = size - headroom, XON one MTU frame below
+// (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c).
 //
 // Bytes are what the buffer holds: a packet's payload and its headers from the Ethernet header
 // to the FCS (cluster.roce.header_bytes less the preamble and gap, pfc_headroom.hpp), as a
@@ -64,6 +69,14 @@ public:
     bool fits(std::uint32_t q, Bytes size) const {
         const Buffer& b = buffers_[ingress_[q].at.value()];
         return b.used + size <= b.total;
+    }
+    // Whether a lossy packet of `size` that came in through q may join an egress queue of the
+    // same switch which holds `out_held` now: out_held + size <= mmu.lossy_alpha x the free
+    // shared pool. Inline: once per frame.
+    bool admits_lossy(std::uint32_t q, Bytes out_held, Bytes size) const {
+        const Buffer& b = buffers_[ingress_[q].at.value()];
+        const Bytes free = b.shared > b.used ? b.shared - b.used : Bytes::zero();
+        return out_held + size <= xoff_threshold(free, roce_.mmu.lossy_alpha);
     }
     void admit(std::uint32_t q, Bytes size) {
         Ingress& ing = ingress_[q];
