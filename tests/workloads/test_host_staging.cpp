@@ -51,15 +51,19 @@ struct Sink final : DeliveryListener {
     }
 };
 
-// One message of `size` from rank 0 to rank `to`, alone: when it is delivered.
-Time one_message(const scenario::ClusterSpec& c, Bytes size, std::uint32_t to = 1) {
+// The ideal model (alpha kAlpha) wrapped for the host data paths `c` sets.
+auto staged(const scenario::ClusterSpec& c) {
+    return fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+}
+
+// One message of `size` from rank `from` to rank `to`, alone: when it is delivered.
+Time one_message(const scenario::ClusterSpec& c, Bytes size, std::uint32_t to = 1, std::uint32_t from = 0) {
     Simulator sim(1);
-    auto net =
-        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+    auto net = staged(c);
     Sink sink;
     Message m;
     m.id = MessageId{0};
-    m.src = RankId{0};
+    m.src = RankId{from};
     m.dst = RankId{to};
     m.size = size;
     net->send(sim, m, sink);
@@ -70,8 +74,7 @@ Time one_message(const scenario::ClusterSpec& c, Bytes size, std::uint32_t to = 
 
 Time all_reduce(const scenario::ClusterSpec& c, Bytes size) {
     Simulator sim(1);
-    auto net =
-        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
+    auto net = staged(c);
     workloads::OpGraph g;
     const auto e = g.add_entry("ar");
     const auto spec = spec_of(scenario::CollectiveOp::all_reduce, scenario::CollectiveAlgorithm::ring, size);
@@ -225,23 +228,12 @@ TEST_CASE("storage off: a storage read is staged on the GPU side only", "[host-s
     c.server.gpudirect.storage = false;
     c.storage.nodes = 1;
     c.storage.nic.line_rate = kNic;
-    Simulator sim(1);
-    auto net =
-        fabric::with_host_staging(std::make_unique<fabric::IdealNetwork>(c, scenario::IdealNetworkSpec{kAlpha}), c);
-    Sink sink;
-    Message m;
-    m.id = MessageId{0};
-    m.src = RankId{2};
-    m.dst = RankId{0};
-    m.size = 8_MiB;
-    net->send(sim, m, sink);
-    sim.run();
-    REQUIRE(sink.at.size() == 1);
+    const Time t = one_message(c, 8_MiB, 0, 2);  // storage node (rank 2) to GPU 0
     // All 16 chunks are handed to the NIC at once; R1 (memory in, 10 GB/s) paces them, the
     // NIC's 12.5 GB/s keeps ahead, so chunk j leaves R1 at (j + 1)c/B; R2 follows at the same
     // rate after L: T = k·c/B + L + c/B.
     const Bandwidth b = Bandwidth::GBps(10);
-    CHECK(sink.at[0] == transmit_time(kChunk, b) * 17 + kStaging);
+    CHECK(t == transmit_time(kChunk, b) * 17 + kStaging);
 }
 
 TEST_CASE("nothing stages with every GPUDirect path on: the model is returned unwrapped", "[host-staging]") {
