@@ -293,7 +293,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
 
 void FlowNetwork::start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node) {
     const Route& r = route(w.key);
-    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit, slot_of(r));
+    const std::uint32_t id = start_solver_flow(sim, w.message, w.bytes, w.cap, r.uses, w.unit, group_slot(r));
     flows_[id].gate = node;
     flows_[id].ports = w.ports;
     ports_taken_[node] += w.ports;
@@ -356,10 +356,7 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         const Route& r = route(key_of(j));
         const double bytes = end - begin, cap = stripe_cap(r.candidates, r.bottleneck, bytes, unit);
         if (!inside || cap == kUncapped) {
-            // With the congestion overlay every flow is its own solver flow: its queue pair's
-            // DCQCN or IB CC state caps it alone (no group of identical flows).
-            const std::uint32_t id =
-                start_solver_flow(sim, slot, bytes, cap, r.uses, unit, congestion_ ? kNoGate : slot_of(r));
+            const std::uint32_t id = start_solver_flow(sim, slot, bytes, cap, r.uses, unit, group_slot(r));
             if (congestion_ && !inside) {
                 const std::uint32_t g = flows_[id].group;
                 const double qp_cap = congestion_->add(g, key_of(j), r.hops, bytes, sim.now());

@@ -213,6 +213,9 @@ private:
     std::uint32_t start_solver_flow(Simulator& sim, std::uint32_t message, double bytes, double cap,
                                     std::span<const LinkUse> uses, std::uint32_t unit, std::uint32_t route);
     std::uint32_t slot_of(const Route& r) const { return static_cast<std::uint32_t>(&r - routes_.data()); }
+    // The route slot a new flow may share a solver flow through (kNoGate: none). With the
+    // congestion overlay every flow is its own solver flow: its queue pair's cap is its alone.
+    std::uint32_t group_slot(const Route& r) const { return congestion_ ? kNoGate : slot_of(r); }
     // A flow out of its group (the group leaves the solver with its last member).
     void leave_group(std::uint32_t flow);
     // Starts the messages waiting at `node`, oldest first, while its capped messages leave
