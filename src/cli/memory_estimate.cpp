@@ -230,7 +230,13 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     // micro-batch's backward of a stage), 2.8 of 4 for the 70B job and 4.7 of 16 for the 175B
     // one, but with full windows that would put the 175B job at 2.5 GiB against its measured
     // 624 MiB: how full a live ring's window is depends on how far its members drift apart,
-    // which only a run shows (docs/BENCHMARKS.md, "Streaming op graphs").
+    // which only a run shows (docs/BENCHMARKS.md, "Streaming op graphs"). The buffer slots that
+    // bound a tree's counters (SendChain::forward) would not derive it: applied to a ring they
+    // would keep a member within 8 rounds of the next, where a DP ring of n members can already
+    // drift no more than n − 1 rounds (a round needs the member behind's round before), and a
+    // ring's window never exceeds its 2(n−1)·n sends per channel whatever the bytes (a training
+    // ring sends one message per block). So the memory is bounded per ring; how many stages'
+    // rings are alive at once is the schedule's, and how full their windows are, the run's.
     constexpr double kStepsHeld = 6;
     constexpr double kStagesReducing = 2;
     constexpr double kBytesPerTrack = 16;

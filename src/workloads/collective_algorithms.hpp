@@ -35,7 +35,8 @@ struct ChannelContext {
 // block 1/n of the channel's bytes, sent in loops of messages of at most ctx.message_bytes.
 void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes, int steps);
 
-// Pipelined ring broadcast from order[0]: every message hops n−1 times.
+// Pipelined ring broadcast from order[0]: every message hops n−1 times, each hop under its
+// receiver's consumption (SendChain::forward).
 void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes);
 
 // Rabenseifner's all-reduce (recursive-halving reduce-scatter, then recursive-doubling

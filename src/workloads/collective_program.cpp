@@ -67,6 +67,13 @@ std::size_t CollectiveProgram::held_ops() const {
     return held;
 }
 
+std::uint64_t CollectiveProgram::peak_counters() const {
+    std::uint64_t peak = 0;
+    for (const SizeRuns& s : sizes_)
+        if (s.periodic) peak = std::max(peak, s.periodic->peak_counters());
+    return peak;
+}
+
 CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout,
                                      const Network* network)
     : layout_(layout), group_(collective_group(spec, layout)) {

@@ -46,6 +46,9 @@ public:
     // Ops kept to replay the sizes that do not stream as rings (their graphs, or the heads and
     // tails of their periodic runs): bounded whatever the sizes' bytes.
     std::size_t held_ops() const;
+    // The most op counters a periodic run of any size has held (PeriodicRun::peak_counters):
+    // bounded whatever the sizes' bytes; 0 when no size is replayed from a head.
+    std::uint64_t peak_counters() const;
 
 private:
     // One channel of a ring run.

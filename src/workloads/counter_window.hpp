@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -37,6 +38,14 @@ public:
         while (base_ < end_ && at(base_) == kReleased) at(base_++) = kUntouched;
     }
     std::size_t capacity() const { return slots_.size(); }
+    // The stream starts afresh at op 0 (a collective's next run), keeping the slots it has.
+    void restart() {
+        std::fill(slots_.begin(), slots_.end(), kUntouched);
+        base_ = end_ = 0;
+    }
+    // The most ops the window has spanned at once, from its oldest op not released to its
+    // newest one touched: what its memory follows.
+    std::uint64_t peak_span() const { return peak_; }
 
 private:
     static constexpr Count kUntouched = 0;
@@ -46,7 +55,10 @@ private:
     Count& slot(std::uint64_t id) {
         if (id < base_) throw InternalError(fmt::format("counter window: op {} is before the window ({})", id, base_));
         if (id - base_ >= slots_.size()) grow(id - base_ + 1);
-        if (id >= end_) end_ = id + 1;
+        if (id >= end_) {
+            end_ = id + 1;
+            peak_ = std::max(peak_, end_ - base_);
+        }
         return at(id);
     }
     void grow(std::uint64_t span) {
@@ -60,6 +72,7 @@ private:
     std::vector<Count> slots_;  // outside [base_, end_): kUntouched
     std::uint64_t base_ = 0;    // every op before it is released
     std::uint64_t end_ = 0;     // no op from it on has been touched
+    std::uint64_t peak_ = 0;    // the most end_ − base_ has been
 };
 
 using CounterWindow = BasicCounterWindow<std::uint8_t>;

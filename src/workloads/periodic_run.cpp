@@ -129,13 +129,19 @@ std::pair<const OpGraph*, std::uint32_t> PeriodicRun::source(const Segment& s, s
 void PeriodicRun::begin(ReadyOps& ready) {
     for (std::size_t i = 0; i < segments_.size(); ++i) {
         Segment& s = segments_[i];
-        s.waits = {};
+        s.waits.restart();
         for (std::int64_t index = 0; index < s.built * s.per_unit; ++index)
             if (head_.predecessor_count(OpId{static_cast<std::uint32_t>(s.first + index)}) == 0) {
                 s.waits.released(static_cast<std::uint64_t>(index));
                 ready.push_back(local_of(i, index));
             }
     }
+}
+
+std::uint64_t PeriodicRun::peak_counters() const {
+    std::uint64_t sum = 0;
+    for (const Segment& s : segments_) sum += s.waits.peak_span();
+    return sum;
 }
 
 Op PeriodicRun::op(std::uint64_t local) const {

@@ -22,6 +22,10 @@
 //
 // Memory: the head (kTemplateUnits units), the tail (one unit) and, per segment, a counter for
 // each op between the oldest one not yet released and the newest one touched (counter_window.hpp).
+// That distance is bounded by the algorithms' flow control, not by the run's length: every
+// dependency reaches at most `reach` units back, and every hop of a tree or a broadcast waits
+// for its receiver to have forwarded the message kWindow before (SendChain::forward), so no op
+// is touched more than about kWindow units per hop ahead of the oldest op not yet released.
 #pragma once
 
 #include "workloads/counter_window.hpp"
@@ -74,6 +78,9 @@ public:
     // Ops kept to replay the run: the head's and the tail's (independent of the run's bytes
     // once its segments are longer than the head).
     std::size_t held_ops() const { return head_.ops().size() + tail_.ops().size(); }
+    // The most counters each segment has held at once (its window's span), summed over the
+    // segments, over every time the run was played: independent of the run's bytes.
+    std::uint64_t peak_counters() const;
 
     // The ops that wait for nothing, in id order; the run starts afresh.
     void begin(ReadyOps& ready);

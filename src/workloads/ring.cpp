@@ -52,7 +52,8 @@ void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes
         for (std::int64_t hop = 0; hop + 1 < n; ++hop) {
             const RankId src = order[static_cast<std::size_t>(hop)];
             const RankId dst = order[static_cast<std::size_t>(hop + 1)];
-            received = ctx.chain.send(src, dst, size, ctx.channel, ctx.rail(src, dst), {received});
+            const OpId data[] = {received};  // forwarded: its slot frees when dst sends it on
+            received = ctx.chain.forward(src, dst, size, ctx.channel, ctx.rail(src, dst), data);
         }
     }
 }

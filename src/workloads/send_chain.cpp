@@ -10,7 +10,8 @@ OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16
     return send(src, dst, size, channel, rail, std::span<const OpId>(after.begin(), after.size()));
 }
 
-OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::span<const OpId> after) {
+OpId SendChain::add(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::span<const OpId> after,
+                    OpId& slot) {
     const OpId id = graph_.add_send(entry_, src, dst, size);
     Op& op = graph_.op(id);
     op.flow_hint = static_cast<std::uint32_t>(channel);
@@ -19,9 +20,34 @@ OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16
     for (OpId dep : after)
         if (dep.valid()) graph_.add_dependency(dep, id);
     auto& history = connections_[{channel, src.value(), dst.value()}];
-    if (static_cast<int>(history.size()) >= window_)
-        graph_.add_dependency(history[history.size() - static_cast<std::size_t>(window_)], id);
+    slot = static_cast<int>(history.size()) >= window_ ? history[history.size() - static_cast<std::size_t>(window_)]
+                                                       : OpId::invalid();
     history.push_back(id);
+    return id;
+}
+
+OpId SendChain::send(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail, std::span<const OpId> after) {
+    OpId slot;
+    const OpId id = add(src, dst, size, channel, rail, after, slot);
+    if (slot.valid()) graph_.add_dependency(slot, id);
+    return id;
+}
+
+OpId SendChain::forward(RankId src, RankId dst, Bytes size, int channel, std::int16_t rail,
+                        std::span<const OpId> after) {
+    OpId slot;
+    const OpId id = add(src, dst, size, channel, rail, after, slot);
+    for (OpId dep : after)
+        if (dep.valid() && graph_.op(dep).dst == src) forwarded_in_[dep.value()].push_back(id);
+    if (slot.valid()) {
+        const auto it = forwarded_in_.find(slot.value());
+        if (it == forwarded_in_.end()) {
+            graph_.add_dependency(slot, id);  // dst keeps what it receives: free on arrival
+        } else {
+            for (OpId next : it->second) graph_.add_dependency(next, id);
+            forwarded_in_.erase(it);  // no later send on the connection waits for this slot
+        }
+    }
     return id;
 }
 

@@ -7,7 +7,11 @@
 // channel's bytes. Inside a server the ranks form a chain hanging off the rank that talks to
 // the other servers. The all-reduce reduces every message up the tree and broadcasts it back
 // down, pipelined message by message: a node sends message m up once it has m from all its
-// children, and down once it has m from its parent (the root: once it has reduced m).
+// children, and down once it has m from its parent (the root: once it has reduced m). Every
+// hop is flow-controlled by the receiver's consumption (SendChain::forward): a child's slot at
+// its parent frees when the parent has sent the message on (up, or, at the root, down to both
+// children, NCCL's recvReduceCopySend), so the reduction runs at most the window per hop ahead
+// of the broadcast, as in NCCL, and a run holds the same state whatever its bytes.
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
 
@@ -106,7 +110,7 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
             deps.clear();
             for (int c : t.children[ui]) deps.push_back(up[static_cast<std::size_t>(c)]);
             const RankId src = order[ui], dst = order[static_cast<std::size_t>(t.parent[ui])];
-            up[ui] = ctx.chain.send(src, dst, size, channel_key, ctx.rail(src, dst), deps);
+            up[ui] = ctx.chain.forward(src, dst, size, channel_key, ctx.rail(src, dst), deps);
         }
         for (auto it = up_order.rbegin(); it != up_order.rend(); ++it) {  // broadcast, root first
             const auto ui = static_cast<std::size_t>(*it);
@@ -120,7 +124,7 @@ void tree_reduce_broadcast(ChannelContext& ctx, const std::vector<RankId>& order
                 }
                 const RankId src = order[ui], dst = order[static_cast<std::size_t>(c)];
                 down[static_cast<std::size_t>(c)] =
-                    ctx.chain.send(src, dst, size, channel_key, ctx.rail(src, dst), deps);
+                    ctx.chain.forward(src, dst, size, channel_key, ctx.rail(src, dst), deps);
             }
         }
     }
