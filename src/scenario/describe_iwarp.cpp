@@ -18,6 +18,7 @@ Value describe_iwarp(const IwarpSpec& s) {
     m.push_back({"initial_window", Value{std::int64_t{s.initial_window}}});
     m.push_back({"receive_window", Value{to_string(s.receive_window)}});
     m.push_back({"dupthresh", Value{std::int64_t{s.dupthresh}}});
+    if (s.send_jitter) m.push_back({"send_jitter", Value{to_string(*s.send_jitter)}});
     return Value{std::move(m)};
 }
 

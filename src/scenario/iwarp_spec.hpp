@@ -41,10 +41,27 @@ struct IwarpSpec {
     int initial_window = 10;                        // segments (RFC 6928)
     Bytes receive_window = Bytes{4 * 1024 * 1024};  // bytes in flight the receiver admits
     int dupthresh = 3;                              // RFC 5681 §3.2, RFC 6675 DupThresh
+    // The engine sends a segment a random time, uniform in [0, send_jitter], after the window let
+    // it go (the message's start, or the ACK that opened a full window): a real engine's
+    // scheduling and DMA reads vary. Without it, identical senders stay in phase and a
+    // drop-tail queue drops from the same flows every cycle; Floyd and Jacobson ("On Traffic
+    // Phase Effects in Packet-Switched Gateways", Internetworking: Research and Experience 3(3),
+    // 1992) remove the bias with a random processing time at the sources of up to about one
+    // bottleneck service time, as ns-2's TCP agents do with `overhead_` (tcp/tcp.cc). nullopt:
+    // one full segment's time on the wire at the NIC's line rate (iwarp_default_jitter); zero:
+    // none (every segment goes the moment the window allows).
+    std::optional<Time> send_jitter;
     bool operator==(const IwarpSpec&) const = default;
 };
 
 // The RDMA payload of one full segment (the packet model's unit on the fabric).
 constexpr Bytes iwarp_segment_payload(const IwarpSpec& s) { return Bytes{s.mss.count() - kIwarpFramingBytes}; }
+
+// The default send jitter: one full segment, with its kIwarpHeaderBytes, on the wire at the
+// NIC's line rate (the bottleneck service time of Floyd and Jacobson's rule when the NICs'
+// links are the bottleneck's speed: 9038 B at 100 Gb/s = 723.04 ns).
+inline Time iwarp_default_jitter(const IwarpSpec& s, Bandwidth line_rate) {
+    return transmit_time(Bytes{iwarp_segment_payload(s).count() + kIwarpHeaderBytes}, line_rate);
+}
 
 }  // namespace fabricsim::scenario

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kPath = "cluster.iwarp";
 const std::vector<std::string> kKeys{"congestion_control", "mss",         "min_rto",
                                      "ack_every",          "delayed_ack", "initial_window",
-                                     "receive_window",     "dupthresh"};
+                                     "receive_window",     "dupthresh",   "send_jitter"};
 const std::vector<std::string> kCongestion{"newreno", "cubic", "dctcp"};
 
 TcpCongestion congestion_of(const std::string& s) {
@@ -72,6 +72,8 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
         if (const Node* n = map->find("dupthresh"))
             if (auto v = read_int(*n, key_path(kPath, "dupthresh"), 1, 64, issues))
                 out.dupthresh = static_cast<int>(*v);
+        if (const Node* n = map->find("send_jitter"))
+            if (auto v = read_time(*n, key_path(kPath, "send_jitter"), Zero::allowed, issues)) out.send_jitter = *v;
     }
     // An iWARP storage fabric: its packet is the segment too (cluster.iwarp's, else the defaults').
     if (spec.storage_fabric.enabled && spec.storage_fabric.fabric.iwarp) {
@@ -83,6 +85,7 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
     }
     if (!out.enabled) return;
     if (!out.min_rto) out.min_rto = spec.server.nic.tcp_min_rto ? *spec.server.nic.tcp_min_rto : Time::ms(200);
+    if (!out.send_jitter) out.send_jitter = iwarp_default_jitter(out, spec.server.nic.line_rate);
     // The iWARP fabric's packet is the segment (fabric.mtu would say otherwise: refused).
     if (const Node* mtu = find(find(&cluster, "fabric"), "mtu"))
         issues.add(mtu->location, "cluster.fabric.mtu",

@@ -4,7 +4,8 @@
 // carries the TCP/IP/MPA headers (roce.header_bytes), the Ethernet is lossy (roce.lossless:
 // false unless written) and DCQCN is off (TCP's congestion control instead); with DCTCP the
 // marker marks every packet above K = ecn.kmin (kmax = kmin unless written: step marking).
-// The timeout floor is iwarp.min_rto, else the NIC preset's tcp_min_rto, else Linux's 200 ms.
+// The timeout floor is iwarp.min_rto, else the NIC preset's tcp_min_rto, else Linux's 200 ms;
+// the send jitter is iwarp.send_jitter, else one full segment on the wire at the NIC's line rate.
 // An iWARP storage fabric (cluster.storage_fabric.technology: iwarp) takes the segment as its
 // packet in the same way (its links' classes: rate and efficiency).
 #pragma once

@@ -29,6 +29,10 @@ TEST_CASE("technology iwarp: lossy Ethernet, no DCQCN, TCP segments of mss - 20 
     CHECK(c.roce.header_bytes == 8 + 12 + 14 + 4 + 20 + 20 + 12 + 6 + 14);
     CHECK_FALSE(c.roce.lossless);
     CHECK_FALSE(c.roce.dcqcn.enabled);
+    // The send jitter: one full segment on the wire at the NIC's line rate, (8928 + 110) B x 8 /
+    // 100 Gb/s = 723.04 ns.
+    CHECK(kText.cluster("  server: { nic: { line_rate: 100Gbps } }\n  fabric: { technology: iwarp }\n")
+              .iwarp.send_jitter == std::optional<Time>(Time::ps(723'040)));
     // RoCE keeps its own.
     const ClusterSpec r = kText.cluster("");
     CHECK_FALSE(r.iwarp.enabled);
@@ -44,7 +48,7 @@ TEST_CASE(
         "  fabric: { technology: iwarp }\n"
         "  roce: { ecn: { kmin: 180KB } }\n"
         "  iwarp: { congestion_control: dctcp, mss: 4000, ack_every: 1, delayed_ack: 1ms, initial_window: 4,\n"
-        "           receive_window: 1MiB, dupthresh: 5 }\n");
+        "           receive_window: 1MiB, dupthresh: 5, send_jitter: 0 }\n");
     CHECK(c.iwarp.congestion_control == TcpCongestion::dctcp);
     CHECK(c.iwarp.mss == 4000_B);
     CHECK(c.fabric.mtu == 3980_B);
@@ -55,6 +59,7 @@ TEST_CASE(
     CHECK(c.iwarp.initial_window == 4);
     CHECK(c.iwarp.receive_window == 1_MiB);
     CHECK(c.iwarp.dupthresh == 5);
+    CHECK(c.iwarp.send_jitter == std::optional<Time>(Time::zero()));  // zero: no jitter
     CHECK(c.roce.ecn.kmin == std::optional<Bytes>(180_KB));
     CHECK(c.roce.ecn.kmax == std::optional<Bytes>(180_KB));
     // min_rto written beats the NIC's.

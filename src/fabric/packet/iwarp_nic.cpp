@@ -26,6 +26,20 @@ void PacketNetwork::setup_iwarp() {
         throw ModelError("packet model: iWARP runs over an Ethernet fabric (technology roce or iwarp)");
     tcp_ = std::make_unique<TcpTransport>(spec_.iwarp, spec_.mtu.count());
     dcqcn_ = false;  // TCP's congestion control instead of DCQCN
+    // The send jitter (IwarpSpec::send_jitter); unset (a spec not read from a scenario, where the
+    // loader sets it from cluster.server.nic): one full segment at the fastest NIC uplink.
+    if (spec_.iwarp.send_jitter) {
+        tcp_jitter_ = *spec_.iwarp.send_jitter;
+    } else {
+        Bandwidth nic = Bandwidth::bps(0);
+        for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+            const DirectedLink d = DirectedLink::from_index(i);
+            if (topology_.node(topology_.source(d)).kind == NodeKind::nic &&
+                is_fabric_switch(topology_.node(topology_.target(d)).kind))
+                nic = std::max(nic, topology_.link(d.link).bandwidth);
+        }
+        if (nic > Bandwidth::bps(0)) tcp_jitter_ = scenario::iwarp_default_jitter(spec_.iwarp, nic);
+    }
     // Only DCTCP's segments are ECN-capable; switches never mark Not-ECT packets (RFC 3168 §5).
     // (A port marks while its ecn_kmin is below the end of time: reset, or commit() would mark
     // from the cleared markers.)
@@ -40,21 +54,31 @@ void PacketNetwork::tcp_open(Simulator& sim, std::uint32_t slot) {
     m.tcp = true;
     m.recovers = false;  // no go-back-N: the engine recovers
     m.qps = 1;           // one TCP connection per QP
+    if (tcp_rng_ == nullptr) tcp_rng_ = &sim.rng("packet/iwarp-jitter");
     tcp_->open(slot, m.flow.src.value(), m.flow.dst.value(), m.flow.qp, m.packets);
     tcp_arm_rto(sim, slot);
 }
 
-// The segment the engine sends now from message `slot` (inject() asked may_send first).
+// The segment the engine sends now from message `slot` (inject() asked may_send first). It
+// may leave once the window let it go (the message's start, or the ACK that opened a full
+// window: opened_at) plus the engine's send jitter, uniform in [0, J]; a segment that waits
+// longer than that behind the port's earlier ones leaves when the port falls free, as before.
+// A start later than now is the port's to keep (pump() commits it then): the engine's sources
+// are ranks, storage nodes and clients, never a NIC's paced uplink.
 std::uint64_t PacketNetwork::tcp_take(std::uint32_t slot, Time now, Time& ready) {
     MessageState& m = messages_[slot];
     TcpTransport::Timers& t = tcp_->timers(slot);
+    Time let = std::max(m.start, t.opened_at);
+    if (tcp_jitter_ > Time::zero())
+        let = saturating_add(let, Time::ps(static_cast<std::int64_t>(
+                                      tcp_rng_->below(static_cast<std::uint64_t>(tcp_jitter_.picoseconds()) + 1))));
     std::uint64_t seq;
     if (tcp_->take(slot, now, seq)) {
-        ready = now;
+        ready = std::max(now, let);
         ++retransmitted_;
     } else {
         m.injected = tcp_->nxt(slot);
-        ready = std::max(ready, t.opened_at);
+        ready = std::max(ready, let);
     }
     m.resend = tcp_->has_lost(slot) ? 0 : kNoSeq;  // keeps the source's injector while losses wait
     return seq;

@@ -599,6 +599,8 @@ private:
     std::int64_t cnps_ = 0;
     std::unique_ptr<QueueSampler> sampler_;  // outputs.queues
     std::unique_ptr<TcpTransport> tcp_;      // iWARP only
+    Time tcp_jitter_ = Time::zero();         // iWARP: the engine's send jitter J (iwarp_nic.cpp)
+    Rng* tcp_rng_ = nullptr;
 };
 
 }  // namespace fabricsim::fabric
