@@ -1,12 +1,12 @@
 #include "scenario/describe.hpp"
 
 #include "core/units_format.hpp"
-#include "scenario/describe_iwarp.hpp"
 #include "scenario/fabric_keys.hpp"
 #include "scenario/faults_keys.hpp"
 #include "scenario/field_readers.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/iwarp_keys.hpp"
 #include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/server_keys.hpp"
@@ -30,7 +30,7 @@ Value cluster(const ClusterSpec& c) {
         {"roce", describe_roce(c.roce)},
         {"infiniband", print_table(infiniband_table(), c.infiniband)},
     };
-    if (c.iwarp.enabled) m.push_back({"iwarp", describe_iwarp(c.iwarp)});
+    if (c.iwarp.enabled) m.push_back({"iwarp", print_table(iwarp_table(), c.iwarp)});
     // Absent: storage traffic shares the compute fabric.
     if (c.storage_fabric.enabled)
         m.push_back({"storage_fabric", print_table(storage_fabric_table(), c.storage_fabric)});

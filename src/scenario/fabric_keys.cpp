@@ -109,16 +109,6 @@ std::vector<Key<FabricSpec>> fabric_keys() {
     };
 }
 
-// switches and links are read with the servers they connect (validate_custom_fabric.cpp).
-Key<FabricSpec> custom_list(const char* name, const char* type, Value (*print)(const CustomFabricSpec&),
-                            const char* doc) {
-    return custom_key<FabricSpec>(
-               name, TypeDoc{type, {"array"}}, kTopology, doc,
-               [](const Node&, const std::string&, FabricSpec&, NoContext&, Issues&) { return true; },
-               [print](const FabricSpec& s) { return print(s.custom); })
-        .printed_if([](const FabricSpec& s) { return !not_custom(s); });
-}
-
 // NICs of one kind that plug into a fabric, as far as they are known.
 struct Endpoint {
     std::string nic_path;  // "cluster.server.nic"
@@ -238,10 +228,18 @@ const Table<FabricSpec>& fabric_table() {
     static const Table<FabricSpec> t{
         "cluster.fabric", [] {
             auto keys = fabric_keys();
-            keys.push_back(custom_list("switches", "list of switches", describe_custom_switches,
-                                       "Only with `topology: custom`: the fabric's switches, below."));
-            keys.push_back(custom_list("links", "list of links", describe_custom_links,
-                                       "Only with `topology: custom`: the fabric's cables, below."));
+            // Read with the servers they connect (validate_custom_fabric.cpp).
+            const auto custom = [](const FabricSpec& s) { return !not_custom(s); };
+            keys.push_back(list_of<FabricSpec>(
+                               "switches", "list of switches", custom_switch_table(), kTopology,
+                               "Only with `topology: custom`: the fabric's switches, below.",
+                               [](const FabricSpec& s) -> auto& { return s.custom.switches; })
+                               .printed_if(custom));
+            keys.push_back(list_of<FabricSpec>(
+                               "links", "list of links", custom_link_table(), kTopology,
+                               "Only with `topology: custom`: the fabric's cables, below.",
+                               [](const FabricSpec& s) -> auto& { return s.custom.links; })
+                               .printed_if(custom));
             return keys;
         }()};
     return t;
@@ -265,18 +263,6 @@ const Table<StorageFabricSpec>& storage_fabric_table() {
             return keys;
         }()};
     return t;
-}
-
-SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
-                           Issues& issues, const SwitchSpec& base) {
-    SwitchRead out{base, &node, true, true, true};
-    if (fabric_technology) out.spec.technology = *fabric_technology;
-    NoContext none;
-    const SectionRead r = read_table(node, path, switch_table(), out.spec, none, issues, {"name"});
-    out.usable = r.map != nullptr;
-    out.technology_known = r.given("technology") != nullptr ? r.ok("technology") : fabric_technology.has_value();
-    out.port_speed_known = r.ok("port_speed");
-    return out;
 }
 
 FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, std::optional<int> servers,

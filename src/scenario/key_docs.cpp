@@ -61,7 +61,7 @@ void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string
         begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
         out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
-                           k.section != nullptr && !k.required ? "every key's default" : default_cell(k),
+                           k.section != nullptr && !k.required && !is_list(k) ? "every key's default" : default_cell(k),
                            models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
@@ -87,6 +87,9 @@ Value string_list(const std::vector<std::string>& words) {
 Value section_schema(const TableInfo& t);
 
 Value key_schema(const KeyInfo& k) {
+    if (is_list(k))
+        return Value{
+            Value::Map{{"description", text(k.doc)}, {"type", text("array")}, {"items", section_schema(*k.section)}}};
     if (k.section != nullptr) {
         Value v = section_schema(*k.section);
         std::get<Value::Map>(v.v).insert(std::get<Value::Map>(v.v).begin(), {"description", text(k.doc)});
@@ -174,7 +177,7 @@ Value json_schema() {
         {"clients", section("cluster.clients", "CPU-only client hosts on the compute fabric, or `none`.")},
         {"roce", section("cluster.roce", "RoCEv2: PFC, ECN, DCQCN, the switch MMU and the queues.")},
         {"infiniband", section("cluster.infiniband", "InfiniBand: virtual lanes, credits, VL arbitration, IB CC.")},
-        {"iwarp", open_section("object", "iWARP: the TCP offload engine (docs/SCENARIO.md, cluster.iwarp).")},
+        {"iwarp", section("cluster.iwarp", "iWARP: the TCP offload engine of every NIC.")},
     };
     Value::Map root{
         {"name", Value{Value::Map{{"description", text("Names the run and its output folder.")},

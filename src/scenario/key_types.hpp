@@ -63,6 +63,19 @@ Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) 
     return f;
 }
 
+// A value that may be left unset (nullopt: another key or a preset decides), printed only when set.
+template <class T>
+Field<std::optional<T>> optional_of(Field<T> base) {
+    return {
+        base.doc,
+        [read = base.read](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<T>> {
+            auto v = read(n, path, issues);
+            if (!v) return std::nullopt;
+            return std::optional<T>{std::move(*v)};
+        },
+        [print = base.print](const std::optional<T>& v) { return v ? print(*v) : Value{}; }};
+}
+
 // A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).
 template <class T, class Beyond>
 Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {

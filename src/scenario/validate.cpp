@@ -4,10 +4,10 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/iwarp_keys.hpp"
 #include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
 #include "scenario/simulation_keys.hpp"
-#include "scenario/validate_iwarp.hpp"
 #include "scenario/validate_limits.hpp"
 
 #include <fmt/format.h>
