@@ -14,6 +14,11 @@
 
 namespace fabricsim::scenario {
 
+// A name that can name a folder or a column (read_name).
+TypeDoc name_type();
+
+// A name_type() value.
+Field<std::string> name_field();
 Field<bool> boolean();
 // `true`, `false` or `auto` (unset).
 Field<std::optional<bool>> boolean_or_auto();
@@ -96,14 +101,9 @@ Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
 // note for people that is read and not stored: the first keys of a device's section.
 template <class S>
 Key<S> preset_key(std::string doc) {
-    return custom_key<S>(
-        "preset", TypeDoc{"name", {"string"}}, kAllModels, std::move(doc),
-        [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-            const auto v = read_name(n, path, issues);
-            if (v) out.preset = *v;
-            return v.has_value();
-        },
-        [](const S& s) { return s.preset.empty() ? Value{} : Value{s.preset}; });
+    return key("preset", &S::preset, name_field(), kAllModels, std::move(doc)).printed_if([](const S& s) {
+        return !s.preset.empty();
+    });
 }
 template <class S>
 Key<S> description_key() {
