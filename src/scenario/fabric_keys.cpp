@@ -35,8 +35,19 @@ constexpr Bytes kMaxIbMtu{4 * 1024};
 const std::vector<std::string> kTechnologies{"roce", "infiniband", "iwarp"};
 
 // A switch's technology; `iwarp` switches are Ethernet ones.
-const auto kSwitchTechnology = choice<Technology>(
-    "technology", {{"roce", Technology::roce}, {"infiniband", Technology::infiniband}, {"iwarp", Technology::roce}});
+const Words<Technology> kTechnologyWords{
+    {"roce", Technology::roce}, {"infiniband", Technology::infiniband}, {"iwarp", Technology::roce}};
+const auto kSwitchTechnology = choice<Technology>("technology", kTechnologyWords);
+const Words<TopologyKind> kTopologyWords{{"single-switch", TopologyKind::single_switch},
+                                         {"leaf-spine", TopologyKind::leaf_spine},
+                                         {"fat-tree", TopologyKind::fat_tree},
+                                         {"rail-optimized", TopologyKind::rail_optimized},
+                                         {"custom", TopologyKind::custom}};
+const Words<RoutingKind> kRoutingWords{{"auto", RoutingKind::automatic},
+                                       {"ecmp", RoutingKind::ecmp},
+                                       {"adaptive", RoutingKind::adaptive},
+                                       {"spray", RoutingKind::spray},
+                                       {"static", RoutingKind::static_}};
 
 std::string_view switch_kind(Technology t) {
     return t == Technology::infiniband ? "an InfiniBand switch" : "an Ethernet (RoCE) switch";
@@ -66,13 +77,7 @@ std::vector<Key<FabricSpec>> fabric_keys() {
                 return true;
             },
             [](const S& s) { return Value{s.iwarp ? std::string("iwarp") : std::string(name_of(s.technology))}; }),
-        key("topology", &S::topology,
-            choice<TopologyKind>("topology", {{"single-switch", TopologyKind::single_switch},
-                                              {"leaf-spine", TopologyKind::leaf_spine},
-                                              {"fat-tree", TopologyKind::fat_tree},
-                                              {"rail-optimized", TopologyKind::rail_optimized},
-                                              {"custom", TopologyKind::custom}}),
-            kTopology,
+        key("topology", &S::topology, choice<TopologyKind>("topology", kTopologyWords), kTopology,
             "Shape of the fabric; sizes follow from the switch radix and the server count. `rail-optimized` puts NIC "
             "i of every server on rail i's leaves; servers with one NIC make one rail. `custom`: the switches and "
             "cables you list in `switches` and `links` ([a custom "
@@ -96,13 +101,8 @@ std::vector<Key<FabricSpec>> fabric_keys() {
             "Payload bytes per packet, 256B to 9KiB. Under `infiniband` only the InfiniBand MTUs: 256B, 512B, 1KiB, "
             "2KiB, 4KiB. Under `iwarp` `cluster.iwarp.mss` says it.")
             .printed_if([](const S& s) { return !s.iwarp; }),
-        key("routing", &S::routing,
-            choice<RoutingKind>("routing", {{"auto", RoutingKind::automatic},
-                                            {"ecmp", RoutingKind::ecmp},
-                                            {"adaptive", RoutingKind::adaptive},
-                                            {"spray", RoutingKind::spray},
-                                            {"static", RoutingKind::static_}}),
-            kRouted, "`auto`: ECMP on RoCE, static (D-mod-K) on InfiniBand."),
+        key("routing", &S::routing, choice<RoutingKind>("routing", kRoutingWords), kRouted,
+            "`auto`: ECMP on RoCE, static (D-mod-K) on InfiniBand."),
         key("planes", &S::planes, integer(1, kMaxPlanes), kTopology,
             "Parallel fabrics; NIC i of a server joins plane `i mod planes`, so `planes` must divide the NICs of "
             "every endpoint."),
@@ -200,6 +200,10 @@ void check_fabric(const FabricSpec& s, const SectionRead& r, const SwitchRead& s
 }
 
 }  // namespace
+
+std::string_view name_of(Technology t) { return word_of(kTechnologyWords, t); }
+std::string_view name_of(TopologyKind t) { return word_of(kTopologyWords, t); }
+std::string_view name_of(RoutingKind r) { return word_of(kRoutingWords, r); }
 
 const Table<SwitchSpec>& switch_table() {
     using S = SwitchSpec;

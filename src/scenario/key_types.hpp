@@ -41,9 +41,20 @@ Field<Length> length(Zero zero);
 Field<std::string> text_field();
 Field<std::optional<Bandwidth>> rate_or_auto();
 
+// The YAML words of an enum's values, each naming one (the first naming a value is its printed one).
+template <class E>
+using Words = std::vector<std::pair<std::string, E>>;
+
+template <class E>
+std::string_view word_of(const Words<E>& words, E e) {
+    for (const auto& [word, value] : words)
+        if (value == e) return word;
+    return {};
+}
+
 // One of `words`, each naming a value of E.
 template <class E>
-Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) {
+Field<E> choice(std::string what, Words<E> words) {
     std::vector<std::string> names;
     std::string text;
     for (const auto& [w, e] : words) {
@@ -61,9 +72,8 @@ Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) 
         return std::nullopt;
     };
     f.print = [words](const E& e) {
-        for (const auto& [word, value] : words)
-            if (value == e) return Value{word};
-        return Value{};
+        const std::string_view w = word_of(words, e);
+        return w.empty() ? Value{} : Value{std::string(w)};
     };
     return f;
 }

@@ -1,5 +1,6 @@
 #include "scenario/scenario_keys.hpp"
 
+#include "scenario/describe.hpp"
 #include "scenario/fabric_keys.hpp"
 #include "scenario/faults_keys.hpp"
 #include "scenario/host_keys.hpp"
@@ -172,5 +173,7 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
         }};
     return t;
 }
+
+Value describe(const ScenarioSpec& spec) { return print_table(scenario_table(), spec); }
 
 }  // namespace fabricsim::scenario
