@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,10 +135,12 @@ struct Table : TableInfo {
     std::vector<Key<S, Ctx>> keys_;
     Table(std::string section_path, std::vector<Key<S, Ctx>> declared) : keys_(std::move(declared)) {
         path = std::move(section_path);
-        const S defaults{};
+        // On the heap: GCC 12 at -O3 takes the strings of a large spec on the stack for
+        // uninitialised (a false -Wmaybe-uninitialized).
+        const auto defaults = std::make_unique<const S>();
         for (const auto& k : keys_) {
             KeyInfo info = k.info;
-            info.default_value = k.print(defaults);
+            info.default_value = k.print(*defaults);
             TableInfo::keys.push_back(std::move(info));
         }
     }
