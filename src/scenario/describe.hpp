@@ -12,7 +12,8 @@ namespace fabricsim::scenario {
 
 Value describe(const ScenarioSpec& spec);
 
-// The YAML words of these enums, as describe() prints them and the loader reads them.
+// The YAML words of these enums, as describe() prints them and the loader reads them
+// (fabric_keys.cpp).
 std::string_view name_of(Technology t);
 std::string_view name_of(TopologyKind t);
 std::string_view name_of(RoutingKind r);

@@ -35,8 +35,19 @@ constexpr Bytes kMaxIbMtu{4 * 1024};
 const std::vector<std::string> kTechnologies{"roce", "infiniband", "iwarp"};
 
 // A switch's technology; `iwarp` switches are Ethernet ones.
-const auto kSwitchTechnology = choice<Technology>(
-    "technology", {{"roce", Technology::roce}, {"infiniband", Technology::infiniband}, {"iwarp", Technology::roce}});
+const Words<Technology> kTechnologyWords{
+    {"roce", Technology::roce}, {"infiniband", Technology::infiniband}, {"iwarp", Technology::roce}};
+const auto kSwitchTechnology = choice<Technology>("technology", kTechnologyWords);
+const Words<TopologyKind> kTopologyWords{{"single-switch", TopologyKind::single_switch},
+                                         {"leaf-spine", TopologyKind::leaf_spine},
+                                         {"fat-tree", TopologyKind::fat_tree},
+                                         {"rail-optimized", TopologyKind::rail_optimized},
+                                         {"custom", TopologyKind::custom}};
+const Words<RoutingKind> kRoutingWords{{"auto", RoutingKind::automatic},
+                                       {"ecmp", RoutingKind::ecmp},
+                                       {"adaptive", RoutingKind::adaptive},
+                                       {"spray", RoutingKind::spray},
+                                       {"static", RoutingKind::static_}};
 
 std::string_view switch_kind(Technology t) {
     return t == Technology::infiniband ? "an InfiniBand switch" : "an Ethernet (RoCE) switch";
@@ -66,13 +77,7 @@ std::vector<Key<FabricSpec>> fabric_keys() {
                 return true;
             },
             [](const S& s) { return Value{s.iwarp ? std::string("iwarp") : std::string(name_of(s.technology))}; }),
-        key("topology", &S::topology,
-            choice<TopologyKind>("topology", {{"single-switch", TopologyKind::single_switch},
-                                              {"leaf-spine", TopologyKind::leaf_spine},
-                                              {"fat-tree", TopologyKind::fat_tree},
-                                              {"rail-optimized", TopologyKind::rail_optimized},
-                                              {"custom", TopologyKind::custom}}),
-            kTopology,
+        key("topology", &S::topology, choice<TopologyKind>("topology", kTopologyWords), kTopology,
             "Shape of the fabric; sizes follow from the switch radix and the server count. `rail-optimized` puts NIC "
             "i of every server on rail i's leaves; servers with one NIC make one rail. `custom`: the switches and "
             "cables you list in `switches` and `links` ([a custom "
@@ -96,27 +101,12 @@ std::vector<Key<FabricSpec>> fabric_keys() {
             "Payload bytes per packet, 256B to 9KiB. Under `infiniband` only the InfiniBand MTUs: 256B, 512B, 1KiB, "
             "2KiB, 4KiB. Under `iwarp` `cluster.iwarp.mss` says it.")
             .printed_if([](const S& s) { return !s.iwarp; }),
-        key("routing", &S::routing,
-            choice<RoutingKind>("routing", {{"auto", RoutingKind::automatic},
-                                            {"ecmp", RoutingKind::ecmp},
-                                            {"adaptive", RoutingKind::adaptive},
-                                            {"spray", RoutingKind::spray},
-                                            {"static", RoutingKind::static_}}),
-            kRouted, "`auto`: ECMP on RoCE, static (D-mod-K) on InfiniBand."),
+        key("routing", &S::routing, choice<RoutingKind>("routing", kRoutingWords), kRouted,
+            "`auto`: ECMP on RoCE, static (D-mod-K) on InfiniBand."),
         key("planes", &S::planes, integer(1, kMaxPlanes), kTopology,
             "Parallel fabrics; NIC i of a server joins plane `i mod planes`, so `planes` must divide the NICs of "
             "every endpoint."),
     };
-}
-
-// switches and links are read with the servers they connect (validate_custom_fabric.cpp).
-Key<FabricSpec> custom_list(const char* name, const char* type, Value (*print)(const CustomFabricSpec&),
-                            const char* doc) {
-    return custom_key<FabricSpec>(
-               name, TypeDoc{type, {"array"}}, kTopology, doc,
-               [](const Node&, const std::string&, FabricSpec&, NoContext&, Issues&) { return true; },
-               [print](const FabricSpec& s) { return print(s.custom); })
-        .printed_if([](const FabricSpec& s) { return !not_custom(s); });
 }
 
 // NICs of one kind that plug into a fabric, as far as they are known.
@@ -211,6 +201,10 @@ void check_fabric(const FabricSpec& s, const SectionRead& r, const SwitchRead& s
 
 }  // namespace
 
+std::string_view name_of(Technology t) { return word_of(kTechnologyWords, t); }
+std::string_view name_of(TopologyKind t) { return word_of(kTopologyWords, t); }
+std::string_view name_of(RoutingKind r) { return word_of(kRoutingWords, r); }
+
 const Table<SwitchSpec>& switch_table() {
     using S = SwitchSpec;
     static const Table<S> t{
@@ -238,10 +232,18 @@ const Table<FabricSpec>& fabric_table() {
     static const Table<FabricSpec> t{
         "cluster.fabric", [] {
             auto keys = fabric_keys();
-            keys.push_back(custom_list("switches", "list of switches", describe_custom_switches,
-                                       "Only with `topology: custom`: the fabric's switches, below."));
-            keys.push_back(custom_list("links", "list of links", describe_custom_links,
-                                       "Only with `topology: custom`: the fabric's cables, below."));
+            // Read with the servers they connect (validate_custom_fabric.cpp).
+            const auto custom = [](const FabricSpec& s) { return !not_custom(s); };
+            keys.push_back(list_of<FabricSpec>(
+                               "switches", "list of switches", custom_switch_table(), kTopology,
+                               "Only with `topology: custom`: the fabric's switches, below.",
+                               [](const FabricSpec& s) -> auto& { return s.custom.switches; })
+                               .printed_if(custom));
+            keys.push_back(list_of<FabricSpec>(
+                               "links", "list of links", custom_link_table(), kTopology,
+                               "Only with `topology: custom`: the fabric's cables, below.",
+                               [](const FabricSpec& s) -> auto& { return s.custom.links; })
+                               .printed_if(custom));
             return keys;
         }()};
     return t;
@@ -265,18 +267,6 @@ const Table<StorageFabricSpec>& storage_fabric_table() {
             return keys;
         }()};
     return t;
-}
-
-SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
-                           Issues& issues, const SwitchSpec& base) {
-    SwitchRead out{base, &node, true, true, true};
-    if (fabric_technology) out.spec.technology = *fabric_technology;
-    NoContext none;
-    const SectionRead r = read_table(node, path, switch_table(), out.spec, none, issues, {"name"});
-    out.usable = r.map != nullptr;
-    out.technology_known = r.given("technology") != nullptr ? r.ok("technology") : fabric_technology.has_value();
-    out.port_speed_known = r.ok("port_speed");
-    return out;
 }
 
 FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRead& server, std::optional<int> servers,

@@ -30,9 +30,4 @@ struct SwitchRead {
     bool port_speed_known = true;
 };
 
-// A switch of a custom topology: `base` under the entry's keys, the fabric's technology where
-// the entry gives none; `name` is the caller's to read.
-SwitchRead validate_switch(const Node& node, const std::string& path, std::optional<Technology> fabric_technology,
-                           Issues& issues, const SwitchSpec& base);
-
 }  // namespace fabricsim::scenario

@@ -1,6 +1,7 @@
 #include "scenario/key_docs.hpp"
 
 #include "scenario/key_table.hpp"
+#include "scenario/scenario_keys.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -60,9 +61,10 @@ void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string
     std::string out =
         begin_marker(t.path) + "\n\n| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
     for (const KeyInfo& k : t.keys)
-        out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
-                           k.section != nullptr && !k.required ? "every key's default" : default_cell(k),
-                           models(k.consumers), k.doc);
+        out += fmt::format(
+            "| `{}` | {} | {} | {} | {} |\n", k.name, k.type.text,
+            k.section != nullptr && k.default_doc.empty() && !is_list(k) ? "every key's default" : default_cell(k),
+            models(k.consumers), k.doc);
     out += "\n";
     out += kEnd;
     blocks.emplace_back(t.path, std::move(out));
@@ -72,6 +74,7 @@ void markdown(const TableInfo& t, std::vector<std::pair<std::string, std::string
 
 std::vector<std::pair<std::string, std::string>> all_blocks() {
     std::vector<std::pair<std::string, std::string>> blocks;
+    markdown(scenario_table(), blocks);
     for (const TableInfo* t : declared_sections()) markdown(*t, blocks);
     return blocks;
 }
@@ -87,6 +90,9 @@ Value string_list(const std::vector<std::string>& words) {
 Value section_schema(const TableInfo& t);
 
 Value key_schema(const KeyInfo& k) {
+    if (is_list(k))
+        return Value{
+            Value::Map{{"description", text(k.doc)}, {"type", text("array")}, {"items", section_schema(*k.section)}}};
     if (k.section != nullptr) {
         Value v = section_schema(*k.section);
         std::get<Value::Map>(v.v).insert(std::get<Value::Map>(v.v).begin(), {"description", text(k.doc)});
@@ -99,9 +105,11 @@ Value key_schema(const KeyInfo& k) {
     else
         m.push_back({"type", string_list(k.type.json_types)});
     if (!k.type.choices.empty()) m.push_back({"enum", string_list(k.type.choices)});
+    if (!k.type.pattern.empty()) m.push_back({"pattern", text(k.type.pattern)});
     if (k.type.minimum) m.push_back({"minimum", Value{*k.type.minimum}});
     if (k.type.maximum) m.push_back({"maximum", Value{*k.type.maximum}});
-    if (!std::holds_alternative<std::monostate>(k.default_value.v)) m.push_back({"default", k.default_value});
+    if (!k.required && !std::holds_alternative<std::monostate>(k.default_value.v))
+        m.push_back({"default", k.default_value});
     m.push_back({"x-fabricsim-type", text(k.type.text)});
     m.push_back({"x-fabricsim-read-by", text(models(k.consumers))});
     return Value{std::move(m)};
@@ -123,17 +131,6 @@ Value section_schema(const TableInfo& t) {
     Value v = object(std::move(properties), true);
     if (!required.empty()) std::get<Value::Map>(v.v).push_back({"required", string_list(required)});
     return v;
-}
-
-const TableInfo* declared(std::string_view path) {
-    for (const TableInfo* t : declared_sections())
-        if (t->path == path) return t;
-    return nullptr;
-}
-
-// A section not declared in a table yet: its name and kind only (docs/SCENARIO.md has its keys).
-Value open_section(const char* type, const char* doc) {
-    return Value{Value::Map{{"description", text(doc)}, {"type", text(type)}}};
 }
 
 }  // namespace
@@ -160,46 +157,18 @@ std::string update_key_tables(const std::string& text, std::vector<std::string>&
 }
 
 Value json_schema() {
-    const auto section = [](const char* path, const char* doc) {
-        Value v = section_schema(*declared(path));
-        std::get<Value::Map>(v.v).insert(std::get<Value::Map>(v.v).begin(), {"description", text(doc)});
-        return v;
-    };
-    Value::Map cluster{
-        {"servers", Value{Value::Map{{"type", text("integer")}, {"minimum", Value{std::int64_t{1}}}}}},
-        {"server", section("cluster.server", "The server model, the same for every server.")},
-        {"fabric", section("cluster.fabric", "The compute fabric.")},
-        {"storage_fabric", section("cluster.storage_fabric", "A separate storage fabric, or `none`.")},
-        {"storage", section("cluster.storage", "Storage nodes on the compute fabric, or `none`.")},
-        {"clients", section("cluster.clients", "CPU-only client hosts on the compute fabric, or `none`.")},
-        {"roce", section("cluster.roce", "RoCEv2: PFC, ECN, DCQCN, the switch MMU and the queues.")},
-        {"infiniband", section("cluster.infiniband", "InfiniBand: virtual lanes, credits, VL arbitration, IB CC.")},
-        {"iwarp", open_section("object", "iWARP: the TCP offload engine (docs/SCENARIO.md, cluster.iwarp).")},
-    };
-    Value::Map root{
-        {"name", Value{Value::Map{{"description", text("Names the run and its output folder.")},
-                                  {"type", text("string")},
-                                  {"pattern", text("^[A-Za-z0-9._-]+$")}}}},
-        {"description", open_section("string", "Free text, copied into results.")},
-        {"seed", Value{Value::Map{{"description", text("Seeds every random stream.")},
-                                  {"type", text("integer")},
-                                  {"minimum", Value{std::int64_t{0}}}}}},
-        {"include", Value{Value::Map{{"description", text("Files merged underneath this one.")},
-                                     {"type", string_list({"string", "array"})}}}},
-        {"simulation", section("simulation", "The network model and its settings.")},
-        {"cluster", object(std::move(cluster), true)},
-        {"workload", open_section("array", "What the cluster does (docs/SCENARIO.md, Workload).")},
-        {"faults", open_section("array", "Things that go wrong during the run (docs/SCENARIO.md, Faults).")},
-        {"outputs", section("outputs", "Result files.")},
-        {"variants", open_section("object", "Named sets of overrides, each a mapping of key paths to values.")},
-        {"sweep",
-         open_section("object", "The grid of `fabricsim sweep`, which `run` does not read (docs/REPORTS.md).")},
-    };
-    Value schema = object(std::move(root), true);
+    Value schema = section_schema(scenario_table());
     auto& m = std::get<Value::Map>(schema.v);
+    // `fabricsim sweep`'s grid sits in the scenario file; `run` never reads it (docs/REPORTS.md).
+    for (auto& [key, properties] : m)
+        if (key == "properties")
+            std::get<Value::Map>(properties.v)
+                .push_back(
+                    {"sweep", Value{Value::Map{{"description", text("The grid of `fabricsim sweep`, which `run` does "
+                                                                    "not read (docs/REPORTS.md).")},
+                                               {"type", text("object")}}}});
     m.insert(m.begin(), {"title", text("fabricsim scenario")});
     m.insert(m.begin(), {"$schema", text("http://json-schema.org/draft-07/schema#")});
-    m.push_back({"required", string_list({"name", "cluster", "workload"})});
     return schema;
 }
 

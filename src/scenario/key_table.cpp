@@ -4,6 +4,7 @@
 #include "scenario/faults_keys.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
+#include "scenario/iwarp_keys.hpp"
 #include "scenario/nic_keys.hpp"
 #include "scenario/outputs_keys.hpp"
 #include "scenario/roce_keys.hpp"
@@ -40,11 +41,10 @@ bool SectionRead::ok(std::string_view rel) const {
 }
 
 std::vector<const TableInfo*> declared_sections() {
-    return {&simulation_table(),     &server_table(),         &nic_table(),        &fabric_table(),
-            &switch_table(),         &storage_fabric_table(), &storage_table(),    &clients_table(),
-            &roce_table(),           &infiniband_table(),     &faults_table(),     &outputs_table(),
-            &workload_entry_table(), &transfer_table(),       &collective_table(), &traffic_table(),
-            &training_table(),       &trace_table()};
+    return {&simulation_table(),     &server_table(),  &nic_table(),      &fabric_table(),         &switch_table(),
+            &storage_fabric_table(), &storage_table(), &clients_table(),  &roce_table(),           &infiniband_table(),
+            &iwarp_table(),          &faults_table(),  &outputs_table(),  &workload_entry_table(), &transfer_table(),
+            &collective_table(),     &traffic_table(), &training_table(), &trace_table()};
 }
 
 namespace {

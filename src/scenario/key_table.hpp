@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,7 @@ struct TypeDoc {
     std::optional<std::int64_t> minimum;  // for an integer
     std::optional<std::int64_t> maximum;
     std::vector<std::string> choices;  // every value, when it is one of these words
+    std::string pattern;               // a regular expression every value matches (a name)
     TypeDoc() = default;
     TypeDoc(std::string type, std::vector<std::string> json, std::optional<std::int64_t> min = {},
             std::optional<std::int64_t> max = {}, std::vector<std::string> words = {})
@@ -62,7 +64,7 @@ struct KeyInfo {
     unsigned consumers = kAllModels;
     std::string default_doc;             // docs' default column when the printed default says too little
     Value default_value;                 // printed from a default-constructed spec
-    const TableInfo* section = nullptr;  // a nested section's table
+    const TableInfo* section = nullptr;  // a nested section's table, or a list's entries' (type "array")
     bool required = false;               // `missing` when absent
     std::string missing = "missing required key";
 };
@@ -74,6 +76,11 @@ inline KeyInfo key_info(std::string name, TypeDoc type, std::string doc, unsigne
     k.doc = std::move(doc);
     k.consumers = consumers;
     return k;
+}
+
+// A list of entries (list_of) rather than one nested section.
+inline bool is_list(const KeyInfo& k) {
+    return k.section != nullptr && k.type.json_types == std::vector<std::string>{"array"};
 }
 
 struct TableInfo {
@@ -128,10 +135,12 @@ struct Table : TableInfo {
     std::vector<Key<S, Ctx>> keys_;
     Table(std::string section_path, std::vector<Key<S, Ctx>> declared) : keys_(std::move(declared)) {
         path = std::move(section_path);
-        const S defaults{};
+        // On the heap: GCC 12 at -O3 takes the strings of a large spec on the stack for
+        // uninitialised (a false -Wmaybe-uninitialized).
+        const auto defaults = std::make_unique<const S>();
         for (const auto& k : keys_) {
             KeyInfo info = k.info;
-            info.default_value = k.print(defaults);
+            info.default_value = k.print(*defaults);
             TableInfo::keys.push_back(std::move(info));
         }
     }
@@ -210,6 +219,28 @@ template <class S, class Ctx>
 Key<S, Ctx> group(std::string name, const Table<S, Ctx>& table, std::string doc) {
     return nested<S>(
         std::move(name), table, std::move(doc), [](auto& s) -> auto& { return s; });
+}
+
+// The entries of a list, each printed with `table` (a custom topology's switches and links).
+template <class E, class Ctx>
+Value print_list(const Table<E, Ctx>& table, const std::vector<E>& entries) {
+    Value::List out;
+    for (const E& e : entries) out.push_back(print_table(table, e));
+    return Value{std::move(out)};
+}
+
+// A list of mappings, each entry a `table` section that the caller reads with what the entries
+// are checked against (a custom topology's links name the switches and the servers' NICs):
+// the key documents and prints the list; `get` gives the list in S.
+template <class S, class E, class Ctx, class Get>
+Key<S, Ctx> list_of(std::string name, std::string type, const Table<E, Ctx>& table, unsigned consumers, std::string doc,
+                    Get get) {
+    Key<S, Ctx> k;
+    k.info = key_info(std::move(name), TypeDoc{std::move(type), {"array"}}, std::move(doc), consumers);
+    k.info.section = &table;
+    k.read = [](const Node&, const std::string&, S&, Ctx&, Issues&, std::vector<std::string>&) { return true; };
+    k.print = [get, &table](const S& s) { return print_list(table, get(s)); };
+    return k;
 }
 
 // A key of `Sub` as a key of S that holds a Sub in `member` (the fabric keys of the storage fabric).

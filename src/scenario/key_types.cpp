@@ -88,6 +88,16 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
     return v;
 }
 
+TypeDoc name_type() {
+    TypeDoc t{"name", {"string"}};
+    t.pattern = "^[A-Za-z0-9._-]+$";
+    return t;
+}
+
+Field<std::string> name_field() {
+    return {name_type(), read_name, [](const std::string& s) { return text(s); }};
+}
+
 Field<bool> boolean() {
     return {TypeDoc{"`true` / `false`", {"boolean"}},
             [](const Node& n, const std::string& path, Issues& issues) { return read_bool(n, path, issues); },

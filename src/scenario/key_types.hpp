@@ -14,6 +14,11 @@
 
 namespace fabricsim::scenario {
 
+// A name that can name a folder or a column (read_name).
+TypeDoc name_type();
+
+// A name_type() value.
+Field<std::string> name_field();
 Field<bool> boolean();
 // `true`, `false` or `auto` (unset).
 Field<std::optional<bool>> boolean_or_auto();
@@ -36,9 +41,20 @@ Field<Length> length(Zero zero);
 Field<std::string> text_field();
 Field<std::optional<Bandwidth>> rate_or_auto();
 
+// The YAML words of an enum's values, each naming one (the first naming a value is its printed one).
+template <class E>
+using Words = std::vector<std::pair<std::string, E>>;
+
+template <class E>
+std::string_view word_of(const Words<E>& words, E e) {
+    for (const auto& [word, value] : words)
+        if (value == e) return word;
+    return {};
+}
+
 // One of `words`, each naming a value of E.
 template <class E>
-Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) {
+Field<E> choice(std::string what, Words<E> words) {
     std::vector<std::string> names;
     std::string text;
     for (const auto& [w, e] : words) {
@@ -56,11 +72,23 @@ Field<E> choice(std::string what, std::vector<std::pair<std::string, E>> words) 
         return std::nullopt;
     };
     f.print = [words](const E& e) {
-        for (const auto& [word, value] : words)
-            if (value == e) return Value{word};
-        return Value{};
+        const std::string_view w = word_of(words, e);
+        return w.empty() ? Value{} : Value{std::string(w)};
     };
     return f;
+}
+
+// A value that may be left unset (nullopt: another key or a preset decides), printed only when set.
+template <class T>
+Field<std::optional<T>> optional_of(Field<T> base) {
+    return {
+        base.doc,
+        [read = base.read](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<T>> {
+            auto v = read(n, path, issues);
+            if (!v) return std::nullopt;
+            return std::optional<T>{std::move(*v)};
+        },
+        [print = base.print](const std::optional<T>& v) { return v ? print(*v) : Value{}; }};
 }
 
 // A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).
@@ -83,14 +111,9 @@ Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
 // note for people that is read and not stored: the first keys of a device's section.
 template <class S>
 Key<S> preset_key(std::string doc) {
-    return custom_key<S>(
-        "preset", TypeDoc{"name", {"string"}}, kAllModels, std::move(doc),
-        [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-            const auto v = read_name(n, path, issues);
-            if (v) out.preset = *v;
-            return v.has_value();
-        },
-        [](const S& s) { return s.preset.empty() ? Value{} : Value{s.preset}; });
+    return key("preset", &S::preset, name_field(), kAllModels, std::move(doc)).printed_if([](const S& s) {
+        return !s.preset.empty();
+    });
 }
 template <class S>
 Key<S> description_key() {

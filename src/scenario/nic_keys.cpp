@@ -53,29 +53,13 @@ const Table<NicSpec>& nic_table() {
                 "The port's receive buffer. RoCE (packet model): frames from the fabric wait here for PCIe, and the "
                 "NIC pauses its switch with PFC at buffer − headroom (docs/models/pfc.md, \"The NIC's receive "
                 "buffer\")."),
-            custom_key<S>(
-                "tcp_min_rto", TypeDoc{"time > 0", {"string", "integer"}}, kPacket,
+            key("tcp_min_rto", &S::tcp_min_rto, optional_of(time(Zero::rejected)), kPacket,
                 "iWARP RNICs: the TCP engine's retransmission-timeout floor, used when `cluster.iwarp.min_rto` is not "
-                "given (none: 200 ms; docs/models/iwarp.md).",
-                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-                    const auto v = read_time(n, path, Zero::rejected, issues);
-                    if (v) out.tcp_min_rto = *v;
-                    return v.has_value();
-                },
-                [](const S& s) { return s.tcp_min_rto ? Value{to_string(*s.tcp_min_rto)} : Value{}; })
-                .shown_default("none"),
-            custom_key<S>(
-                "offload_latency", TypeDoc{"time ≥ 0", {"string", "integer"}}, kPacket,
+                "given (none: 200 ms; docs/models/iwarp.md)."),
+            key("offload_latency", &S::offload_latency, time(Zero::allowed), kPacket,
                 "The time the NIC adds to every frame it takes in or sends on (an RNIC's TCP engine), in the packet "
-                "model: the NIC's forwarding latency (docs/models/iwarp.md).",
-                [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
-                    const auto v = read_time(n, path, Zero::allowed, issues);
-                    if (v) out.offload_latency = *v;
-                    return v.has_value();
-                },
-                [](const S& s) {
-                    return s.offload_latency == Time::zero() ? Value{} : Value{to_string(s.offload_latency)};
-                })
+                "model: the NIC's forwarding latency (docs/models/iwarp.md).")
+                .printed_if([](const S& s) { return s.offload_latency != Time::zero(); })
                 .shown_default("`0ps`"),
         }};
     return t;

@@ -171,11 +171,4 @@ const Table<OutputsSpec>& outputs_table() {
     return t;
 }
 
-OutputsSpec validate_outputs(const Node& node, Issues& issues) {
-    OutputsSpec spec;
-    NoContext none;
-    read_table(node, "outputs", outputs_table(), spec, none, issues);
-    return spec;
-}
-
 }  // namespace fabricsim::scenario

@@ -10,6 +10,4 @@ namespace fabricsim::scenario {
 
 const Table<OutputsSpec>& outputs_table();
 
-OutputsSpec validate_outputs(const Node& node, Issues& issues);
-
 }  // namespace fabricsim::scenario

@@ -106,11 +106,4 @@ const Table<SimulationSpec>& simulation_table() {
     return t;
 }
 
-SimulationSpec validate_simulation(const Node& node, Issues& issues) {
-    SimulationSpec spec;
-    NoContext none;
-    read_table(node, "simulation", simulation_table(), spec, none, issues);
-    return spec;
-}
-
 }  // namespace fabricsim::scenario

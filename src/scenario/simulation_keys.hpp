@@ -10,6 +10,4 @@ namespace fabricsim::scenario {
 
 const Table<SimulationSpec>& simulation_table();
 
-SimulationSpec validate_simulation(const Node& node, Issues& issues);
-
 }  // namespace fabricsim::scenario

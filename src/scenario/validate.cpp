@@ -4,10 +4,9 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/host_keys.hpp"
 #include "scenario/infiniband_keys.hpp"
-#include "scenario/outputs_keys.hpp"
+#include "scenario/iwarp_keys.hpp"
 #include "scenario/roce_keys.hpp"
-#include "scenario/simulation_keys.hpp"
-#include "scenario/validate_iwarp.hpp"
+#include "scenario/scenario_keys.hpp"
 #include "scenario/validate_limits.hpp"
 
 #include <fmt/format.h>
@@ -16,30 +15,13 @@
 
 namespace fabricsim::scenario {
 
-namespace {
-
-// With at most 1024 GPUs per server (server_keys.cpp), rank arithmetic stays far inside
-// int (servers x gpus <= 2^30).
-constexpr std::int64_t kMaxServers = 1'000'000;
-
-void missing(const Node& mapping, std::string_view path, std::string_view what, Issues& issues) {
-    issues.add(mapping.location, std::string(path), fmt::format("missing required {}", what));
-}
-
-// The cluster, and whether its rank count can be trusted for checking the workload.
 std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) {
     ClusterSpec spec;
-    const Node* map = read_section(node, "cluster", issues);
-    if (map == nullptr) return {spec, false};
-    check_keys(*map, "cluster",
-               {"servers", "server", "fabric", "storage_fabric", "storage", "clients", "roce", "infiniband", "iwarp"},
-               issues);
-    bool ranks_known = true;
-    if (const Node* n = map->find("servers")) {
-        auto v = read_int(*n, "cluster.servers", 1, kMaxServers, issues);
-        ranks_known = v.has_value();
-        if (v) spec.servers = static_cast<int>(*v);
-    }
+    NoContext none;
+    const SectionRead r = read_table(node, "cluster", cluster_table(), spec, none, issues);
+    if (r.map == nullptr) return {spec, false};
+    const Node* map = r.map;
+    bool ranks_known = r.ok("servers");
     const bool servers_known = ranks_known;
     const ServerRead server = validate_server(map->find("server"), issues);
     ranks_known = ranks_known && server.usable && server.gpus_known;
@@ -65,43 +47,10 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) 
     return {spec, ranks_known};
 }
 
-}  // namespace
-
 ScenarioSpec validate_scenario(const Node& root, Issues& issues) {
     ScenarioSpec spec;
-    check_keys(root, "", {"name", "description", "seed", "simulation", "cluster", "workload", "faults", "outputs"},
-               issues);
-
-    if (const Node* n = root.find("name")) {
-        if (auto s = read_name(*n, "name", issues)) spec.name = *s;
-    } else {
-        missing(root, "name", "key", issues);
-    }
-    if (const Node* n = root.find("description")) {
-        if (auto s = read_text(*n, "description", issues)) spec.description = *s;
-    }
-    if (const Node* n = root.find("seed")) {
-        if (auto v = read_uint64(*n, "seed", issues)) spec.seed = *v;
-    }
-    if (const Node* n = root.find("simulation")) spec.simulation = validate_simulation(*n, issues);
-
-    bool cluster_known = false;
-    if (const Node* n = root.find("cluster")) {
-        auto [cluster, ranks_known] = validate_cluster(*n, issues);
-        spec.cluster = cluster;
-        cluster_known = ranks_known;
-    } else {
-        missing(root, "cluster", "section", issues);
-    }
-    if (const Node* n = root.find("workload")) {
-        spec.workload = validate_workload(*n, cluster_known ? &spec.cluster : nullptr, issues);
-    } else {
-        missing(root, "workload", "section", issues);
-    }
-    if (const Node* n = root.find("faults"))
-        spec.faults = validate_faults(*n, cluster_known ? &spec.cluster : nullptr,
-                                      spec.simulation.model == NetworkModel::packet, issues);
-    if (const Node* n = root.find("outputs")) spec.outputs = validate_outputs(*n, issues);
+    TopLevelRead read;
+    read_table(root, "", scenario_table(), spec, read, issues);
     // The ideal model has no queues: outputs.queues would be read and then ignored.
     if (spec.outputs.queues.interval > Time::zero() && spec.simulation.model != NetworkModel::packet)
         issues.add(spec.outputs.queues.location, "outputs.queues",

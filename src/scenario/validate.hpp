@@ -2,8 +2,8 @@
 // so that one run reports them all). The tree has had its includes, variant overrides,
 // --set overrides and presets applied; `variants` and `include` are gone from it.
 //
-// The schema lives in validate.cpp (top level), validate_workload.cpp and the key tables
-// (`*_keys.cpp`: server_keys.cpp has cluster.server, fabric_keys.cpp has cluster.fabric,
+// The schema lives in the key tables (`*_keys.cpp`: scenario_keys.cpp has the top level and
+// the cluster's sections, server_keys.cpp has cluster.server, fabric_keys.cpp has cluster.fabric,
 // cluster.storage_fabric and the checks across the cluster), one function per section; a
 // section the models do not have yet is an unknown key.
 #pragma once
@@ -14,11 +14,16 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fabricsim::scenario {
 
 ScenarioSpec validate_scenario(const Node& root, Issues& issues);
+
+// cluster (scenario_keys.hpp), every section read whether written or not, and whether its rank
+// count can be trusted for checking the workload.
+std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues);
 
 // cluster.server (server_keys.cpp); `node` may be null (the defaults). The flags say which values were read
 // without an issue, so that checks across sections do not repeat an error as another.

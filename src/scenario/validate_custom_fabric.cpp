@@ -7,6 +7,7 @@
 #include "core/units_format.hpp"
 #include "scenario/describe.hpp"
 #include "scenario/field_readers.hpp"
+#include "scenario/key_types.hpp"
 
 #include <fmt/format.h>
 
@@ -23,8 +24,6 @@ namespace {
 constexpr std::int64_t kMaxParallel = 4'096;
 // Server NICs named in one "no link for ..." message before "and N more".
 constexpr std::size_t kListed = 5;
-
-const std::vector<std::string> kLinkKeys{"from", "to", "speed", "length", "count"};
 
 struct NicName {
     int server = 0;
@@ -77,11 +76,11 @@ struct Context {
     }
 };
 
-End resolve_end(const Node& node, const std::string& key, const Context& c, Issues& issues) {
+// `text`: the end's name as the link's table read it from `node`.
+End resolve_end(const Node& node, const std::string& key, const std::string& name, const Context& c, Issues& issues) {
     End end;
-    const auto text = read_text(node, key, issues);
-    if (!text) return end;
-    end.name = *text;
+    end.name = name;
+    const std::string* text = &end.name;
     if (auto it = c.switch_index.find(*text); it != c.switch_index.end()) {
         end.known = true;
         end.index = it->second;
@@ -128,40 +127,29 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         const Node& item = list.items[i];
         const std::string at = index_path(path, i);
-        const SwitchRead sw = validate_switch(item, at, tech, issues, base.spec);
-        if (!sw.usable) continue;
         CustomSwitchSpec out;
-        out.model = sw.spec;
+        out.model = base.spec;
+        if (tech) out.model.technology = *tech;
         out.location = item.location;
-        const Node* name = item.find("name");
-        if (name == nullptr) {
-            issues.add(item.location, key_path(at, "name"), "missing required key");
-            continue;
-        }
-        const auto text = read_name(*name, key_path(at, "name"), issues);
-        if (!text) continue;
-        if (text->find('.') != std::string::npos) {
-            issues.add(name->location, key_path(at, "name"),
-                       fmt::format("\"{}\" has a dot; expected a name without one (dotted names are the servers' "
-                                   "nodes, as s3.nic0)",
-                                   *text));
-            continue;
-        }
+        NoContext none;
+        const SectionRead r = read_table(item, at, custom_switch_table(), out, none, issues);
+        if (r.map == nullptr || !r.ok("name")) continue;
+        const std::string* text = &out.name;
+        const Node* name = r.given("name");
         if (auto [it, inserted] = seen.try_emplace(*text, name->location); !inserted) {
             issues.add(name->location, key_path(at, "name"),
                        fmt::format("duplicate switch name \"{}\" (first at {}); expected each switch once", *text,
                                    where(it->second)));
             continue;
         }
-        if (sw.technology_known && sw.spec.technology != spec.technology)
+        if ((r.given("technology") == nullptr || r.ok("technology")) && out.model.technology != spec.technology)
             issues.add(item.location, key_path(at, "technology"),
                        fmt::format("{} is {}, but cluster.fabric.technology is {}; every switch of a fabric has its "
                                    "technology",
-                                   *text, name_of(sw.spec.technology), name_of(spec.technology)));
-        out.name = *text;
+                                   *text, name_of(out.model.technology), name_of(spec.technology)));
         c.switch_index.emplace(out.name, static_cast<int>(spec.custom.switches.size()));
         c.switch_names.push_back(out.name);
-        c.switch_rate_known.push_back(sw.port_speed_known);
+        c.switch_rate_known.push_back(r.ok("port_speed"));
         spec.custom.switches.push_back(std::move(out));
     }
 }
@@ -185,28 +173,17 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         const Node& item = list.items[i];
         const std::string at = index_path(path, i);
-        const Node* map = read_section(item, at, issues);
-        if (map == nullptr) {
-            complete = false;
-            continue;
-        }
-        check_keys(*map, at, kLinkKeys, issues);
-        const Node* from = map->find("from");
-        const Node* to = map->find("to");
-        if (from == nullptr || to == nullptr) {
-            issues.add(map->location, key_path(at, from == nullptr ? "from" : "to"), "missing required key");
-            complete = false;
-            continue;
-        }
-        const End a = resolve_end(*from, key_path(at, "from"), c, issues);
-        const End b = resolve_end(*to, key_path(at, "to"), c, issues);
         CustomLinkSpec link;
-        link.from = a.name;
-        link.to = b.name;
-        link.location = map->location;
-        if (const Node* n = map->find("count"))
-            if (auto v = read_int(*n, key_path(at, "count"), 1, kMaxParallel, issues))
-                link.count = static_cast<int>(*v);
+        link.location = item.location;
+        NoContext none;
+        const SectionRead r = read_table(item, at, custom_link_table(), link, none, issues);
+        const Node* map = r.map;
+        if (map == nullptr || !r.ok("from") || !r.ok("to")) {
+            complete = false;
+            continue;
+        }
+        const End a = resolve_end(*r.given("from"), key_path(at, "from"), link.from, c, issues);
+        const End b = resolve_end(*r.given("to"), key_path(at, "to"), link.to, c, issues);
         if (!a.known || !b.known) {
             complete = false;
             continue;
@@ -252,23 +229,18 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         std::optional<Bandwidth> slower;
         for (const End* e : {&a, &b})
             if (e->rate && (!slower || *e->rate < *slower)) slower = e->rate;
-        if (const Node* n = map->find("speed")) {
-            if (auto v = read_bandwidth(*n, key_path(at, "speed"), issues)) {
-                link.speed = *v;
-                // Named once, by the slower end (the first when both are as slow).
-                const End& e = !b.rate || (a.rate && *a.rate <= *b.rate) ? a : b;
-                if (slower && *v > *slower)
-                    issues.add(n->location, key_path(at, "speed"),
-                               fmt::format("{} is faster than the {} of {}, {}; expected at most {}", to_string(*v),
-                                           e.rate_what, e.name, to_string(*slower), to_string(*slower)));
-            }
+        if (const Node* n = r.given("speed")) {
+            // Named once, by the slower end (the first when both are as slow).
+            const End& e = !b.rate || (a.rate && *a.rate <= *b.rate) ? a : b;
+            if (r.ok("speed") && slower && link.speed > *slower)
+                issues.add(n->location, key_path(at, "speed"),
+                           fmt::format("{} is faster than the {} of {}, {}; expected at most {}", to_string(link.speed),
+                                       e.rate_what, e.name, to_string(*slower), to_string(*slower)));
         } else if (slower) {
             link.speed = *slower;
         }
-        const bool to_nic = a.is_nic || b.is_nic;
-        link.length = to_nic ? spec.cable_length : spec.uplink_cable_length;
-        if (const Node* n = map->find("length"))
-            if (auto v = read_length(*n, key_path(at, "length"), Zero::rejected, issues)) link.length = *v;
+        if (r.given("length") == nullptr)
+            link.length = a.is_nic || b.is_nic ? spec.cable_length : spec.uplink_cable_length;
         for (const End* e : {&a, &b})
             if (!e->is_nic) ports[static_cast<std::size_t>(e->index)] += link.count;
         spec.custom.links.push_back(std::move(link));
@@ -338,30 +310,63 @@ void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec
     read_links(*links, key_path(path, "links"), spec, c, issues);
 }
 
-// Every switch with its whole model and every link with its resolved speed and length, so that
-// the printed scenario reads back the same.
-Value describe_custom_switches(const CustomFabricSpec& c) {
-    Value::List switches;
-    for (const CustomSwitchSpec& s : c.switches) {
-        Value::Map sw{{"name", Value{s.name}}};
-        Value model = print_table(switch_table(), s.model);
-        for (auto& m : std::get<Value::Map>(model.v)) sw.push_back(std::move(m));
-        switches.push_back(Value{std::move(sw)});
-    }
-    return Value{std::move(switches)};
+const Table<CustomSwitchSpec>& custom_switch_table() {
+    using S = CustomSwitchSpec;
+    static const Table<S> t{
+        "cluster.fabric.switches", [] {
+            std::vector<Key<S>> keys{
+                custom_key<S>(
+                    "name", TypeDoc{"name without a dot", {"string"}}, kAllModels, "Unique; links and reports use it.",
+                    [](const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
+                        const auto v = read_name(n, path, issues);
+                        if (v && v->find('.') != std::string::npos) {
+                            issues.add(n.location, path,
+                                       fmt::format("\"{}\" has a dot; expected a name without one (dotted names are "
+                                                   "the servers' nodes, as s3.nic0)",
+                                                   *v));
+                            return false;
+                        }
+                        if (v) out.name = *v;
+                        return v.has_value();
+                    },
+                    [](const S& s) { return Value{s.name}; })
+                    .required(),
+            };
+            // This switch's model: cluster.fabric.switch under the entry's keys (and preset).
+            for (const Key<SwitchSpec>& k : switch_table().keys_)
+                keys.push_back(inside(&S::model, Key<SwitchSpec>(k)).shown_default("`cluster.fabric.switch`'s"));
+            return keys;
+        }()};
+    return t;
 }
 
-Value describe_custom_links(const CustomFabricSpec& c) {
-    Value::List links;
-    for (const CustomLinkSpec& l : c.links) {
-        Value::Map link{{"from", Value{l.from}},
-                        {"to", Value{l.to}},
-                        {"speed", Value{to_string(l.speed)}},
-                        {"length", Value{to_string(l.length)}}};
-        if (l.count != 1) link.push_back({"count", Value{std::int64_t{l.count}}});
-        links.push_back(Value{std::move(link)});
-    }
-    return Value{std::move(links)};
+const Table<CustomLinkSpec>& custom_link_table() {
+    using S = CustomLinkSpec;
+    const char* end = "a switch's name, or a server NIC `s<server>.nic<k>`";
+    static const Table<S> t{
+        "cluster.fabric.links",
+        {
+            key("from", &S::from, Field<std::string>{TypeDoc{end, {"string"}}, read_text, text_field().print},
+                kAllModels,
+                "One end: a NIC and a switch, or two different switches. `s3.nic0` is compute NIC 0 of server 3 "
+                "(servers from 0, NICs from 0).")
+                .required(),
+            key("to", &S::to, Field<std::string>{TypeDoc{end, {"string"}}, read_text, text_field().print}, kAllModels,
+                "The other end.")
+                .required(),
+            key("speed", &S::speed, rate(), kAllModels,
+                "Line rate per direction; no faster than either end's port. A 400G link between switches under 100G "
+                "hosts is `speed: 400Gbps` between two switches of `port_speed: 400Gbps`.")
+                .shown_default("the slower end's port: the NIC's `line_rate` or the switch's `port_speed`"),
+            key("length", &S::length, length(Zero::rejected), kAllModels,
+                "The cable; its delay is 5 ns/m and it is copper or optical as for the other topologies.")
+                .shown_default("`cable_length` to a NIC, `uplink_cable_length` between switches"),
+            key("count", &S::count, integer(1, kMaxParallel), kAllModels,
+                "Parallel cables between two switches (each a separate ECMP next hop); 1 for a NIC.")
+                .printed_if([](const S& s) { return s.count != 1; })
+                .shown_default("`1`"),
+        }};
+    return t;
 }
 
 }  // namespace fabricsim::scenario

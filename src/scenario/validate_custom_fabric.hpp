@@ -21,8 +21,8 @@ namespace fabricsim::scenario {
 void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec& spec, const SwitchRead& base,
                             const ServerRead& server, std::optional<int> servers, Issues& issues);
 
-// The two lists as `validate --print` shows them.
-Value describe_custom_switches(const CustomFabricSpec& custom);
-Value describe_custom_links(const CustomFabricSpec& custom);
+// The keys of a switch entry (`name` and the switch model's) and of a link entry.
+const Table<CustomSwitchSpec>& custom_switch_table();
+const Table<CustomLinkSpec>& custom_link_table();
 
 }  // namespace fabricsim::scenario

@@ -38,26 +38,13 @@ const Table<E, EntryContext>& workload_entry_table() {
     static const Table<E, EntryContext> t{
         "workload",
         {
-            custom_key<E, EntryContext>(
-                "name", TypeDoc{"name", {"string"}}, kAllModels,
-                "Unique across the workload; names the entry in results and in `after`.",
-                [](const Node& n, const std::string& path, E& out, EntryContext&, Issues& issues) {
-                    const auto v = read_name(n, path, issues);
-                    if (v) out.name = *v;
-                    return v.has_value();
-                },
-                [](const E& e) { return Value{e.name}; })
+            key<E, std::string, EntryContext>("name", &E::name, name_field(), kAllModels,
+                                              "Unique across the workload; names the entry in results and in `after`.")
                 .shown_default("`<kind><index>`, e.g. `transfer0`"),
-            custom_key<E, EntryContext>(
-                "after", TypeDoc{"name", {"string"}}, kAllModels,
-                "The entry starts when the named entry completes (its `start` counts from then). Unknown names and "
-                "cycles are errors.",
-                [](const Node& n, const std::string& path, E& out, EntryContext&, Issues& issues) {
-                    const auto v = read_name(n, path, issues);
-                    if (v) out.after = *v;
-                    return v.has_value();
-                },
-                [](const E& e) { return e.after.empty() ? Value{} : Value{e.after}; }),
+            key<E, std::string, EntryContext>("after", &E::after, name_field(), kAllModels,
+                                              "The entry starts when the named entry completes (its `start` counts "
+                                              "from then). Unknown names and cycles are errors.")
+                .printed_if([](const E& e) { return !e.after.empty(); }),
             custom_key<E, EntryContext>(
                 "priority", TypeDoc{"integer, 0 to 7 on RoCE, 0 to 15 on InfiniBand", {"integer"}, 0, 15, {}},
                 kAllModels,

@@ -236,3 +236,30 @@ TEST_CASE("each traffic pattern's table holds the kind key, the pattern's own ke
         CHECK(std::count(names.begin(), names.end(), k) == 1);
     }
 }
+
+TEST_CASE("cluster.iwarp and a custom topology's lists are declared: the schema closes them, and an iWARP key the "
+          "ideal model does not read is warned of",
+          "[loader][keys][docs]") {
+    const Value schema = json_schema();
+    const Value* cluster = member(*member(schema, "properties"), "cluster");
+    REQUIRE(cluster != nullptr);
+    const Value* iwarp = member(*member(*cluster, "properties"), "iwarp");
+    REQUIRE(iwarp != nullptr);
+    CHECK(closed(*iwarp));
+    // iwarp_spec.hpp: a 9000-byte jumbo frame less IPv4 20, TCP 20 and timestamps 12 = 8948.
+    CHECK(*member(*member(*member(*iwarp, "properties"), "mss"), "default") == Value{std::int64_t{8948}});
+    const Value* fabric = member(*member(*cluster, "properties"), "fabric");
+    REQUIRE(fabric != nullptr);
+    for (const char* list : {"switches", "links"}) {
+        INFO(list);
+        const Value* l = member(*member(*fabric, "properties"), list);
+        REQUIRE(l != nullptr);
+        CHECK(*member(*l, "type") == Value{std::string("array")});
+        CHECK(closed(*member(*l, "items")));  // a misspelt entry key is flagged, as the loader flags it
+    }
+    // DCTCP is the packet model's TCP; under the ideal model the key has no effect (line 6, column 12).
+    CHECK(warnings_of(scenario_text("simulation: { model: ideal }\n",
+                                    "  fabric: { technology: iwarp }\n  iwarp: { congestion_control: dctcp }\n")) ==
+          std::vector<std::string>{"w.yaml:6:12: cluster.iwarp.congestion_control: the ideal model does not read this "
+                                   "key; it has no effect"});
+}

@@ -1,4 +1,4 @@
-// cluster.iwarp (iwarp_spec.hpp), read strictly like the rest of the scenario, and what the
+// cluster.iwarp: the key table of IwarpSpec (iwarp_spec.hpp has the source of each default), and what the
 // iWARP fabric (cluster.fabric.technology: iwarp) changes in the rest of the cluster: the
 // fabric's packet is the segment's RDMA payload (mss - 20, replacing fabric.mtu), each packet
 // carries the TCP/IP/MPA headers (roce.header_bytes), the Ethernet is lossy (roce.lossless:
@@ -11,12 +11,16 @@
 #pragma once
 
 #include "scenario/issues.hpp"
+#include "scenario/iwarp_spec.hpp"
+#include "scenario/key_table.hpp"
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
 
 #include <optional>
 
 namespace fabricsim::scenario {
+
+const Table<IwarpSpec>& iwarp_table();
 
 // `node`: cluster.iwarp (may be null); `cluster`: the mapping cluster (for the keys the fabric
 // replaces). Changes `spec` as above when spec.fabric.iwarp.

@@ -1,0 +1,179 @@
+#include "scenario/scenario_keys.hpp"
+
+#include "scenario/describe.hpp"
+#include "scenario/fabric_keys.hpp"
+#include "scenario/faults_keys.hpp"
+#include "scenario/host_keys.hpp"
+#include "scenario/infiniband_keys.hpp"
+#include "scenario/iwarp_keys.hpp"
+#include "scenario/key_types.hpp"
+#include "scenario/outputs_keys.hpp"
+#include "scenario/roce_keys.hpp"
+#include "scenario/server_keys.hpp"
+#include "scenario/simulation_keys.hpp"
+#include "scenario/validate.hpp"
+#include "scenario/workload_keys.hpp"
+
+#include <limits>
+
+namespace fabricsim::scenario {
+
+namespace {
+
+// With at most 1024 GPUs per server (server_keys.cpp), rank arithmetic stays far inside
+// int (servers x gpus <= 2^30).
+constexpr std::int64_t kMaxServers = 1'000'000;
+
+using S = ScenarioSpec;
+using Read = TopLevelRead;
+using ReadFn = std::function<bool(const Node&, const std::string&, S&, Read&, Issues&)>;
+
+// A top-level key read by `read` (a section's reader) and printed by `print`.
+Key<S, Read> top(const char* name, TypeDoc type, const char* doc, ReadFn read, std::function<Value(const S&)> print) {
+    return custom_key<S, Read>(name, std::move(type), kAllModels, doc, std::move(read), std::move(print));
+}
+
+// A key the loader takes out of the tree before it is read (`include`, `variants`).
+Key<S, Read> loader_key(const char* name, TypeDoc type, const char* doc) {
+    return top(
+        name, std::move(type), doc, [](const Node&, const std::string&, S&, Read&, Issues&) { return true; },
+        [](const S&) { return Value{}; });
+}
+
+// Value holds signed integers; a seed above INT64_MAX travels as its decimal text, which the
+// loader reads back as the same unsigned number.
+Value seed(std::uint64_t s) {
+    if (s <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return Value{static_cast<std::int64_t>(s)};
+    return Value{std::to_string(s)};
+}
+
+// A section read with `table` into `member`.
+template <class Sub>
+Key<S, Read> sub_section(const char* name, Sub S::*member, const Table<Sub>& table, const char* doc) {
+    auto k = top(
+        name, TypeDoc{"mapping", {"object"}}, doc,
+        [member, &table](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
+            NoContext none;
+            return read_table(n, path, table, out.*member, none, issues).map != nullptr;
+        },
+        [member, &table](const S& s) { return print_table(table, s.*member); });
+    k.info.section = &table;
+    return k;
+}
+
+// A section of the cluster, read by validate_cluster() with what the sections before it say,
+// whether it is written or not, and printed with `table`.
+template <class Sub, class Ctx>
+Key<ClusterSpec> part(const char* name, Sub ClusterSpec::*member, const Table<Sub, Ctx>& table, const char* doc) {
+    Key<ClusterSpec> k;
+    k.info = key_info(name, TypeDoc{"mapping", {"object"}}, doc, 0);
+    k.info.section = &table;
+    for (const KeyInfo& sub : table.TableInfo::keys) k.info.consumers |= sub.consumers;
+    k.read = [](const Node&, const std::string&, ClusterSpec&, NoContext&, Issues&, std::vector<std::string>&) {
+        return true;
+    };
+    k.print = [member, &table](const ClusterSpec& c) { return print_table(table, c.*member); };
+    return k;
+}
+
+}  // namespace
+
+const Table<ClusterSpec>& cluster_table() {
+    using C = ClusterSpec;
+    static const Table<C> t{
+        "cluster",
+        {
+            key("servers", &C::servers, integer(1, kMaxServers), kAllModels, "The number of servers."),
+            part("server", &C::server, server_table(),
+                 "The server model, the same for every server: a preset name (folder `servers/`) or a mapping."),
+            part("fabric", &C::fabric, fabric_table(), "The compute fabric."),
+            part("roce", &C::roce, roce_table(), "RoCEv2: PFC, ECN, DCQCN, the switch MMU and the queues."),
+            part("infiniband", &C::infiniband, infiniband_table(),
+                 "InfiniBand: virtual lanes, credits, VL arbitration, IB CC."),
+            part("iwarp", &C::iwarp, iwarp_table(), "iWARP: the TCP offload engine of every NIC.")
+                .printed_if([](const C& c) { return c.iwarp.enabled; }),
+            part("storage_fabric", &C::storage_fabric, storage_fabric_table(),
+                 "A separate storage fabric, or `none`; absent, storage traffic shares the compute fabric.")
+                .shown_default("none")
+                .printed_if([](const C& c) { return c.storage_fabric.enabled; }),
+            part("storage", &C::storage, storage_table(), "Storage nodes on the compute fabric, or `none`.")
+                .shown_default("none")
+                .printed_if([](const C& c) { return c.storage.nodes > 0; }),
+            part("clients", &C::clients, clients_table(), "CPU-only client hosts on the compute fabric, or `none`.")
+                .shown_default("none")
+                .printed_if([](const C& c) { return c.clients.nodes > 0; }),
+        }};
+    return t;
+}
+
+const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
+    static const Table<S, Read> t{
+        "scenario",
+        {
+            key<S, std::string, Read>(
+                "name", &S::name, name_field(), kAllModels,
+                "Names the run and its output folder (`results/<name>`, where leading dots become `_`: `..` writes to "
+                "`results/__`). Letters, digits, `.`, `_`, `-`.")
+                .required(),
+            key<S, std::string, Read>("description", &S::description, text_field(), kAllModels,
+                                      "Free text, copied into results.")
+                .shown_default("`\"\"`"),
+            top(
+                "seed", TypeDoc{"unsigned 64-bit integer", {"integer"}, 0},
+                "Seeds every random stream. `--seed N` replaces it.",
+                [](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
+                    const auto v = read_uint64(n, path, issues);
+                    if (v) out.seed = *v;
+                    return v.has_value();
+                },
+                [](const S& s) { return seed(s.seed); }),
+            loader_key("include", TypeDoc{"path or list of paths", {"string", "array"}},
+                       "Files merged underneath this one (see [Include](#include))."),
+            sub_section("simulation", &S::simulation, simulation_table(),
+                        "The network model and its settings (see [Simulation](#simulation-simulation))."),
+            [] {
+                auto k = top(
+                    "cluster", TypeDoc{"mapping", {"object"}},
+                    "The servers and the networks between them (see [Cluster](#cluster)).",
+                    [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
+                        auto [cluster, ranks_known] = validate_cluster(n, issues);
+                        out.cluster = std::move(cluster);
+                        read.cluster_known = ranks_known;
+                        return true;
+                    },
+                    [](const S& s) { return print_table(cluster_table(), s.cluster); });
+                k.info.section = &cluster_table();
+                return std::move(k).required("missing required section");
+            }(),
+            top(
+                "workload", TypeDoc{"non-empty list of entries", {"array"}},
+                "What the cluster does (see [Workload](#workload)).",
+                [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
+                    out.workload = validate_workload(n, read.cluster_known ? &out.cluster : nullptr, issues);
+                    return true;
+                },
+                [](const S& s) { return describe_workload(s.workload); })
+                .required("missing required section"),
+            top(
+                "faults", TypeDoc{"list of entries", {"array"}},
+                "Things that go wrong during the run: failed, flapping or degraded links, failed switches and NICs, "
+                "stuck receivers, slow GPUs (see [Faults](#faults)).",
+                [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
+                    out.faults = validate_faults(n, read.cluster_known ? &out.cluster : nullptr,
+                                                 out.simulation.model == NetworkModel::packet, issues);
+                    return true;
+                },
+                // Only a scenario with faults has the section, so that others print as before.
+                [](const S& s) { return s.faults.empty() ? Value{} : describe_faults(s.faults); }),
+            loader_key("variants", TypeDoc{"mapping", {"object"}},
+                       "Named sets of overrides, each a mapping of key paths to values (see [Variants](#variants)).")
+                .shown_default("one variant, `default`"),
+            sub_section("outputs", &S::outputs, outputs_table(), "Result files (see [Outputs](#outputs-outputs))."),
+        }};
+    return t;
+}
+
+Value describe(const ScenarioSpec& spec) { return print_table(scenario_table(), spec); }
+
+}  // namespace fabricsim::scenario
