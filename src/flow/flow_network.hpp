@@ -204,7 +204,7 @@ private:
         std::uint32_t unit = 0;           // `latency` is path_latency(hops, unit)
         Time latency;
     };
-    static constexpr std::size_t kRouteCache = 16384;
+    static constexpr std::size_t kRouteCache = 65536;
     Route& route(const fabric::FlowKey& key);
     Time route_latency(Route& r, std::uint32_t unit) const;
     static double stripe_cap(std::size_t candidates, double bottleneck, double bytes, std::uint32_t unit);

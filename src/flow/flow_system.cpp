@@ -6,23 +6,6 @@
 
 namespace fabricsim::flow {
 
-std::uint32_t FlowSystem::add_link(double bytes_per_s) {
-    capacity.push_back(bytes_per_s);
-    return static_cast<std::uint32_t>(capacity.size() - 1);
-}
-
-void FlowSystem::begin_flow(double weight_, double cap_) {
-    weight.push_back(weight_);
-    cap.push_back(cap_);
-}
-
-void FlowSystem::add_use(std::uint32_t link, double share_) {
-    link_of.push_back(link);
-    share.push_back(share_);
-}
-
-void FlowSystem::end_flow() { first.push_back(static_cast<std::uint32_t>(link_of.size())); }
-
 std::uint32_t FlowSystem::add_flow(double weight_, double cap_,
                                    std::initializer_list<std::pair<std::uint32_t, double>> uses_) {
     begin_flow(weight_, cap_);

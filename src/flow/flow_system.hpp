@@ -31,12 +31,22 @@ struct FlowSystem {
     std::size_t flows() const { return weight.size(); }
     std::size_t uses() const { return link_of.size(); }
 
-    std::uint32_t add_link(double bytes_per_s);
+    // Inline: a local re-solve builds a system per re-fill, a call per use otherwise.
+    std::uint32_t add_link(double bytes_per_s) {
+        capacity.push_back(bytes_per_s);
+        return static_cast<std::uint32_t>(capacity.size() - 1);
+    }
     // A flow over (link, share) pairs; returns its index.
     std::uint32_t add_flow(double weight_, double cap_, std::initializer_list<std::pair<std::uint32_t, double>> uses);
-    void begin_flow(double weight_, double cap_);
-    void add_use(std::uint32_t link, double share_);  // to the flow begun last
-    void end_flow();
+    void begin_flow(double weight_, double cap_) {
+        weight.push_back(weight_);
+        cap.push_back(cap_);
+    }
+    void add_use(std::uint32_t link, double share_) {  // to the flow begun last
+        link_of.push_back(link);
+        share.push_back(share_);
+    }
+    void end_flow() { first.push_back(static_cast<std::uint32_t>(link_of.size())); }
     void clear();
 
     // Throws InternalError on a malformed system (a link index out of range, a weight or

@@ -1,6 +1,7 @@
 #include "flow/incremental_max_min.hpp"
 
 #include "core/errors.hpp"
+#include "flow/flow_rules.hpp"
 
 #include <algorithm>
 
@@ -316,6 +317,30 @@ void IncrementalMaxMin::finish() {
     ++solves_;
 }
 
+bool IncrementalMaxMin::isolated() const {
+    for (std::uint32_t f : solved_)
+        for (const LinkUse& u : flows_[f].uses)
+            if (on_link_[u.link].size() != 1) return false;
+    return !solved_.empty();
+}
+
+void IncrementalMaxMin::fill_isolated() {
+    // What progressive filling does with a flow that shares none of its links, in its
+    // arithmetic (max_min_cpu.cpp): its links' levels on what the others leave (nothing
+    // but rounding), the lowest of them and its cap's level, the rate at that level.
+    for (std::uint32_t f : solved_) {
+        const Flow& fl = flows_[f];
+        double level = fl.cap < kUncapped ? cap_level(fl.cap, fl.weight) : kInfiniteLevel;
+        for (const LinkUse& u : fl.uses) {
+            const double outside = std::max(0.0, link_rate_[u.link] - u.share * fl.rate);
+            level = min_level(level, link_level(std::max(0.0, capacity_[u.link] - outside), u.share * fl.weight));
+        }
+        set_rate(f, frozen_rate(fl.weight, level, fl.cap));
+        has_bottleneck(f);  // remembers its bottleneck (a failure only by rounding: unknown_)
+    }
+    ++refills_;
+}
+
 const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
     if (!pending()) {
         solved_.clear();
@@ -323,6 +348,14 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
         return solved_;
     }
     begin();
+    if (isolated()) {
+        // Every flow to solve is alone on each of its links (a ring step inside a server, a
+        // connection on a quiet path): its rate is its own bottleneck's, and nothing else
+        // crosses what it takes or frees. No filling, no checks.
+        fill_isolated();
+        finish();
+        return solved_;
+    }
     for (int refills = 0;; ++refills) {
         if (!solved_.empty()) refill();
         const Growth g = grow();

@@ -111,6 +111,10 @@ private:
     enum class Growth { settled, grown, stuck };
     Growth grow();
     void begin();
+    // Whether every flow of the set is the only flow on each of its links; then the filling
+    // of the set alone is exact and moves no other flow, and fill_isolated() does it.
+    bool isolated() const;
+    void fill_isolated();
     void gather_components();
     void finish();
 

@@ -228,3 +228,38 @@ TEST_CASE("the local re-solve gives a fresh solve's rates on random arrivals and
         CHECK(inc.flows_solved() < every_live);
     }
 }
+
+TEST_CASE("flows alone on their links get their own bottleneck, as a fresh filling gives it to the bit",
+          "[flow][maxmin]") {
+    // Links 0..2 of 10, 4 and 100 B/s. A (weight 3) crosses link 0 whole and half of its bytes
+    // cross link 1: alone, its weight does not matter and its rate is min(10/1, 4/0.5) = 8.
+    // B (cap 2) alone on link 2 of 100: its cap, 2. Neither shares a link, so the solve takes
+    // each alone (incremental_max_min.hpp, isolated()). Then C (weight 1) joins link 0: link 0's
+    // level is 10/(3+1) = 2.5, below link 1's 4/(0.5·3) = 8/3 for A, so A = 3·2.5 = 7.5 and
+    // C = 2.5 (A puts 3.75 <= 4 on link 1). C leaves: A is alone again at 8.
+    const std::vector<double> capacity{10.0, 4.0, 100.0};
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    const std::vector<LinkUse> a_uses{{0, 1.0}, {1, 0.5}}, b_uses{{2, 1.0}}, c_uses{{0, 1.0}};
+    const auto a = inc.add(3.0, kUncapped, a_uses);
+    const auto b = inc.add(1.0, 2.0, b_uses);
+    CHECK(inc.solve().size() == 2);
+    CHECK(inc.rate(a) == Approx(8.0).epsilon(1e-12));
+    CHECK(inc.rate(b) == Approx(2.0).epsilon(1e-12));
+    FlowSystem s;
+    for (double c : capacity) s.add_link(c);
+    s.add_flow(3.0, kUncapped, {{0, 1.0}, {1, 0.5}});
+    s.add_flow(1.0, 2.0, {{2, 1.0}});
+    const std::vector<double> fresh = solve(s);
+    CHECK(inc.rate(a) == fresh[0]);  // the filling's arithmetic, not only its value
+    CHECK(inc.rate(b) == fresh[1]);
+    const auto c = inc.add(1.0, kUncapped, c_uses);
+    inc.solve();
+    CHECK(inc.rate(a) == Approx(7.5).epsilon(1e-12));
+    CHECK(inc.rate(c) == Approx(2.5).epsilon(1e-12));
+    CHECK(inc.rate(b) == Approx(2.0).epsilon(1e-12));
+    inc.remove(c);
+    inc.solve();
+    CHECK(inc.rate(a) == Approx(8.0).epsilon(1e-12));
+    CHECK(inc.link_rate(1) == Approx(4.0).epsilon(1e-12));  // A saturates link 1
+}
