@@ -162,7 +162,7 @@ void EventQueue::swap(EventQueue& o) noexcept {
 }
 
 std::uint32_t EventQueue::new_slot() {
-    if (generations_.size() >= UINT32_MAX)  // UINT32_MAX is the invalid handle's slot
+    if (generations_.size() >= UINT32_MAX)  // UINT32_MAX: the invalid handle's slot, a posted entry's
         throw InternalError("EventQueue: more than 2^32 - 1 events pending at once");
     generations_.push_back(0);
     return static_cast<std::uint32_t>(generations_.size() - 1);
@@ -288,7 +288,8 @@ bool EventQueue::counting_sort(const Entry* in, std::size_t n, Entry* out) {
 // event; start those loads a bucket ahead so that they are cached when the bucket is popped.
 void EventQueue::prefetch_generations(const std::vector<Entry>& bucket) const {
     if (bucket.size() > kPrefetchMax) return;
-    for (const Entry& e : bucket) __builtin_prefetch(&generations_[e.slot]);
+    for (const Entry& e : bucket)
+        if (e.slot != kPosted) __builtin_prefetch(&generations_[e.slot]);
 }
 
 bool EventQueue::load_fine() {

@@ -2,7 +2,8 @@
 //
 // Order: ascending (time, insertion sequence); two events at the same picosecond run in the
 // order they were scheduled, so a run is deterministic. Cancel is by handle (lazy: the slot's
-// generation is bumped and the stale entry is skipped when it surfaces).
+// generation is bumped and the stale entry is skipped when it surfaces). An event posted
+// without a handle (post) has no slot and cannot be cancelled.
 //
 // Structure (a calendar queue with lazily sorted buckets, after Brown, CACM 31(10) 1988, and
 // the ladder queue's idea of sorting a bucket only when it becomes current, Tang et al., ACM
@@ -38,18 +39,43 @@ namespace fabricsim {
 
 class Simulator;
 
+// Where an event will first touch memory that went cold while it waited (a packet record, the
+// port it left), as data: the event loop reads it one event ahead and starts those loads, so
+// they overlap the event before, without a call. An event whose arg has (arg & kind_mask) ==
+// kind touches, in each array i with a base, the element ((arg >> shift[i]) & mask[i]) of
+// 2^log2_size[i] bytes. The default matches no event.
+struct PrefetchHint {
+    std::uint64_t kind_mask = 0;
+    std::uint64_t kind = 1;
+    const void* base[2] = {nullptr, nullptr};
+    std::uint64_t mask[2] = {0, 0};
+    std::uint8_t shift[2] = {0, 0};
+    std::uint8_t log2_size[2] = {0, 0};
+
+    bool matches(std::uint64_t arg) const { return (arg & kind_mask) == kind; }
+    // The element of array i that event `arg` touches (null: no array i). Precondition: matches(arg).
+    const void* address(int i, std::uint64_t arg) const {
+        if (base[i] == nullptr) return nullptr;
+        return static_cast<const char*>(base[i]) + (((arg >> shift[i]) & mask[i]) << log2_size[i]);
+    }
+    void issue(std::uint64_t arg) const {
+        if (!matches(arg)) return;
+        for (int i = 0; i < 2; ++i)
+            if (const void* a = address(i, arg)) __builtin_prefetch(a);
+    }
+};
+
 // Receives events. The only per-event indirection is this one virtual call; `arg` lets one
 // target tell its events apart (a port index, a timer kind) without allocating.
 class EventTarget {
 public:
     virtual void on_event(Simulator& sim, std::uint64_t arg) = 0;
-    // A hint, given one event ahead, that on_event(arg) is due next: a target whose events
-    // touch memory that went cold while they waited (a packet record) starts loading it
-    // here, so the load overlaps the event before. Must not change any state.
-    virtual void prefetch(std::uint64_t /*arg*/) const {}
+    // What the loop prefetches for this target's next event (PrefetchHint; by default nothing).
+    const PrefetchHint& prefetch_hint() const { return hint_; }
 
 protected:
     ~EventTarget() = default;
+    PrefetchHint hint_;  // a target keeps its bases current (a pool that moves when it grows)
 };
 
 struct EventHandle {
@@ -73,6 +99,12 @@ public:
     EventQueue& operator=(EventQueue&& other) noexcept;
 
     EventHandle push(Time time, EventTarget* target, std::uint64_t arg);
+    // push() for an event that is never cancelled: it takes no slot, so neither push nor pop
+    // touches the slot table or its free list (most of a packet model's events are such).
+    void post(Time time, EventTarget* target, std::uint64_t arg) {
+        ++live_;
+        place_fast(Entry{time, target, arg, kPosted, 0});
+    }
     // True if the event was pending and is now cancelled; false if it already ran, was
     // cancelled before, or the handle is invalid.
     bool cancel(EventHandle handle);
@@ -173,7 +205,9 @@ private:
     static bool before(const LateEntry& a, const LateEntry& b) {
         return a.entry.time < b.entry.time || (a.entry.time == b.entry.time && a.seq < b.seq);
     }
-    bool stale(const Entry& e) const { return generations_[e.slot] != e.generation; }
+    // The slot of a posted entry: it has none, and is never stale.
+    static constexpr std::uint32_t kPosted = UINT32_MAX;
+    bool stale(const Entry& e) const { return e.slot != kPosted && generations_[e.slot] != e.generation; }
     std::uint64_t offset(Time t) const {  // from base_; exact for any t >= base_
         return static_cast<std::uint64_t>(t.picoseconds()) - static_cast<std::uint64_t>(base_.picoseconds());
     }
@@ -344,7 +378,7 @@ inline Time EventQueue::next_time() { return settle() ? run_[run_pos_].time : la
 inline void EventQueue::take(bool from_run, Event& out) {
     const Entry& top = from_run ? run_[run_pos_] : late_.front().entry;
     out = Event{top.time, top.target, top.arg};
-    release(top.slot);
+    if (top.slot != kPosted) release(top.slot);
     if (__builtin_expect(from_run, 1)) {
         ++run_pos_;
     } else {

@@ -47,7 +47,7 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
             break;
         }
         std::uint64_t next_arg;
-        if (const EventTarget* next = queue_.upcoming(next_arg)) next->prefetch(next_arg);
+        if (const EventTarget* next = queue_.upcoming(next_arg)) next->prefetch_hint().issue(next_arg);
         now_ = e.time;
         e.target->on_event(*this, e.arg);
         ++n;

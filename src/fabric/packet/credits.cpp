@@ -13,8 +13,8 @@ Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes larg
 
 void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
     const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
-    sim.at(checked_add(sim.now(), delay, "credits: a credit return"), *this,
-           (static_cast<std::uint64_t>(size.count()) << 32) | q);
+    sim.post(checked_add(sim.now(), delay, "credits: a credit return"), *this,
+             (static_cast<std::uint64_t>(size.count()) << 32) | q);
 }
 
 void Credits::on_event(Simulator& sim, std::uint64_t arg) {
