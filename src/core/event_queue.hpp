@@ -123,7 +123,7 @@ public:
     // the sorted run, which a later push or a late entry may yet overtake. For prefetch
     // hints only.
     const EventTarget* upcoming(std::uint64_t& arg) const {
-        if (run_pos_ >= run_.size() || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
+        if (run_pos_ >= run_end_ || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
         arg = run_[run_pos_].arg;
         return run_[run_pos_].target;
     }
@@ -231,7 +231,7 @@ private:
     // Makes the next event live and present (precondition: live_ > 0); true if it is the run's
     // head, false if it is the late heap's top.
     bool settle() {
-        if (__builtin_expect(late_.empty() && run_pos_ < run_.size() && (stale_ == 0 || !stale(run_[run_pos_])), 1))
+        if (__builtin_expect(late_.empty() && run_pos_ < run_end_ && (stale_ == 0 || !stale(run_[run_pos_])), 1))
             return true;
         return settle_slow();
     }
@@ -256,10 +256,12 @@ private:
     // which starts at fine_start_; when that bucket went straight to the run the fine level is
     // one spent bucket as wide as it. Everything before the first unspent fine bucket (or
     // before base_) is in the run or the late heap.
-    // run_ is the bucket being consumed, copied from its vector and sorted; [0, run_pos_) is
-    // spent. Every late_ entry was pushed after every run_ entry, so on equal
-    // times the run goes first.
+    // run_[0, run_end_) is the bucket being consumed, copied from its vector and sorted;
+    // [0, run_pos_) is spent. Every late_ entry was pushed after every run_ entry, so on equal
+    // times the run goes first. run_'s size is its storage, grown to the largest run and never
+    // cleared, so that a new run is not zero-filled before it is written.
     std::vector<Entry> run_;
+    std::size_t run_end_ = 0;
     std::size_t run_pos_ = 0;
     std::vector<LateEntry> late_;           // binary min-heap on (time, seq)
     std::uint64_t late_seq_ = 0;            // push order of late_'s entries

@@ -30,6 +30,7 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       pause_(layout.port.size()),
       pausing_(layout.port.size()),
       egress_drops_(layout.port.size(), 0) {
+    for (std::uint32_t q = 0; q < pausing_.size(); ++q) pausing_[q].lossless = mmu_.lossless(q);
     quanta_.resize(layout.first.size() - 1);
     // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
