@@ -48,7 +48,7 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
         }
         // The next event's cold lines (PrefetchHint). The prefetch stays in this loop's body:
         // GCC 12 deems an inline function whose only effect is a prefetch free of effects and
-        // drops the call (PrefetchHint::issue() called here compiled to nothing).
+        // drops the call (such a member of PrefetchHint, called here, compiled to nothing).
         std::uint64_t next_arg;
         if (const EventTarget* next = queue_.upcoming(next_arg)) {
             const PrefetchHint& hint = next->prefetch_hint();
