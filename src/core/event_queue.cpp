@@ -142,6 +142,7 @@ EventQueue& EventQueue::operator=(EventQueue&& other) noexcept {
 void EventQueue::swap(EventQueue& o) noexcept {
     using std::swap;
     swap(run_, o.run_);
+    swap(run_end_, o.run_end_);
     swap(run_pos_, o.run_pos_);
     swap(late_, o.late_);
     swap(late_seq_, o.late_seq_);
@@ -162,7 +163,7 @@ void EventQueue::swap(EventQueue& o) noexcept {
 }
 
 std::uint32_t EventQueue::new_slot() {
-    if (generations_.size() >= UINT32_MAX)  // UINT32_MAX is the invalid handle's slot
+    if (generations_.size() >= UINT32_MAX)  // UINT32_MAX: the invalid handle's slot, a posted entry's
         throw InternalError("EventQueue: more than 2^32 - 1 events pending at once");
     generations_.push_back(0);
     return static_cast<std::uint32_t>(generations_.size() - 1);
@@ -183,7 +184,7 @@ bool EventQueue::cancel(EventHandle handle) {
 
 bool EventQueue::settle_slow() {
     for (;;) {
-        const bool has_run = run_pos_ < run_.size();
+        const bool has_run = run_pos_ < run_end_;
         if (has_run || !late_.empty()) {
             const bool from_run = has_run && (late_.empty() || run_[run_pos_].time <= late_.front().entry.time);
             if (stale_ == 0 || !stale(from_run ? run_[run_pos_] : late_.front().entry)) return from_run;
@@ -195,7 +196,7 @@ bool EventQueue::settle_slow() {
             --stale_;
             continue;
         }
-        run_.clear();
+        run_end_ = 0;
         run_pos_ = 0;
         if (load_fine() || load_coarse()) continue;
         if (overflow_.size == 0) throw InternalError("EventQueue: next_time() or pop() on an empty queue");
@@ -213,7 +214,8 @@ bool EventQueue::settle_slow() {
 // position, so no stable sort (and no allocation) is needed.
 void EventQueue::start_run(std::vector<Entry>& bucket) {
     const std::size_t n = bucket.size();
-    run_.resize(n);  // run_ was spent; its capacity only grows to its peak
+    if (run_.size() < n) run_.resize(n);  // run_ was spent; it only grows to its peak
+    run_end_ = n;
     run_pos_ = 0;
     const Entry* in = bucket.data();
     Entry* v = run_.data();
@@ -288,7 +290,8 @@ bool EventQueue::counting_sort(const Entry* in, std::size_t n, Entry* out) {
 // event; start those loads a bucket ahead so that they are cached when the bucket is popped.
 void EventQueue::prefetch_generations(const std::vector<Entry>& bucket) const {
     if (bucket.size() > kPrefetchMax) return;
-    for (const Entry& e : bucket) __builtin_prefetch(&generations_[e.slot]);
+    for (const Entry& e : bucket)
+        if (e.slot != kPosted) __builtin_prefetch(&generations_[e.slot]);
 }
 
 bool EventQueue::load_fine() {
@@ -425,9 +428,11 @@ void EventQueue::respread_overflow() {
 
 void EventQueue::purge() {
     const auto is_stale = [this](const Entry& e) { return stale(e); };
+    run_.resize(run_end_);
     run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_pos_));
     run_pos_ = 0;
     std::erase_if(run_, is_stale);
+    run_end_ = run_.size();
     std::erase_if(late_, [this](const LateEntry& e) { return stale(e.entry); });
     std::make_heap(late_.begin(), late_.end(), [](const LateEntry& a, const LateEntry& b) { return before(b, a); });
     for (std::uint64_t i = fine_.current; i < fine_.count; ++i) std::erase_if(fine_.buckets[i], is_stale);

@@ -2,7 +2,8 @@
 //
 // Order: ascending (time, insertion sequence); two events at the same picosecond run in the
 // order they were scheduled, so a run is deterministic. Cancel is by handle (lazy: the slot's
-// generation is bumped and the stale entry is skipped when it surfaces).
+// generation is bumped and the stale entry is skipped when it surfaces). An event posted
+// without a handle (post) has no slot and cannot be cancelled.
 //
 // Structure (a calendar queue with lazily sorted buckets, after Brown, CACM 31(10) 1988, and
 // the ladder queue's idea of sorting a bucket only when it becomes current, Tang et al., ACM
@@ -38,18 +39,39 @@ namespace fabricsim {
 
 class Simulator;
 
+// Where an event will first touch memory that went cold while it waited (a packet record, the
+// port it left), as data: the event loop reads it one event ahead and starts those loads, so
+// they overlap the event before, without a call. An event whose arg has (arg & kind_mask) ==
+// kind touches, in each array i with a base, the element ((arg >> shift[i]) & mask[i]) of
+// 2^log2_size[i] bytes. The default matches no event. (No member prefetches: GCC 12 drops the
+// call of an inline function whose only effect is a prefetch; the loop prefetches itself.)
+struct PrefetchHint {
+    std::uint64_t kind_mask = 0;
+    std::uint64_t kind = 1;
+    const void* base[2] = {nullptr, nullptr};
+    std::uint64_t mask[2] = {0, 0};
+    std::uint8_t shift[2] = {0, 0};
+    std::uint8_t log2_size[2] = {0, 0};
+
+    bool matches(std::uint64_t arg) const { return (arg & kind_mask) == kind; }
+    // The element of array i that event `arg` touches (null: no array i). Precondition: matches(arg).
+    const void* address(int i, std::uint64_t arg) const {
+        if (base[i] == nullptr) return nullptr;
+        return static_cast<const char*>(base[i]) + (((arg >> shift[i]) & mask[i]) << log2_size[i]);
+    }
+};
+
 // Receives events. The only per-event indirection is this one virtual call; `arg` lets one
 // target tell its events apart (a port index, a timer kind) without allocating.
 class EventTarget {
 public:
     virtual void on_event(Simulator& sim, std::uint64_t arg) = 0;
-    // A hint, given one event ahead, that on_event(arg) is due next: a target whose events
-    // touch memory that went cold while they waited (a packet record) starts loading it
-    // here, so the load overlaps the event before. Must not change any state.
-    virtual void prefetch(std::uint64_t /*arg*/) const {}
+    // What the loop prefetches for this target's next event (PrefetchHint; by default nothing).
+    const PrefetchHint& prefetch_hint() const { return hint_; }
 
 protected:
     ~EventTarget() = default;
+    PrefetchHint hint_;  // a target keeps its bases current (a pool that moves when it grows)
 };
 
 struct EventHandle {
@@ -73,6 +95,12 @@ public:
     EventQueue& operator=(EventQueue&& other) noexcept;
 
     EventHandle push(Time time, EventTarget* target, std::uint64_t arg);
+    // push() for an event that is never cancelled: it takes no slot, so neither push nor pop
+    // touches the slot table or its free list (most of a packet model's events are such).
+    void post(Time time, EventTarget* target, std::uint64_t arg) {
+        ++live_;
+        place_fast(Entry{time, target, arg, kPosted, 0});
+    }
     // True if the event was pending and is now cancelled; false if it already ran, was
     // cancelled before, or the handle is invalid.
     bool cancel(EventHandle handle);
@@ -91,7 +119,7 @@ public:
     // the sorted run, which a later push or a late entry may yet overtake. For prefetch
     // hints only.
     const EventTarget* upcoming(std::uint64_t& arg) const {
-        if (run_pos_ >= run_.size() || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
+        if (run_pos_ >= run_end_ || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
         arg = run_[run_pos_].arg;
         return run_[run_pos_].target;
     }
@@ -173,7 +201,9 @@ private:
     static bool before(const LateEntry& a, const LateEntry& b) {
         return a.entry.time < b.entry.time || (a.entry.time == b.entry.time && a.seq < b.seq);
     }
-    bool stale(const Entry& e) const { return generations_[e.slot] != e.generation; }
+    // The slot of a posted entry: it has none, and is never stale.
+    static constexpr std::uint32_t kPosted = UINT32_MAX;
+    bool stale(const Entry& e) const { return e.slot != kPosted && generations_[e.slot] != e.generation; }
     std::uint64_t offset(Time t) const {  // from base_; exact for any t >= base_
         return static_cast<std::uint64_t>(t.picoseconds()) - static_cast<std::uint64_t>(base_.picoseconds());
     }
@@ -197,7 +227,7 @@ private:
     // Makes the next event live and present (precondition: live_ > 0); true if it is the run's
     // head, false if it is the late heap's top.
     bool settle() {
-        if (__builtin_expect(late_.empty() && run_pos_ < run_.size() && (stale_ == 0 || !stale(run_[run_pos_])), 1))
+        if (__builtin_expect(late_.empty() && run_pos_ < run_end_ && (stale_ == 0 || !stale(run_[run_pos_])), 1))
             return true;
         return settle_slow();
     }
@@ -222,10 +252,12 @@ private:
     // which starts at fine_start_; when that bucket went straight to the run the fine level is
     // one spent bucket as wide as it. Everything before the first unspent fine bucket (or
     // before base_) is in the run or the late heap.
-    // run_ is the bucket being consumed, copied from its vector and sorted; [0, run_pos_) is
-    // spent. Every late_ entry was pushed after every run_ entry, so on equal
-    // times the run goes first.
+    // run_[0, run_end_) is the bucket being consumed, copied from its vector and sorted;
+    // [0, run_pos_) is spent. Every late_ entry was pushed after every run_ entry, so on equal
+    // times the run goes first. run_'s size is its storage, grown to the largest run and never
+    // cleared, so that a new run is not zero-filled before it is written.
     std::vector<Entry> run_;
+    std::size_t run_end_ = 0;
     std::size_t run_pos_ = 0;
     std::vector<LateEntry> late_;           // binary min-heap on (time, seq)
     std::uint64_t late_seq_ = 0;            // push order of late_'s entries
@@ -344,7 +376,7 @@ inline Time EventQueue::next_time() { return settle() ? run_[run_pos_].time : la
 inline void EventQueue::take(bool from_run, Event& out) {
     const Entry& top = from_run ? run_[run_pos_] : late_.front().entry;
     out = Event{top.time, top.target, top.arg};
-    release(top.slot);
+    if (top.slot != kPosted) release(top.slot);
     if (__builtin_expect(from_run, 1)) {
         ++run_pos_;
     } else {

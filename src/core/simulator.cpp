@@ -46,8 +46,16 @@ RunEnd Simulator::run(Time stop, ProgressObserver* progress) {
             end = RunEnd::stop_time;
             break;
         }
+        // The next event's cold lines (PrefetchHint). The prefetch stays in this loop's body:
+        // GCC 12 deems an inline function whose only effect is a prefetch free of effects and
+        // drops the call (such a member of PrefetchHint, called here, compiled to nothing).
         std::uint64_t next_arg;
-        if (const EventTarget* next = queue_.upcoming(next_arg)) next->prefetch(next_arg);
+        if (const EventTarget* next = queue_.upcoming(next_arg)) {
+            const PrefetchHint& hint = next->prefetch_hint();
+            if (hint.matches(next_arg))
+                for (int i = 0; i < 2; ++i)
+                    if (const void* line = hint.address(i, next_arg)) __builtin_prefetch(line);
+        }
         now_ = e.time;
         e.target->on_event(*this, e.arg);
         ++n;

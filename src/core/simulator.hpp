@@ -3,6 +3,7 @@
 //
 //   Simulator sim(seed);
 //   sim.at(t, target, arg);        // target.on_event(sim, arg) runs at time t
+//   sim.post(t, target, arg);      // the same, for an event that is never cancelled
 //   sim.run();                     // until no event is left (or until a stop time)
 #pragma once
 
@@ -57,6 +58,13 @@ public:
         return queue_.push(time, &target, arg);
     }
     EventHandle after(Time delay, EventTarget& target, std::uint64_t arg = 0) { return at(now_ + delay, target, arg); }
+    // at() for an event nobody will cancel (a packet's arrival, a credit return): no handle,
+    // and no slot for the queue to keep. Same order as at(): ties run in scheduling order.
+    void post(Time time, EventTarget& target, std::uint64_t arg = 0) {
+        if (time < now_) [[unlikely]]
+            scheduled_in_the_past(time);
+        queue_.post(time, &target, arg);
+    }
     bool cancel(EventHandle handle) { return queue_.cancel(handle); }
     std::size_t pending() const { return queue_.size(); }
 

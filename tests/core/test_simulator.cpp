@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 
+#include <array>
 #include <atomic>
 #include <limits>
 #include <string>
@@ -41,41 +42,48 @@ TEST_CASE("the simulator runs events in time order and advances the clock", "[si
     CHECK(sim.cost().events == 7);
 }
 
-namespace {
-// Logs what it is told is coming (prefetch) and what then runs (on_event), in one list.
-struct Hinted final : EventTarget {
-    mutable std::vector<std::string> log;
-    void on_event(Simulator&, std::uint64_t arg) override { log.push_back("run " + std::to_string(arg)); }
-    void prefetch(std::uint64_t arg) const override { log.push_back("hint " + std::to_string(arg)); }
-};
-}  // namespace
+TEST_CASE("a prefetch hint names the element of each array its kind of event selects", "[simulator]") {
+    // An event kind in the low 4 bits, a 32-bit index of 32-byte records above it and a
+    // 28-bit index of 128-byte records above that (the packet model's arrival).
+    static const std::array<char, 4096> records{};
+    static const std::array<char, 8192> ports{};
+    PrefetchHint hint;
+    CHECK_FALSE(hint.matches(0));  // the default names no event
+    CHECK_FALSE(hint.matches(5));
+    hint.kind_mask = 15;
+    hint.kind = 2;
+    hint.base[0] = records.data();
+    hint.shift[0] = 4;
+    hint.mask[0] = UINT32_MAX;
+    hint.log2_size[0] = 5;
+    hint.base[1] = ports.data();
+    hint.shift[1] = 36;
+    hint.mask[1] = UINT64_MAX;
+    hint.log2_size[1] = 7;
+    const std::uint64_t arg = (std::uint64_t{7} << 36) | (std::uint64_t{100} << 4) | 2;
+    REQUIRE(hint.matches(arg));
+    CHECK_FALSE(hint.matches(arg + 1));  // another kind
+    CHECK(hint.address(0, arg) == records.data() + 100 * 32);
+    CHECK(hint.address(1, arg) == ports.data() + 7 * 128);
+    hint.base[1] = nullptr;
+    CHECK(hint.address(1, arg) == nullptr);
+}
 
-TEST_CASE("the event loop hints an event's target one event ahead, never about a cancelled one", "[simulator]") {
+TEST_CASE("post() runs with at() in (time, scheduling) order and needs no slot", "[simulator]") {
     Simulator sim(1);
-    Hinted h;
-    for (std::int64_t k = 1; k <= 6; ++k) sim.at(Time::ns(k), h, static_cast<std::uint64_t>(k));
-    const EventHandle dead = sim.at(Time::ns(4) + 1_ps, h, 99);
-    REQUIRE(sim.cancel(dead));
-    sim.run();
-    std::vector<std::string> runs;
-    int hints = 0;
-    for (std::size_t i = 0; i < h.log.size(); ++i) {
-        if (h.log[i].rfind("run ", 0) == 0) {
-            runs.push_back(h.log[i]);
-            continue;
-        }
-        ++hints;
-        CHECK(h.log[i] != "hint 99");
-        // The loop pops an event, names the next, runs the popped one: "hint k" is followed
-        // by the popped event's run, then by the run of k.
-        std::size_t j = i + 1, seen = 0;
-        for (; j < h.log.size(); ++j)
-            if (h.log[j].rfind("run ", 0) == 0 && ++seen == 2) break;
-        REQUIRE(j < h.log.size());
-        CHECK(h.log[j] == "run " + h.log[i].substr(5));
-    }
-    CHECK(runs == std::vector<std::string>{"run 1", "run 2", "run 3", "run 4", "run 5", "run 6"});
-    CHECK(hints >= 1);
+    Recorder r;
+    sim.post(2_ns, r, 1);
+    const EventHandle h = sim.at(1_ns, r, 2);
+    sim.post(1_ns, r, 3);
+    sim.at(2_ns, r, 4);
+    sim.post(1_ns, r, 5);
+    CHECK(sim.pending() == 5);
+    CHECK(sim.cancel(h));
+    CHECK(sim.pending() == 4);
+    CHECK(sim.run() == RunEnd::idle);
+    const std::vector<std::pair<Time, std::uint64_t>> want{{1_ns, 3}, {1_ns, 5}, {2_ns, 1}, {2_ns, 4}};
+    CHECK(r.seen == want);
+    CHECK_THROWS_AS(sim.post(1_ns, r, 6), InternalError);  // before the clock, as at() refuses
 }
 
 TEST_CASE("run(stop) stops the clock at the stop time and leaves later events pending", "[simulator]") {

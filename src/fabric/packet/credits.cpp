@@ -6,15 +6,15 @@
 namespace fabricsim::fabric {
 
 Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes largest_packet, FlowControlHost& host)
-    : topology_(topology),
-      layout_(layout),
-      host_(host),
-      ledger_(layout.port.size(), (largest_packet * kCreditSegments).count()) {}
+    : host_(host), ledger_(layout.port.size(), (largest_packet * kCreditSegments).count()) {
+    return_delay_.reserve(layout.port.size());
+    for (const std::uint32_t port : layout.port)
+        return_delay_.push_back(topology.link(DirectedLink::from_index(port).link).propagation);
+}
 
 void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
-    const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
-    sim.at(checked_add(sim.now(), delay, "credits: a credit return"), *this,
-           (static_cast<std::uint64_t>(size.count()) << 32) | q);
+    sim.post(checked_add(sim.now(), return_delay_[q], "credits: a credit return"), *this,
+             (static_cast<std::uint64_t>(size.count()) << 32) | q);
 }
 
 void Credits::on_event(Simulator& sim, std::uint64_t arg) {

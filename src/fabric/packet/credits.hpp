@@ -39,10 +39,11 @@ public:
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
 private:
-    const Topology& topology_;
-    const QueueLayout& layout_;
     FlowControlHost& host_;
     CreditLedger ledger_;  // in bytes
+    // By queue: its link's propagation delay, after which drained credits are back (a flat
+    // table, read once per packet, instead of the queue's port and then its link).
+    std::vector<Time> return_delay_;
 };
 
 }  // namespace fabricsim::fabric

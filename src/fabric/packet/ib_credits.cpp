@@ -60,14 +60,14 @@ void IbCredits::on_drained(Simulator& sim, std::uint32_t q, Bytes size) {
     }
     if (update_pending_[q]) return;
     update_pending_[q] = true;
-    sim.at(std::max(sim.now(), next_update_[q]), *this, (std::uint64_t{q} << 1) | kUpdate);
+    sim.post(std::max(sim.now(), next_update_[q]), *this, (std::uint64_t{q} << 1) | kUpdate);
 }
 
 // A flow-control packet with every block freed so far leaves for the sender.
 void IbCredits::send_update(Simulator& sim, std::uint32_t q) {
     const Time delay = topology_.link(DirectedLink::from_index(layout_.port[q]).link).propagation;
-    sim.at(checked_add(sim.now(), delay, "InfiniBand credits: a credit update"), *this,
-           (static_cast<std::uint64_t>(freed_[q]) << 33) | (std::uint64_t{q} << 1) | kReturn);
+    sim.post(checked_add(sim.now(), delay, "InfiniBand credits: a credit update"), *this,
+             (static_cast<std::uint64_t>(freed_[q]) << 33) | (std::uint64_t{q} << 1) | kReturn);
     freed_[q] = 0;
     next_update_[q] = checked_add(sim.now(), period_, "InfiniBand credits: the next credit update");
 }

@@ -111,7 +111,7 @@ bool PacketNetwork::tcp_receive(Simulator& sim, NodeId nic, std::uint32_t packet
     if (r.arm_delayed_ack && t.delack_event == Time::max()) {
         t.receiver = nic.value();
         t.delack_event = checked_add(sim.now(), spec_.iwarp.delayed_ack, "iwarp: the delayed-ACK timer");
-        sim.at(t.delack_event, *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kTcpDelack));
+        sim.post(t.delack_event, *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kTcpDelack));
     }
     return r.fresh;
 }
@@ -156,7 +156,7 @@ void PacketNetwork::tcp_arm_rto(Simulator& sim, std::uint32_t slot) {
     if (t.rto_at == Time::max() || (t.rto_event <= t.rto_at && t.rto_event >= sim.now()))
         return;  // an earlier one re-checks
     t.rto_event = t.rto_at;
-    sim.at(t.rto_at, *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kTcpRto));
+    sim.post(t.rto_at, *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kTcpRto));
 }
 
 void PacketNetwork::tcp_on_timer(Simulator& sim, std::uint64_t arg, bool rto) {
@@ -177,7 +177,7 @@ void PacketNetwork::tcp_on_timer(Simulator& sim, std::uint64_t arg, bool rto) {
     if (m.parts_acked == m.qps || t.rto_at == Time::max()) return;
     if (t.rto_at > sim.now()) {  // ACKs came since: wait on
         t.rto_event = t.rto_at;
-        sim.at(t.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kTcpRto));
+        sim.post(t.rto_at, *this, event((std::uint64_t{slot} << 32) | m.generation, kTcpRto));
         return;
     }
     if (!tcp_->outstanding(slot)) {  // nothing sent is unacknowledged: no loss

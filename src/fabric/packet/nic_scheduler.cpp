@@ -347,7 +347,7 @@ void NicScheduler::arm_timer(Simulator& sim, std::uint32_t qp) {
     const Time at = std::max(next, sim.now());
     if (timer_at_[qp] <= at && timer_at_[qp] >= sim.now()) return;  // an earlier or equal one is pending
     timer_at_[qp] = at;
-    sim.at(at, *this, qp);
+    sim.post(at, *this, qp);
 }
 
 void NicScheduler::on_event(Simulator& sim, std::uint64_t arg) {

@@ -69,7 +69,7 @@ void PacketNetwork::set_stuck(Simulator& sim, DirectedLink into, bool stuck) {
         p.fault = kPortStuck;
         ++stuck_ports_;
         if (spec_.technology == scenario::Technology::roce && spec_.roce.pfc.watchdog)
-            sim.at(sim.now() + *spec_.roce.pfc.watchdog, *this, event(port, kStuckWatchdog));
+            sim.post(sim.now() + *spec_.roce.pfc.watchdog, *this, event(port, kStuckWatchdog));
         return;
     }
     if (p.fault != kPortStuck && p.fault != kPortStuckDropping) return;

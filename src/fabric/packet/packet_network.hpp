@@ -103,8 +103,8 @@ struct PacketModelSpec {
     scenario::QueueOutputSpec queues;
 };
 
-// EventTarget first: the per-event virtual calls (on_event, prefetch) reach the class without
-// a this-adjusting thunk; Network's calls are per message.
+// EventTarget first: the per-event virtual call (on_event) reaches the class without a
+// this-adjusting thunk; Network's calls are per message.
 class PacketNetwork final : private EventTarget, public Network, private FlowControlHost {
 public:
     // `topology` and `routing` must outlive the network.
@@ -354,7 +354,6 @@ private:
         PacketNetwork& net_;
     };
     void on_event(Simulator& sim, std::uint64_t arg) override;
-    void prefetch(std::uint64_t arg) const override;
     void arrive(Simulator& sim, std::uint32_t packet);
     // The port the packet leaves `at` by (routing), and queuing it there.
     std::uint32_t next_port(const Simulator& sim, std::uint32_t packet, NodeId at);

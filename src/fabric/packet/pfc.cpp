@@ -30,6 +30,7 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       pause_(layout.port.size()),
       pausing_(layout.port.size()),
       egress_drops_(layout.port.size(), 0) {
+    for (std::uint32_t q = 0; q < pausing_.size(); ++q) pausing_[q].lossless = mmu_.lossless(q);
     quanta_.resize(layout.first.size() - 1);
     // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
@@ -92,12 +93,12 @@ void Pfc::send_pause(Simulator& sim, std::uint32_t q, bool pause) {
     const Time arrival =
         checked_add(sim.now(), saturating_add(transmit_time(kPauseFrameOnWire, l.bandwidth), l.propagation),
                     "PFC: a pause frame's arrival");
-    sim.at(arrival, *this, (std::uint64_t{q} << 3) | (pause ? kPause : kResume));
+    sim.post(arrival, *this, (std::uint64_t{q} << 3) | (pause ? kPause : kResume));
     ++pauses_sent_;
     if (pause) {
         pausing_[q].refresh_at = saturating_add(sim.now(), quanta_[layout_.port[q]] / 2);
         if (pausing_[q].refresh_at != Time::max())  // else the pause outlasts the run
-            sim.at(pausing_[q].refresh_at, *this, (std::uint64_t{q} << 3) | kRefresh);
+            sim.post(pausing_[q].refresh_at, *this, (std::uint64_t{q} << 3) | kRefresh);
     }
 }
 
@@ -143,10 +144,10 @@ void Pfc::on_pause(Simulator& sim, std::uint32_t q, bool pause) {
             p.paused = true;
             p.since = now;
             if (roce_.pfc.watchdog && saturating_add(now, *roce_.pfc.watchdog) != Time::max())
-                sim.at(now + *roce_.pfc.watchdog, *this, (std::uint64_t{q} << 3) | kWatchdog);
+                sim.post(now + *roce_.pfc.watchdog, *this, (std::uint64_t{q} << 3) | kWatchdog);
         }
         p.until = saturating_add(now, quanta_[layout_.port[q]]);
-        if (p.until != Time::max()) sim.at(p.until, *this, (std::uint64_t{q} << 3) | kExpiry);
+        if (p.until != Time::max()) sim.post(p.until, *this, (std::uint64_t{q} << 3) | kExpiry);
         return;
     }
     if (p.watchdog_dropping) {  // the peer has drained: back to lossless

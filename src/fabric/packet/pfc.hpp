@@ -85,6 +85,7 @@ private:
     // queue's link.
     struct Pausing {
         bool pausing = false;         // the upstream queue is held by our pause frames
+        bool lossless = false;        // the MMU's lossless(q), kept here: admit() reads this record anyway
         Bytes limit = Bytes::zero();  // XOFF at the pause + headroom: beyond it, a drop
         Time refresh_at;
     };
@@ -94,7 +95,7 @@ private:
         Bytes held;
     };
     bool admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out);
-    bool lossless(std::uint32_t q) const { return mmu_.lossless(q); }
+    bool lossless(std::uint32_t q) const { return pausing_[q].lossless; }
     static std::uint8_t lossless_mask(const scenario::RoceSpec& roce);
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
     void on_pause(Simulator& sim, std::uint32_t q, bool pause);

@@ -101,7 +101,7 @@ void PacketNetwork::offer(Simulator& sim, std::uint32_t slot) {
 
 void PacketNetwork::arm_rto(Simulator& sim, std::uint32_t slot) {
     if (rc_.arm(slot, sim.now()))
-        sim.at(rc_.deadline(slot), *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kRto));
+        sim.post(rc_.deadline(slot), *this, event((std::uint64_t{slot} << 32) | messages_[slot].generation, kRto));
 }
 
 void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
@@ -111,7 +111,7 @@ void PacketNetwork::on_rto(Simulator& sim, std::uint64_t arg) {
     switch (rc_.on_timer(slot, sim.now(), m.injected)) {
         case RcTransport::Timer::idle: return;
         case RcTransport::Timer::wait:
-            sim.at(rc_.deadline(slot), *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
+            sim.post(rc_.deadline(slot), *this, event((std::uint64_t{slot} << 32) | m.generation, kRto));
             return;
         case RcTransport::Timer::rearm: arm_rto(sim, slot); return;
         case RcTransport::Timer::give_up:  // the QP would go to the error state: the message is lost

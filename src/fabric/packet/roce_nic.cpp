@@ -149,7 +149,7 @@ void PacketNetwork::pump_paced(Simulator& sim, std::uint32_t port) {
         if (offer.best > now) {
             if (p.wake_at != offer.best) {
                 p.wake_at = offer.best;
-                sim.at(offer.best, *this, event(port, kWake));
+                sim.post(offer.best, *this, event(port, kWake));
             }
             return;
         }
