@@ -53,6 +53,13 @@ struct PrefetchHint {
     std::uint8_t shift[2] = {0, 0};
     std::uint8_t log2_size[2] = {0, 0};
 
+    // Array i: the event touches element ((arg >> shift) & mask), of 2^log2_size bytes, of `at`.
+    void set_array(int i, const void* at, std::uint8_t shift_by, std::uint64_t index_mask, std::uint8_t log2) {
+        base[i] = at;
+        shift[i] = shift_by;
+        mask[i] = index_mask;
+        log2_size[i] = log2;
+    }
     bool matches(std::uint64_t arg) const { return (arg & kind_mask) == kind; }
     // The element of array i that event `arg` touches (null: no array i). Precondition: matches(arg).
     const void* address(int i, std::uint64_t arg) const {

@@ -52,14 +52,8 @@ TEST_CASE("a prefetch hint names the element of each array its kind of event sel
     CHECK_FALSE(hint.matches(5));
     hint.kind_mask = 15;
     hint.kind = 2;
-    hint.base[0] = records.data();
-    hint.shift[0] = 4;
-    hint.mask[0] = UINT32_MAX;
-    hint.log2_size[0] = 5;
-    hint.base[1] = ports.data();
-    hint.shift[1] = 36;
-    hint.mask[1] = UINT64_MAX;
-    hint.log2_size[1] = 7;
+    hint.set_array(0, records.data(), 4, UINT32_MAX, 5);
+    hint.set_array(1, ports.data(), 36, UINT64_MAX, 7);
     const std::uint64_t arg = (std::uint64_t{7} << 36) | (std::uint64_t{100} << 4) | 2;
     REQUIRE(hint.matches(arg));
     CHECK_FALSE(hint.matches(arg + 1));  // another kind

@@ -72,14 +72,8 @@ void PacketNetwork::init() {
     // time). The link rides above the packet index in the event (commit()).
     hint_.kind_mask = 15;
     hint_.kind = kArrival;
-    hint_.base[0] = packets_.data();
-    hint_.shift[0] = 4;
-    hint_.mask[0] = UINT32_MAX;
-    hint_.log2_size[0] = 5;
-    hint_.base[1] = ports_.data();
-    hint_.shift[1] = 36;
-    hint_.mask[1] = UINT64_MAX;
-    hint_.log2_size[1] = 7;
+    hint_.set_array(0, packets_.data(), 4, UINT32_MAX, 5);
+    hint_.set_array(1, ports_.data(), 36, UINT64_MAX, 7);
     static_assert(sizeof(Packet) == 32 && sizeof(Port) == 128, "the prefetch hint's element sizes");
     port_base_.reserve(topology.nodes().size() + 1);
     fabric_switch_.reserve(topology.nodes().size());
