@@ -48,6 +48,7 @@ FlowCongestion::FlowCongestion(const fabric::Topology& topology, const scenario:
         control_ = Control::dcqcn;
         dcqcn_ = fluid_params_of(cluster);
     } else if (!roce) {
+        per_input_ = true;
         ib_ = ib_cc_fluid(cluster, line);
         if (ib_.enabled) control_ = Control::ib_cc;
     }
@@ -86,6 +87,7 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
         flow_bytes_.resize(id + 1, 0.0);
         flow_cap_.resize(id + 1, kUncapped);
         flow_rate_.resize(id + 1, 0.0);
+        flow_weight_.resize(id + 1, 1.0);
     }
     const auto [it, fresh] = qp_of_.emplace(std::make_tuple(key.src.value(), key.dst.value(), key.qp),
                                             static_cast<std::uint32_t>(qps_.size()));
@@ -105,9 +107,11 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
             }
             const std::uint32_t l = link_of(hop, topology_);
             if (uplink && q.line == 0) q.line = links_[l].capacity;
+            std::uint32_t slot = kNoFeeder;
             if (prev != UINT32_MAX && links_[l].queue_port) {
                 std::vector<std::uint32_t>& in = links_[l].feeders;
-                if (std::find(in.begin(), in.end(), prev) == in.end()) {
+                slot = static_cast<std::uint32_t>(std::find(in.begin(), in.end(), prev) - in.begin());
+                if (slot == in.size()) {
                     in.push_back(prev);
                     // The PFC/credit limit grows with the ingress queues that feed the port.
                     std::vector<DirectedLink> feeders;
@@ -116,6 +120,7 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
                 }
             }
             q.links.push_back(l);
+            q.feeder.push_back(slot);
             prev = hop;
         }
         if (q.line == 0 && !q.links.empty()) q.line = links_[q.links.front()].capacity;
@@ -144,6 +149,7 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
     flow_qp_[id] = qi;
     flow_bytes_[id] = bytes;
     flow_rate_[id] = 0;
+    flow_weight_[id] = 1;  // the solver's weight of a new flow; per_input_ports() sets it
     make_live(qi);
     // A QP's cap is shared by its live flows (it sends one message after another; here they
     // run side by side).
@@ -354,7 +360,37 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
     }
     live_.resize(kept);
     ++steps_;
+    per_input_ports();
     return changed_;
+}
+
+void FlowCongestion::per_input_ports() {
+    reweighted_.clear();
+    if (!per_input_) return;
+    for (Link& l : links_) l.per_feeder.assign(l.feeders.size(), 0);
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        for (std::size_t k = 0; k < q.links.size(); ++k)
+            if (q.feeder[k] != kNoFeeder) ++links_[q.links[k]].per_feeder[q.feeder[k]];
+    }
+    // A port arbitrates only where it is congested: a queue, or the solve's rates fill it.
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        std::uint32_t n = 1;
+        for (std::size_t k = 0; k < q.links.size(); ++k) {
+            const Link& l = links_[q.links[k]];
+            if (q.feeder[k] == kNoFeeder || !(l.queue > kEmpty || l.load >= l.capacity * (1 - kSaturated))) continue;
+            n = std::max(n, l.per_feeder[q.feeder[k]]);
+        }
+        // The sending NIC serves its QPs in turn and a QP its messages one after another:
+        // the QP's share is split among its messages in flight.
+        const double w = 1.0 / (static_cast<double>(n) * static_cast<double>(q.flows.size()));
+        for (std::uint32_t id : q.flows)
+            if (flow_weight_[id] != w) {
+                flow_weight_[id] = w;
+                reweighted_.emplace_back(id, w);
+            }
+    }
 }
 
 Time FlowCongestion::queueing_delay(std::span<const std::uint32_t> hops) const {

@@ -29,6 +29,18 @@
 //               pause factor π_L): a flow beside an incast waits with it on their shared
 //               uplink. One hop only: a paused link does not pause its own feeders.
 //
+// InfiniBand's switches serve a congested output port input port by input port (IBA Vol. 1
+// §7.6.9 arbitrates among VLs; within a VL a switch takes the input ports in turn, and the
+// credits each input link holds bound what it can queue: the packet model's `IbCredits`).
+// The max-min solve shares a port per flow. So on InfiniBand each flow's solver weight is
+// 1/(n·m): n the live QPs that enter its most shared congested switch port (queued, or
+// saturated by the solve) through the same input link, m its QP's messages in flight (the
+// NIC serves QPs in turn, a QP its messages one after another). Every input port then gets
+// an equal share of the port, split among its QPs (per_input_ports(); docs/models/flow.md,
+// "Per-input-port arbitration"). A flow held below its share elsewhere leaves the rest of its
+// input port's share to every flow of the port, not to its own input port's: an
+// approximation of the hierarchy by weights.
+//
 // Coupling to the max-min rates: a flow whose path has a queue (q > 1 B) is served from it at
 // its max-min share (the port drains at C whatever the senders do now); otherwise its rate is
 // capped at R_f·π_f (what the rate control and pauses let through). Caps move the solve only
@@ -95,6 +107,11 @@ public:
         return local_[directed] < 0 ? 0.0 : links_[static_cast<std::size_t>(local_[directed])].queue;
     }
     double allowed_rate(std::uint32_t flow) const { return allowed(qps_[flow_qp_[flow]]); }
+    // InfiniBand: the solver weights of the flows whose weight the last advance() changed
+    // (per-input-port arbitration, below), and a flow's cap (kUncapped: none).
+    const std::vector<std::pair<std::uint32_t, double>>& reweighted() const { return reweighted_; }
+    double cap(std::uint32_t flow) const { return flow_cap_[flow]; }
+    double weight(std::uint32_t flow) const { return flow_weight_[flow]; }
     std::uint64_t steps() const { return steps_; }
 
 private:
@@ -105,10 +122,12 @@ private:
         double queue = 0, mark = 0, theta = 1, pause = 1;
         double offered = 0, arrival = 0, load = 0;  // per step
         std::vector<std::uint32_t> feeders;         // directed links seen upstream of it
+        std::vector<std::uint32_t> per_feeder;      // live QPs entering from each (per step)
     };
-    static constexpr std::uint32_t kNoQp = UINT32_MAX;
+    static constexpr std::uint32_t kNoQp = UINT32_MAX, kNoFeeder = UINT32_MAX;
     struct Qp {
-        std::vector<std::uint32_t> links;  // local link ids, in path order
+        std::vector<std::uint32_t> links;   // local link ids, in path order
+        std::vector<std::uint32_t> feeder;  // per link: its index in the link's feeders (kNoFeeder: none)
         double line = 0, rc = 0, rt = 0, alpha = 1, ccti = 0;
         double bytes = 0;    // of its live flows
         double pending = 0;  // of those, not yet pushed into the fabric
@@ -139,7 +158,12 @@ private:
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_of_;
     std::vector<std::uint32_t> flow_qp_;                     // by solver id
     std::vector<double> flow_bytes_, flow_cap_, flow_rate_;  // by solver id
-    std::vector<std::uint32_t> live_;                        // QPs with flows, or a rate still below line
+    // InfiniBand switches arbitrate among input ports (per_input_ports()); 1 elsewhere.
+    bool per_input_ = false;
+    std::vector<double> flow_weight_;  // by solver id
+    std::vector<std::pair<std::uint32_t, double>> reweighted_;
+    void per_input_ports();
+    std::vector<std::uint32_t> live_;  // QPs with flows, or a rate still below line
     std::vector<std::pair<std::uint32_t, double>> changed_;
 };
 
