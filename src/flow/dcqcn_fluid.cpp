@@ -32,6 +32,8 @@ FluidParams fluid_params(const congestion::DcqcnParams& d, Bytes mtu, Bandwidth 
     p.rate_ai = bytes_per_s(d.rate_ai);
     p.rate_hai = bytes_per_s(d.rate_hai);
     p.min_rate = bytes_per_s(d.min_rate);
+    p.clamp_target = d.clamp_target_rate;
+    p.periodic = d.reaction == congestion::DcqcnReaction::periodic;
     p.react = true;
     return p;
 }

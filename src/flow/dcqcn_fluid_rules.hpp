@@ -61,7 +61,11 @@ struct FluidParams {
     double rate_hai = 0;       // R_HAI (bytes/s)
     double min_rate = 0;       // R_min (bytes/s)
     double mtu = 4096;         // bytes per packet: packet counts in (1)-(5)
-    bool react = true;         // false: no rate control (R_C stays at line): back-pressure only
+    // A cut sets R_T = R_C (the papers, equation (4)); false: only after an increase event
+    // since the previous cut (the NIC preset; the coupled overlay then runs dcqcn_events.hpp).
+    bool clamp_target = true;
+    bool periodic = false;  // the NIC's reaction (a cut per decrease period holding a CNP), not per CNP
+    bool react = true;      // false: no rate control (R_C stays at line): back-pressure only
 };
 
 // Raw views of the model's arrays, the same on host and device. Links: capacity, RED

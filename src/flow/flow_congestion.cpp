@@ -47,6 +47,7 @@ FlowCongestion::FlowCongestion(const fabric::Topology& topology, const scenario:
     if (roce && cluster.roce.dcqcn.enabled && cluster.roce.ecn.enabled) {
         control_ = Control::dcqcn;
         dcqcn_ = fluid_params_of(cluster);
+        events_ = dcqcn_.periodic;
     } else if (!roce) {
         per_input_ = true;
         ib_ = ib_cc_fluid(cluster, line);
@@ -169,6 +170,12 @@ void FlowCongestion::catch_up(Qp& q, Time now) {
         return;
     }
     if (control_ != Control::dcqcn) return;
+    if (events_) {
+        dcqcn_event_idle(dcqcn_, q.events, q.rc, q.rt, q.alpha, seconds(now), q.line);
+        q.leaving.clear();
+        std::fill(q.hist_p.begin(), q.hist_p.end(), 0.0);
+        return;
+    }
     const double dt = dcqcn_.timer / 10;
     while (gap > 0 && !(at_line(q) && q.alpha < 1e-9)) {
         const double t = std::min(gap, dt);
@@ -249,7 +256,7 @@ bool FlowCongestion::needs_step() {
     return busy;
 }
 
-const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now) {
+const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now, Rng& rng) {
     changed_.clear();
     const double h = h_;
     // A QP not stepped since its last step (the overlay was idle) catches up first.
@@ -310,18 +317,45 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
         const bool sending = q.pending > 0;
         const std::size_t slot = steps_ % q.hist_p.size();
         const std::size_t back = (steps_ + q.hist_p.size() - q.delay) % q.hist_p.size();
-        // Marks come back only on what the QP sent: none while it is idle.
-        q.hist_p[slot] = sending ? 1 - keep : 0.0;
+        // Marks come back only on what the QP sent: none while it is idle. (The NIC preset's
+        // packets carry the marks of the queue they leave, which may be after the QP stopped.)
+        q.hist_p[slot] = sending || events_ ? 1 - keep : 0.0;
         q.hist_rc[slot] = sending ? q.send : 0.0;
         const double p_d = q.hist_p[back], x_d = q.hist_rc[back];
         if (control_ == Control::dcqcn) {
             // The timer runs whether or not the QP sends; the byte counter and marks need
             // packets: a QP that sent nothing one delay ago sees its timer only.
-            const FluidRates d = dcqcn_derivatives(dcqcn_, q.rc, q.rt, q.alpha, p_d, x_d > 0 ? x_d : q.rc);
-            const double floor = std::min(dcqcn_.min_rate, q.line);
-            q.rc = std::clamp(q.rc + h * d.drc, floor, q.line);
-            q.rt = std::clamp(q.rt + h * d.drt, floor, q.line);
-            q.alpha = std::clamp(q.alpha + h * d.dalpha, 0.0, 1.0);
+            if (events_) {
+                // The NIC preset's reaction point (dcqcn_events.hpp) on the CNPs its packets bring
+                // back: what it sends now leaves the switch queues on its path Σ q/C later, marked
+                // as the queue it leaves is then (RED at dequeue), and the CNP returns one
+                // feedback delay after that.
+                const double packets = q.send * h / dcqcn_.mtu;
+                if (packets > 0) {
+                    double wait = 0;
+                    for (std::uint32_t li : q.links)
+                        if (links_[li].queue_port) wait += links_[li].queue / links_[li].capacity;
+                    const std::uint64_t due = steps_ + q.delay + static_cast<std::uint64_t>(std::llround(wait / h));
+                    if (!q.leaving.empty() && q.leaving.back().due == due)
+                        q.leaving.back().packets += packets;
+                    else
+                        q.leaving.push_back({due, packets});
+                }
+                double out = 0;  // its packets leaving their last queue now
+                while (!q.leaving.empty() && q.leaving.front().due <= steps_) {
+                    out += q.leaving.front().packets;
+                    q.leaving.pop_front();
+                }
+                const double unmarked_log = out > 0 && p_d > 0 ? out * (p_d >= 1 ? -INFINITY : std::log1p(-p_d)) : 0.0;
+                dcqcn_event_step(dcqcn_, q.events, q.rc, q.rt, q.alpha, unmarked_log, q.send * h, seconds(now), q.line,
+                                 rng);
+            } else {
+                const FluidRates d = dcqcn_derivatives(dcqcn_, q.rc, q.rt, q.alpha, p_d, x_d > 0 ? x_d : q.rc);
+                const double floor = std::min(dcqcn_.min_rate, q.line);
+                q.rc = std::clamp(q.rc + h * d.drc, floor, q.line);
+                q.rt = std::clamp(q.rt + h * d.drt, floor, q.line);
+                q.alpha = std::clamp(q.alpha + h * d.dalpha, 0.0, 1.0);
+            }
         } else if (control_ == Control::ib_cc) {
             // BECNs per second: its packets one feedback delay ago times the marked fraction.
             const double becn = x_d / static_cast<double>(cluster_.fabric.mtu.count()) * p_d;

@@ -29,9 +29,12 @@
 //               pause factor π_L): a flow beside an incast waits with it on their shared
 //               uplink. One hop only: a paused link does not pause its own feeders.
 //
-// InfiniBand's switches serve a congested output port input port by input port (IBA Vol. 1
-// §7.6.9 arbitrates among VLs; within a VL a switch takes the input ports in turn, and the
-// credits each input link holds bound what it can queue: the packet model's `IbCredits`).
+// An InfiniBand switch serves a congested output port per input port: within a VL, what an
+// input link can hold in the switch is its VL buffer's credits (IBA Vol. 1 §7.9), and a packet
+// the port sends returns credits to its own input link only, so every backlogged input link
+// keeps the same bytes queued at the port and gets the same share of it (the packet model's
+// `IbCredits`: beside the 16-to-1 incast, the 15 senders alone on their input links end
+// together at 5.3-5.4 ms and the one that shares its link with a ring ends last, at 7.9 ms).
 // The max-min solve shares a port per flow. So on InfiniBand each flow's solver weight is
 // 1/(n·m): n the live QPs that enter its most shared congested switch port (queued, or
 // saturated by the solve) through the same input link, m its QP's messages in flight (the
@@ -51,10 +54,12 @@
 #include "core/units.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
+#include "flow/dcqcn_events.hpp"
 #include "flow/dcqcn_fluid_rules.hpp"
 #include "scenario/spec.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <span>
 #include <tuple>
@@ -97,7 +102,8 @@ public:
     // it carries); checked after every change.
     bool needs_step();
     // One step ending at `now`; the flows whose cap changed, with the new cap (kUncapped: none).
-    const std::vector<std::pair<std::uint32_t, double>>& advance(Time now);
+    // `rng` draws the CNPs of the NIC preset's reaction point (dcqcn_events.hpp).
+    const std::vector<std::pair<std::uint32_t, double>>& advance(Time now, Rng& rng);
     // Σ q/C over the switch ports of `hops`: what a message starting now waits in queues.
     Time queueing_delay(std::span<const std::uint32_t> hops) const;
 
@@ -136,7 +142,15 @@ private:
         std::uint32_t delay = 0;              // feedback delay in steps
         std::vector<double> hist_p, hist_rc;  // delay + 1 slots
         Time idle_since;                      // α's decay while the overlay did not step
-        bool live = false;                    // in live_
+        DcqcnEventState events;               // the NIC preset's reaction point (dcqcn_events.hpp)
+        // The NIC preset: its packets in the fabric by the step their marks reach it (merged
+        // per step), and how many.
+        struct Leaving {
+            std::uint64_t due;
+            double packets;
+        };
+        std::deque<Leaving> leaving;
+        bool live = false;  // in live_
     };
     double allowed(const Qp& q) const;  // R_f: what the rate control lets it send
     bool at_line(const Qp& q) const;
@@ -148,6 +162,7 @@ private:
     const scenario::ClusterSpec& cluster_;
     Control control_ = Control::none;
     FluidParams dcqcn_;
+    bool events_ = false;  // DCQCN's periodic (NIC) reaction: dcqcn_events.hpp, not equations (3)-(5)
     IbCcFluid ib_;
     Time step_;
     double h_ = 0;

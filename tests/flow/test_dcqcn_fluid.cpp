@@ -3,6 +3,7 @@
 // incast against the packet model's DCQCN.
 #include <catch2/catch.hpp>
 
+#include "flow/dcqcn_events.hpp"
 #include "flow/dcqcn_fluid.hpp"
 #include "flow/dcqcn_fluid_fabric.hpp"
 #include "flow/dcqcn_standing_queue.hpp"
@@ -326,4 +327,37 @@ TEST_CASE(
     const std::int64_t expected = ps(q, cap) - ps(2048, cap);
     const std::int64_t got = (deliver(true) - deliver(false)).picoseconds();
     CHECK(std::abs(got - expected) <= 2);
+}
+
+TEST_CASE("the NIC's reaction point: a crash to R_min keeps R_T at line and one timer event takes R_C halfway back",
+          "[flow][dcqcn-fluid]") {
+    // dcqcn_events.hpp with the NIC preset at 100 Gb/s (τ = 4 µs, τ' = 1 µs, T = 300 µs, F = 1,
+    // R_min = 1 Gb/s, clamp_target_rate false). A CNP in every step for 200 µs: the first sets
+    // α = 1 and R_T = R_C = line; α stays 1 (α(1 − g) + g), so each decrease period halves R_C
+    // down to R_min. No increase event comes between cuts (T > τ), so no cut resets R_T: it
+    // stays at line. Then no CNP: the last cut, at the first decrease period after the last
+    // CNP, restarts the timer, and T later the first event (fast recovery, stage 0 < F) sets
+    // R_C = (R_min + R_T)/2 = 50.5 Gb/s, as the packet model's QPs jump beside the incast.
+    const FluidParams P = nic_params();
+    const double line = 100e9 / 8, h = 100e-9;
+    DcqcnEventState e;
+    double rc = line, rt = line, alpha = 0;
+    Rng rng(1, "test");
+    double now = 0;
+    for (; now < 200e-6; now += h) dcqcn_event_step(P, e, rc, rt, alpha, -INFINITY, rc * h, now, line, rng);
+    CHECK(rc == P.min_rate);
+    CHECK(rt == line);
+    CHECK(alpha == 1);
+    // The last cut is at the first decrease period after the last CNP; the timer is due T later.
+    const double last_cnp = now - h;
+    for (; now < last_cnp + 2 * P.tau; now += h) dcqcn_event_step(P, e, rc, rt, alpha, 0.0, rc * h, now, line, rng);
+    const double last_cut = e.next_increase - P.timer;
+    CHECK(last_cut > last_cnp);
+    CHECK(last_cut <= last_cnp + P.tau);
+    for (; now < e.next_increase - h / 2; now += h) dcqcn_event_step(P, e, rc, rt, alpha, 0.0, rc * h, now, line, rng);
+    CHECK(rc == P.min_rate);  // no event yet
+    dcqcn_event_step(P, e, rc, rt, alpha, 0.0, rc * h, now, line, rng);
+    CHECK(rc == Approx((P.min_rate + line) / 2).epsilon(1e-12));
+    CHECK(rc * 8 == Approx(50.5e9).epsilon(1e-12));
+    CHECK(rt == line);
 }

@@ -118,11 +118,12 @@ TEST_CASE("coupled fluid: an 8-to-1 RoCE incast loses to DCQCN what the packet m
           "[flow][flow-congestion]") {
     // The incast of test_dcqcn_fluid.cpp ("DCQCN fluid vs the packet model"), every RoCE
     // default, now through the flow network. Max-min alone ends at the bound 16 MB / C plus a
-    // path (1.31 ms); DCQCN's first cuts leave the port idle while the NIC preset's 300 µs timer
-    // brings the senders back, so the packet model takes over 1.2 times that. The overlay must
-    // show the loss too. It overshoots it (docs/VALIDATION.md: 1.35 times the packet model
-    // here, where the stand-alone fluid model is within 5 %): the bound below says only that it
-    // stays within half again of the packet model.
+    // path (1.31 ms). DCQCN's first cuts leave the port idle while the NIC preset's 300 µs timer
+    // brings the senders back, so the packet model takes over 1.2 times that (1.89-2.05 ms over
+    // seeds 1-8). The overlay, which runs the NIC's reaction point on the marks its packets
+    // bring back (dcqcn_events.hpp), must show that loss: within 10 % of the packet model, the
+    // bound docs/VALIDATION.md holds congested cases to, which max-min (0.65-0.69 of the packet
+    // model's time) misses.
     const scenario::ClusterSpec c = packet_test::hosts(9);
     const Bytes size{2'000'000};
     auto last = [&](auto& network) {
@@ -140,8 +141,8 @@ TEST_CASE("coupled fluid: an 8-to-1 RoCE incast loses to DCQCN what the packet m
     INFO("packet " << packet * 1e-12 << " s, coupled flow " << fluid * 1e-12 << " s, max-min " << maxmin * 1e-12
                    << " s");
     CHECK(packet > 1.2 * maxmin);  // the loss is real
-    CHECK(fluid > 1.2 * maxmin);   // and the overlay has it
-    CHECK(fluid < 1.5 * packet);
+    CHECK(fluid > 0.9 * packet);   // and the overlay has it
+    CHECK(fluid < 1.1 * packet);
 }
 
 TEST_CASE("coupled fluid: an InfiniBand port shares its capacity among input ports, then among their flows",
