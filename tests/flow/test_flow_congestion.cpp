@@ -145,54 +145,52 @@ TEST_CASE("coupled fluid: an 8-to-1 RoCE incast loses to DCQCN what the packet m
     CHECK(fluid < 1.1 * packet);
 }
 
-TEST_CASE("coupled fluid: an InfiniBand port shares its capacity among input ports, then among their flows",
-          "[flow][flow-congestion]") {
-    // Credits alone (IB CC off): host 1 sends one message to host 0, host 2 three, each on its
-    // own QP. Host 0's port C has two input ports. Per input port, each gets C/2: host 1's one
-    // flow runs at C/2 and host 2's three at C/6 each (3 · C/6 = C/2 on its uplink). Max-min
-    // per flow would give every flow C/4: host 1's uplink C/4, host 2's 3C/4.
+namespace {
+
+// InfiniBand hosts with credits alone (IB CC off): host 1 sends one message to host 0 and host
+// 2 three, each on its own QP or all three on one (`one_qp`). Returns what host 1's and host 2's
+// uplinks carry once host 0's port is full, over its capacity C.
+std::pair<double, double> ib_uplinks(bool fluid, bool one_qp) {
     scenario::ClusterSpec c = packet_test::hosts(3);
     c.fabric.technology = scenario::Technology::infiniband;
     c.infiniband.congestion_control.enabled = false;
     const Bytes size{1'000'000'000};
-    auto uplinks = [&](bool fluid) {
-        Coupled m(c, fluid);
-        Simulator sim(1);
-        packet_test::Sink sink;
-        m.network.send(sim, packet_test::msg(0, 1, 0, size), sink);
-        for (std::uint32_t q = 0; q < 3; ++q) m.network.send(sim, packet_test::msg(1 + q, 2, 0, size, q), sink);
-        sim.run(200_us);
-        const fabric::DirectedLink port = m.routing.path(RankId{1}, RankId{0})[2];
-        const double C = m.payload(port);
-        CHECK(m.network.current_rate(port) == Approx(C).epsilon(1e-9));
-        return std::pair{m.network.current_rate(m.routing.path(RankId{1}, RankId{0})[1]) / C,
-                         m.network.current_rate(m.routing.path(RankId{2}, RankId{0})[1]) / C};
-    };
-    const auto [one, three] = uplinks(true);
+    Coupled m(c, fluid);
+    Simulator sim(1);
+    packet_test::Sink sink;
+    m.network.send(sim, packet_test::msg(0, 1, 0, size), sink);
+    for (std::uint32_t k = 0; k < 3; ++k)
+        m.network.send(sim, packet_test::msg(1 + k, 2, 0, size, one_qp ? 0 : k), sink);
+    sim.run(200_us);
+    const fabric::DirectedLink port = m.routing.path(RankId{1}, RankId{0})[2];
+    const double C = m.payload(port);
+    CHECK(m.network.current_rate(port) == Approx(C).epsilon(1e-9));
+    return {m.network.current_rate(m.routing.path(RankId{1}, RankId{0})[1]) / C,
+            m.network.current_rate(m.routing.path(RankId{2}, RankId{0})[1]) / C};
+}
+
+}  // namespace
+
+TEST_CASE("coupled fluid: an InfiniBand port shares its capacity among input ports, then among their flows",
+          "[flow][flow-congestion]") {
+    // Host 0's port C has two input ports, host 1's (one flow) and host 2's (three flows on
+    // three QPs). Per input port each gets C/2: host 1's flow runs at C/2 and host 2's three at
+    // C/6 each (3 · C/6 = C/2 on its uplink). Max-min per flow would give every flow C/4: host
+    // 1's uplink C/4, host 2's 3C/4, which the flow model without the overlay does.
+    const auto [one, three] = ib_uplinks(true, false);
     CHECK(one == Approx(0.5).epsilon(1e-6));
     CHECK(three == Approx(0.5).epsilon(1e-6));
-    const auto [one_maxmin, three_maxmin] = uplinks(false);
+    const auto [one_maxmin, three_maxmin] = ib_uplinks(false, false);
     CHECK(one_maxmin == Approx(0.25).epsilon(1e-6));
     CHECK(three_maxmin == Approx(0.75).epsilon(1e-6));
 }
 
 TEST_CASE("coupled fluid: on InfiniBand a QP's share is split among its messages in flight",
           "[flow][flow-congestion]") {
-    // As above, but host 2's three messages are on one QP: host 0's port still gives each
-    // input port C/2; host 2's QP splits its C/2 among its three messages (C/6 each), and
-    // host 1's single message on its own QP runs at C/2.
-    scenario::ClusterSpec c = packet_test::hosts(3);
-    c.fabric.technology = scenario::Technology::infiniband;
-    c.infiniband.congestion_control.enabled = false;
-    const Bytes size{1'000'000'000};
-    Coupled m(c);
-    Simulator sim(1);
-    packet_test::Sink sink;
-    m.network.send(sim, packet_test::msg(0, 1, 0, size), sink);
-    for (std::uint32_t k = 0; k < 3; ++k) m.network.send(sim, packet_test::msg(1 + k, 2, 0, size), sink);
-    sim.run(200_us);
-    const fabric::DirectedLink port = m.routing.path(RankId{1}, RankId{0})[2];
-    const double C = m.payload(port);
-    CHECK(m.network.current_rate(m.routing.path(RankId{1}, RankId{0})[1]) == Approx(C / 2).epsilon(1e-6));
-    CHECK(m.network.current_rate(m.routing.path(RankId{2}, RankId{0})[1]) == Approx(C / 2).epsilon(1e-6));
+    // As above, but host 2's three messages are on one QP: the port still gives each input
+    // port C/2, and host 2's QP splits its C/2 among its three messages (C/6 each). Weighting
+    // per input port alone (weight 1/n, n its QPs) would give the three messages C/4 each.
+    const auto [one, three] = ib_uplinks(true, true);
+    CHECK(one == Approx(0.5).epsilon(1e-6));
+    CHECK(three == Approx(0.5).epsilon(1e-6));
 }
