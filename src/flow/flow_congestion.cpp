@@ -407,18 +407,18 @@ void FlowCongestion::per_input_ports() {
         for (std::size_t k = 0; k < q.links.size(); ++k)
             if (q.feeder[k] != kNoFeeder) ++links_[q.links[k]].per_feeder[q.feeder[k]];
     }
-    // A port arbitrates only where it is congested: a queue, or the solve's rates fill it.
+    // A port arbitrates only where it holds a queue: without a backlog it sends what comes. A
+    // flow that crosses no such port keeps weight 1 (max-min per message, as before).
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
-        std::uint32_t n = 1;
+        std::uint32_t n = 0;
         for (std::size_t k = 0; k < q.links.size(); ++k) {
             const Link& l = links_[q.links[k]];
-            if (q.feeder[k] == kNoFeeder || !(l.queue > kEmpty || l.load >= l.capacity * (1 - kSaturated))) continue;
-            n = std::max(n, l.per_feeder[q.feeder[k]]);
+            if (q.feeder[k] != kNoFeeder && l.queue > kEmpty) n = std::max(n, l.per_feeder[q.feeder[k]]);
         }
         // The sending NIC serves its QPs in turn and a QP its messages one after another:
         // the QP's share is split among its messages in flight.
-        const double w = 1.0 / (static_cast<double>(n) * static_cast<double>(q.flows.size()));
+        const double w = n == 0 ? 1.0 : 1.0 / (static_cast<double>(n) * static_cast<double>(q.flows.size()));
         for (std::uint32_t id : q.flows)
             if (flow_weight_[id] != w) {
                 flow_weight_[id] = w;

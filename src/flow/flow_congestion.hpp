@@ -36,8 +36,8 @@
 // `IbCredits`: beside the 16-to-1 incast, the 15 senders alone on their input links end
 // together at 5.3-5.4 ms and the one that shares its link with a ring ends last, at 7.9 ms).
 // The max-min solve shares a port per flow. So on InfiniBand each flow's solver weight is
-// 1/(n·m): n the live QPs that enter its most shared congested switch port (queued, or
-// saturated by the solve) through the same input link, m its QP's messages in flight (the
+// 1/(n·m): n the live QPs that enter its most shared queued switch port through the same
+// input link, m its QP's messages in flight (1 where it crosses no queued port; the
 // NIC serves QPs in turn, a QP its messages one after another). Every input port then gets
 // an equal share of the port, split among its QPs (per_input_ports(); docs/models/flow.md,
 // "Per-input-port arbitration"). A flow held below its share elsewhere leaves the rest of its
