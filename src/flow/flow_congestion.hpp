@@ -18,8 +18,12 @@
 //   queue       dq_l/dt = Σ o_f − C_l at a switch egress (q ≥ 0; capped at q_max, below)
 //   marking     RoCE: RED(q) with cluster.roce.ecn (Kmin, Kmax, Pmax); InfiniBand with IB CC:
 //               1/(marking_rate + 1) of the packets while q > threshold (IBA A10, FECN)
-//   reaction    RoCE: DCQCN's equations (3)-(5) of dcqcn_fluid_rules.hpp, fed the path's marking
-//               one feedback delay τ* ago; InfiniBand: the CCT index y rises by ccti_increase per
+//   reaction    RoCE, the NIC's periodic reaction (the `nic` preset): the NIC's reaction point
+//               per QP (dcqcn_events.hpp), a CNP drawn from the marks its packets pick up as they
+//               leave the queues on its path, Σ q/C after it sent them, and bring back one
+//               feedback delay τ* later; RoCE, the paper's per-CNP reaction: DCQCN's equations
+//               (3)-(5) of dcqcn_fluid_rules.hpp, fed the path's marking one feedback delay τ*
+//               ago; InfiniBand: the CCT index y rises by ccti_increase per
 //               BECN and falls by one per ccti_timer, the rate is the CCT entry's
 //               (ib_cc_fluid_rate); back-pressure alone without a rate control
 //   back-       a queue at its limit q_max (PFC's XOFF or the credit buffer over its feeders:
