@@ -3,11 +3,10 @@
 // the topology is built; here, the shape, the units and the ranges. Every time is held to
 // 10^6 s by read_time (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
 // flap's period after period) stay inside 64-bit picoseconds.
-#include "scenario/faults_keys.hpp"
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,8 @@
-// The key tables of cluster.server.gpudirect and cluster.server.host (gpudirect_keys.hpp).
-#include "scenario/gpudirect_keys.hpp"
+// cluster.server.gpudirect and cluster.server.host: which GPUDirect paths a server has, and the
+// host side (sockets, their interconnect, memory-copy bandwidth, NCCL's staging) that carries
+// the data where one is off (docs/models/gpudirect.md). Two key tables inside the server
+// section, whose own table is in server_keys.cpp.
+#include "scenario/validate.hpp"
 
 #include "scenario/key_types.hpp"
 

@@ -1,6 +1,9 @@
-// cluster.infiniband, one declaration per key (infiniband_spec.hpp has the source of each
-// default; docs/models/infiniband.md the model), and the checks across its keys.
-#include "scenario/infiniband_keys.hpp"
+// cluster.infiniband: the key table of InfinibandSpec (infiniband_spec.hpp has the meaning and
+// source of each default), read strictly like the rest of the scenario, with the checks across
+// its keys: every VL named is a data VL of the fabric, every VL an SL maps to has a weight in
+// the arbitration tables, a given vl_buffer holds one MTU packet, and the CC's
+// ccti_min <= ccti_limit <= the table's last index. Read whatever the fabric's technology.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"

@@ -1,7 +1,7 @@
 #include "scenario/key_docs.hpp"
 
 #include "scenario/key_table.hpp"
-#include "scenario/scenario_keys.hpp"
+#include "scenario/validate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,5 @@
-#include "scenario/outputs_keys.hpp"
+// outputs: the result files, one declaration per key.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"

@@ -1,6 +1,11 @@
-// cluster.roce, one declaration per key (roce_spec.hpp has the source of each default), and
-// the checks across its keys.
-#include "scenario/roce_keys.hpp"
+// cluster.roce: the key table of RoceSpec (roce_spec.hpp has the meaning and source of each
+// default), read strictly like the rest of the scenario, with the checks across its keys:
+// ecn.kmin <= ecn.kmax (an `auto` one worked out at the fabric's link speed when that is
+// known), ecn.kmax below pfc.xoff when both are given (ECN must mark before PFC pauses,
+// DCQCN paper §5), pfc.xon_delta below a given pfc.xoff, PFC on a lossless fabric, and the
+// control priority outside the lossless ones. The section is read whatever the fabric's
+// technology; an InfiniBand fabric ignores it.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"

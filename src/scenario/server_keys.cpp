@@ -1,9 +1,9 @@
-#include "scenario/server_keys.hpp"
-
-#include "scenario/gpudirect_keys.hpp"
-#include "scenario/key_types.hpp"
-#include "scenario/nic_keys.hpp"
+// cluster.server: the GPUs, NVLink/NVSwitch, the PCIe tree and the NICs (spec.hpp), one
+// declaration per key, and the checks that need the whole server: an NVLink split that adds up
+// to the links of a GPU, and a switchless NVLink bridge only between exactly two GPUs.
 #include "scenario/validate.hpp"
+
+#include "scenario/key_types.hpp"
 
 #include <fmt/format.h>
 

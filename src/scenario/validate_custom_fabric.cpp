@@ -1,8 +1,8 @@
-// cluster.fabric.switches and cluster.fabric.links (validate_custom_fabric.hpp). Each link end
+// cluster.fabric.switches and cluster.fabric.links (validate.hpp). Each link end
 // is a switch of the list or a server's compute NIC, s<server>.nic<k>, the name the topology
 // gives that NIC; the defaults a link leaves out (its speed, its length) are resolved here, so
 // that `validate --print` shows the values the builder uses.
-#include "scenario/validate_custom_fabric.hpp"
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/describe.hpp"
