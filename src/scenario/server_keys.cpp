@@ -54,20 +54,9 @@ Field<std::vector<int>> link_counts() {
                                            describe_found(n)));
                     return std::nullopt;
                 }
-                std::vector<int> out;
-                bool ok = true;
-                for (std::size_t i = 0; i < n.items.size(); ++i) {
-                    const auto v = read_int(n.items[i], index_path(path, i), 1, kMaxNvlinksPerGpu, issues);
-                    if (v) out.push_back(static_cast<int>(*v));
-                    ok = ok && v.has_value();
-                }
-                return ok ? std::optional(out) : std::nullopt;
+                return read_items<int>(n, path, integer(1, kMaxNvlinksPerGpu).read, issues);
             },
-            [](const std::vector<int>& v) {
-                Value::List out;
-                for (int links : v) out.push_back(Value{std::int64_t{links}});
-                return Value{std::move(out)};
-            }};
+            int_list};
 }
 
 const Table<NvlinkSpec>& nvlink_table() {

@@ -116,8 +116,6 @@ ClientsSpec validate_clients(const Node* node, Issues& issues);
 // thresholds), nullopt otherwise.
 const Table<RoceSpec>& roce_table();
 RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Issues& issues);
-// Every key present (auto, off and unset DCQCN overrides as `auto`): read back, the same spec.
-Value describe_roce(const RoceSpec& roce);
 
 // cluster.infiniband (infiniband_keys.cpp), read whatever the fabric's technology. Lanes: what
 // the keys learn from virtual_lanes, read first: the data VLs a VL may name. `node` may be null
