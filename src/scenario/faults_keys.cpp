@@ -11,8 +11,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 namespace fabricsim::scenario {
 
@@ -42,11 +40,8 @@ std::vector<std::string> keys_of(FaultKind kind) {
 Field<double> real(double min, double max, std::string type, const char* expected) {
     return {TypeDoc{std::move(type), {"number"}},
             [min, max, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<double> {
-                double v = 0;
-                const std::string& t = n.text;
-                const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-                if (!n.is_scalar() || ec != std::errc{} || ptr != t.data() + t.size() || t.empty() ||
-                    !std::isfinite(v) || v < min || v > max) {
+                const auto v = n.is_scalar() ? parse_number(n.text) : std::nullopt;
+                if (!v || *v < min || *v > max) {
                     issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
                     return std::nullopt;
                 }

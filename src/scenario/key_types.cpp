@@ -47,18 +47,18 @@ Value print_or(const std::optional<T>& v, const char* keyword) {
     return v ? text(to_string(*v)) : text(keyword);
 }
 
+std::string max_text(double max) { return fmt::format("{}", max); }
+
+}  // namespace
+
+bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+
 std::optional<double> parse_number(std::string_view s) {
     double v = 0;
     const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
     return v;
 }
-
-std::string max_text(double max) { return fmt::format("{}", max); }
-
-}  // namespace
-
-bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
 
 Value int_list(const std::vector<int>& list) {
     return list_value(list, [](int v) { return Value{std::int64_t{v}}; });

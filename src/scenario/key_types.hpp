@@ -153,6 +153,8 @@ Key<S> description_key() {
         [](const S&) { return Value{}; });
 }
 
+// A finite decimal number ("0.4", "1e-7"), the whole text.
+std::optional<double> parse_number(std::string_view s);
 // A number in (0, max], as fraction() reads it.
 std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues);
 

@@ -11,7 +11,6 @@
 #include <cctype>
 #include <charconv>
 #include <climits>
-#include <cmath>
 
 namespace fabricsim::scenario {
 
@@ -87,13 +86,6 @@ std::optional<std::int64_t> parse_flops(std::string_view t) {
     while (!number.empty() && number.back() == ' ') number.remove_suffix(1);
     if (number.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
     return parse_count(fmt::format("{}e{}", number, exponent));
-}
-
-std::optional<double> parse_double(const std::string& t) {
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc{} || ptr != t.data() + t.size() || t.empty() || !std::isfinite(v)) return std::nullopt;
-    return v;
 }
 
 // The largest SI prefix that keeps the number whole: 989000000000000 -> "989TFLOPS".
@@ -198,7 +190,7 @@ const Table<S, Ctx>& gpu_table() {
                       parsed<double>(
                           TypeDoc{"(0, 1]", {"number"}},
                           [](const std::string& s) -> std::optional<double> {
-                              const auto v = parse_double(s);
+                              const auto v = parse_number(s);
                               return v && *v > 0 && *v <= 1 ? v : std::nullopt;
                           },
                           "a fraction in (0, 1]"),
