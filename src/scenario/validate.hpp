@@ -40,13 +40,11 @@ std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues);
 const Table<SimulationSpec>& simulation_table();
 const Table<OutputsSpec>& outputs_table();
 
-// cluster.server (server_keys.cpp): the GPUs, NVLink/NVSwitch, the PCIe tree and the NICs;
-// gpudirect and host (gpudirect_keys.cpp) inside it. `node` may be null (the defaults). The
+// cluster.server (server_keys.cpp): the GPUs, NVLink/NVSwitch, the PCIe tree, the NICs, the
+// GPUDirect paths and the host. `node` may be null (the defaults). The
 // flags say which values were read without an issue, so that checks across sections do not
 // repeat an error as another.
 const Table<ServerSpec>& server_table();
-const Table<GpuDirectSpec>& gpudirect_table();
-const Table<HostSpec>& host_table();
 struct ServerRead {
     ServerSpec spec;
     bool usable = true;  // resolved and a mapping
