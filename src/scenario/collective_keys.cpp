@@ -39,18 +39,12 @@ std::vector<std::string> algorithms_for(CollectiveOp op) {
 // "8B..8GiB x2": every size from..to multiplying by the factor, to included when reached.
 std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string& path, Issues& issues) {
     if (node.is_sequence()) {
-        std::vector<Bytes> sizes;
-        bool ok = true;
-        for (std::size_t i = 0; i < node.items.size(); ++i) {
-            auto b = read_bytes(node.items[i], index_path(path, i), Zero::rejected, issues);
-            ok = ok && b.has_value();
-            if (b) sizes.push_back(*b);
-        }
-        if (ok && sizes.empty()) {
+        auto sizes = read_items<Bytes>(node, path, size(Zero::rejected).read, issues);
+        if (sizes && sizes->empty()) {
             issues.add(node.location, path, "expected at least one size");
             return std::nullopt;
         }
-        return ok ? std::optional(sizes) : std::nullopt;
+        return sizes;
     }
     const auto bad = [&] {
         issues.add(node.location, path,
@@ -156,12 +150,7 @@ const Table<S, Ctx>& collective_table() {
                     if (s) out.sizes = std::move(*s);
                     return s.has_value();
                 },
-                [](const S& c) {
-                    if (c.sizes.size() == 1) return Value{};
-                    Value::List sizes;
-                    for (Bytes b : c.sizes) sizes.push_back(size_text(b));
-                    return Value{std::move(sizes)};
-                })
+                [](const S& c) { return c.sizes.size() == 1 ? Value{} : list_value(c.sizes, size_text); })
                 .shown_default("one is required"),
             custom_key<S, Ctx>(
                 "ranks", TypeDoc{"`all`, count ≥ 2, or list", {"string", "integer", "array"}}, kAllModels,

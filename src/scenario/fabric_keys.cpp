@@ -1,13 +1,13 @@
-// cluster.fabric, cluster.storage_fabric and the switch model, one declaration per key
-// (spec.hpp has each default), and the checks across the cluster's fabrics.
-#include "scenario/fabric_keys.hpp"
+// cluster.fabric, cluster.storage_fabric and a switch model (cluster.fabric.switch, each switch
+// of a custom topology), one declaration per key, and the checks that look across the cluster:
+// a switch of the fabric's technology, links no faster than the switch ports or the NICs, an
+// MTU the technology allows, and planes that split every endpoint's NICs evenly. The entry
+// points (validate_fabric, validate_storage_fabric) are declared in validate.hpp.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/describe.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/nic_keys.hpp"
-#include "scenario/validate.hpp"
-#include "scenario/validate_custom_fabric.hpp"
 
 #include <fmt/format.h>
 

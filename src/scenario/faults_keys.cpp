@@ -3,17 +3,14 @@
 // the topology is built; here, the shape, the units and the ranges. Every time is held to
 // 10^6 s by read_time (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
 // flap's period after period) stay inside 64-bit picoseconds.
-#include "scenario/faults_keys.hpp"
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/validate.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 namespace fabricsim::scenario {
 
@@ -43,11 +40,8 @@ std::vector<std::string> keys_of(FaultKind kind) {
 Field<double> real(double min, double max, std::string type, const char* expected) {
     return {TypeDoc{std::move(type), {"number"}},
             [min, max, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<double> {
-                double v = 0;
-                const std::string& t = n.text;
-                const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-                if (!n.is_scalar() || ec != std::errc{} || ptr != t.data() + t.size() || t.empty() ||
-                    !std::isfinite(v) || v < min || v > max) {
+                const auto v = n.is_scalar() ? parse_number(n.text) : std::nullopt;
+                if (!v || *v < min || *v > max) {
                     issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
                     return std::nullopt;
                 }

@@ -282,29 +282,22 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
             fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
         return std::nullopt;
     }
-    std::vector<RankId> out;
     std::set<std::int64_t> seen;
-    bool ok = true;
-    for (std::size_t i = 0; i < node.items.size(); ++i) {
-        const std::string item_path = index_path(path, i);
-        auto r = read_int(node.items[i], item_path, 0, (1 << 30), issues);
-        if (!r) {
-            ok = false;
-        } else if (ranks && *r >= *ranks) {
-            issues.add(node.items[i].location, item_path,
-                       fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
-            ok = false;
-        } else if (skip == *r) {
-            issues.add(node.items[i].location, item_path, fmt::format("rank {} is the receiver", *r));
-            ok = false;
-        } else if (!seen.insert(*r).second) {
-            issues.add(node.items[i].location, item_path, fmt::format("rank {} is listed twice", *r));
-            ok = false;
-        } else {
-            out.emplace_back(static_cast<RankId::rep>(*r));
-        }
-    }
-    return ok ? std::optional(out) : std::nullopt;
+    const auto rank = [&](const Node& item, const std::string& item_path, Issues& found) -> std::optional<RankId> {
+        auto r = read_int(item, item_path, 0, (1 << 30), found);
+        if (!r) return std::nullopt;
+        if (ranks && *r >= *ranks)
+            found.add(item.location, item_path,
+                      fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
+        else if (skip == *r)
+            found.add(item.location, item_path, fmt::format("rank {} is the receiver", *r));
+        else if (!seen.insert(*r).second)
+            found.add(item.location, item_path, fmt::format("rank {} is listed twice", *r));
+        else
+            return RankId{static_cast<RankId::rep>(*r)};
+        return std::nullopt;
+    };
+    return read_items<RankId>(node, path, rank, issues);
 }
 
 }  // namespace fabricsim::scenario

@@ -37,6 +37,21 @@ bool is_valid_name(std::string_view name);
 std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::string& path, std::optional<int> ranks,
                                                  std::int64_t skip, Issues& issues);
 
+// Each item of the sequence `node` read by `item` (optional<T>(item node, its path, issues)), so
+// that every bad one is reported; the list only when all were read.
+template <class T, class Item>
+std::optional<std::vector<T>> read_items(const Node& node, const std::string& path, Item item, Issues& issues) {
+    std::vector<T> out;
+    bool ok = true;
+    for (std::size_t i = 0; i < node.items.size(); ++i) {
+        auto v = item(node.items[i], index_path(path, i), issues);
+        if (v) out.push_back(std::move(*v));
+        ok = ok && v.has_value();
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
 // One of `choices`, by name.
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);

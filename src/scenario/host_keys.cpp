@@ -1,8 +1,10 @@
-#include "scenario/host_keys.hpp"
+// cluster.storage and cluster.clients: the hosts on the compute fabric beside the servers,
+// storage nodes and the CPU-only clients of `- traffic: gpu_pool` entries
+// (docs/models/traffic.md), one declaration per key, and the checks across the cluster.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/nic_keys.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,9 @@
-// cluster.infiniband, one declaration per key (infiniband_spec.hpp has the source of each
-// default; docs/models/infiniband.md the model), and the checks across its keys.
-#include "scenario/infiniband_keys.hpp"
+// cluster.infiniband: the key table of InfinibandSpec (infiniband_spec.hpp has the meaning and
+// source of each default), read strictly like the rest of the scenario, with the checks across
+// its keys: every VL named is a data VL of the fabric, every VL an SL maps to has a weight in
+// the arbitration tables, a given vl_buffer holds one MTU packet, and the CC's
+// ccti_min <= ccti_limit <= the table's last index. Read whatever the fabric's technology.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
@@ -72,16 +75,34 @@ bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, 
                        : fmt::format("expected a list of 16 VLs, one per SL 0 to 15, found {}", describe_found(n)));
         return false;
     }
-    std::vector<int> map(n.items.size());
-    bool ok = true;
-    for (std::size_t sl = 0; sl < n.items.size(); ++sl) {
-        if (auto vl = read_vl(n.items[sl], index_path(path, sl), lanes, issues))
-            map[sl] = *vl;
-        else
-            ok = false;
-    }
-    if (ok) out.sl_to_vl = std::move(map);
-    return ok;
+    const auto vl = [&](const Node& item, const std::string& at, Issues& found) {
+        return read_vl(item, at, lanes, found);
+    };
+    auto map = read_items<int>(n, path, vl, issues);
+    if (map) out.sl_to_vl = std::move(*map);
+    return map.has_value();
+}
+
+// An entry of a VL arbitration table.
+const Table<VlWeight, Lanes>& vl_weight_table() {
+    static const Table<VlWeight, Lanes> t{
+        kPath + ".vl_arbitration.high",
+        {
+            custom_key<VlWeight, Lanes>(
+                "vl", TypeDoc{"data VL", {"integer"}}, kPacket, "The VL.",
+                [](const Node& n, const std::string& path, VlWeight& out, Lanes& lanes, Issues& issues) {
+                    const auto v = read_vl(n, path, lanes, issues);
+                    if (v) out.vl = *v;
+                    return v.has_value();
+                },
+                [](const VlWeight& e) { return integer_value(e.vl); })
+                .required(),
+            key<VlWeight, int, Lanes>("weight", &VlWeight::weight,
+                                      {TypeDoc{"integer, 0 to 255", {"integer"}}, read_weight, integer_value}, kPacket,
+                                      "Units of 64 bytes.")
+                .required(),
+        }};
+    return t;
 }
 
 // A list of { vl, weight }. False after an issue.
@@ -97,45 +118,15 @@ bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vec
                                kArbitrationEntriesMax, n.items.size()));
         return false;
     }
-    std::vector<VlWeight> table;
-    bool ok = true;
-    for (std::size_t i = 0; i < n.items.size(); ++i) {
-        const std::string p = index_path(path, i);
-        const Node* map = read_section(n.items[i], p, issues);
-        if (map == nullptr) {
-            ok = false;
-            continue;
-        }
-        check_keys(*map, p, {"vl", "weight"}, issues);
-        VlWeight entry;
-        for (const char* key : {"vl", "weight"}) {
-            const Node* value = map->find(key);
-            if (value == nullptr) {
-                issues.add(map->location, key_path(p, key), "missing required key");
-                ok = false;
-                continue;
-            }
-            const bool is_vl = std::string_view(key) == "vl";
-            const auto v = is_vl ? read_vl(*value, key_path(p, key), lanes, issues)
-                                 : read_weight(*value, key_path(p, key), issues);
-            if (!v)
-                ok = false;
-            else if (is_vl)
-                entry.vl = *v;
-            else
-                entry.weight = *v;
-        }
-        table.push_back(entry);
-    }
-    if (ok) out = std::move(table);
-    return ok;
-}
-
-Value vl_table(const std::vector<VlWeight>& table) {
-    Value::List list;
-    for (const VlWeight& e : table)
-        list.push_back(Value{Value::Map{{"vl", integer_value(e.vl)}, {"weight", integer_value(e.weight)}}});
-    return Value{std::move(list)};
+    const auto entry = [&](const Node& item, const std::string& at, Issues& found) -> std::optional<VlWeight> {
+        VlWeight e;
+        const SectionRead r = read_table(item, at, vl_weight_table(), e, lanes, found);
+        if (r.map == nullptr || !r.failed.empty()) return std::nullopt;
+        return e;
+    };
+    auto table = read_items<VlWeight>(n, path, entry, issues);
+    if (table) out = std::move(*table);
+    return table.has_value();
 }
 
 Key<VlArbitrationSpec, Lanes> arbitration_table_key(const char* name, std::vector<VlWeight> VlArbitrationSpec::*member,
@@ -145,7 +136,7 @@ Key<VlArbitrationSpec, Lanes> arbitration_table_key(const char* name, std::vecto
         [member](const Node& n, const std::string& path, VlArbitrationSpec& out, Lanes& lanes, Issues& issues) {
             return read_vl_table(n, path, lanes, out.*member, issues);
         },
-        [member](const VlArbitrationSpec& a) { return vl_table(a.*member); });
+        [member](const VlArbitrationSpec& a) { return print_list(vl_weight_table(), a.*member); });
 }
 
 const Table<VlArbitrationSpec, Lanes>& arbitration_table() {
@@ -197,28 +188,24 @@ Field<CctTable> cct_table() {
                                 n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n)));
                 return std::nullopt;
             }
-            std::vector<CctEntrySpec> table;
-            bool ok = true;
-            for (std::size_t i = 0; i < n.items.size(); ++i) {
-                if (auto e = parse_cct_entry(n.items[i])) {
-                    table.push_back(*e);
-                    continue;
-                }
-                issues.add(n.items[i].location, index_path(path, i),
-                           fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
-                                       "3:776), found {}",
-                                       kShiftMax, kMultiplierMax, describe_found(n.items[i])));
-                ok = false;
-            }
-            if (!ok) return std::nullopt;
-            return CctTable{std::move(table)};
+            const auto entry = [](const Node& item, const std::string& at,
+                                  Issues& found) -> std::optional<CctEntrySpec> {
+                if (auto e = parse_cct_entry(item)) return e;
+                found.add(item.location, at,
+                          fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
+                                      "3:776), found {}",
+                                      kShiftMax, kMultiplierMax, describe_found(item)));
+                return std::nullopt;
+            };
+            auto table = read_items<CctEntrySpec>(n, path, entry, issues);
+            if (!table) return std::nullopt;
+            return CctTable{std::move(*table)};
         },
         // OpenSM's cc_cct notation, shift:multiplier.
         [](const CctTable& table) {
             if (!table) return text("auto");
-            Value::List list;
-            for (const CctEntrySpec& e : *table) list.push_back(text(fmt::format("{}:{}", e.shift, e.multiplier)));
-            return Value{std::move(list)};
+            return list_value(*table,
+                              [](const CctEntrySpec& e) { return text(fmt::format("{}:{}", e.shift, e.multiplier)); });
         }};
 }
 
@@ -355,20 +342,13 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                     return true;
                 },
                 [](const S& ib) { return integer_value(ib.virtual_lanes); }),
-            custom_key<S, Lanes>(
-                "vl_buffer", TypeDoc{"size > 0, or `auto`", {"string", "integer"}}, kPacket,
+            key<S, std::optional<Bytes>, Lanes>(
+                "vl_buffer", &S::vl_buffer, or_auto(size(Zero::rejected), "size > 0, or `auto`"), kPacket,
                 "Credit buffer per VL per port (credits are 64-byte blocks). `auto`: into a switch, the switch's "
                 "`buffer` / `radix` / `virtual_lanes`, but at least the cable's round trip at the link speed plus two "
                 "MTU packets (the packet model notes where that floor was used); into an HCA, that round trip "
                 "([models/infiniband.md](models/infiniband.md)). A given one must hold one MTU packet with its "
-                "`header_bytes` (26) of headers.",
-                [](const Node& n, const std::string& path, S& out, Lanes&, Issues& issues) {
-                    if (is_keyword(n, "auto")) return true;
-                    const auto v = read_bytes(n, path, Zero::rejected, issues);
-                    if (v) out.vl_buffer = *v;
-                    return v.has_value();
-                },
-                [](const S& ib) { return text(ib.vl_buffer ? to_string(*ib.vl_buffer) : "auto"); }),
+                "`header_bytes` (26) of headers."),
             key<S, Time, Lanes>("credit_update_period", &S::credit_update_period, time(Zero::allowed), kPacket,
                                 "A receiver sends a VL's flow-control packet at most this often; credits freed in "
                                 "between go with the next one. `0s`: one as soon as a packet frees its blocks."),
@@ -376,12 +356,7 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                 "sl_to_vl", TypeDoc{"list of 16 VLs", {"array"}, 0, kIbDataVlsMax - 1, {}}, kPacket,
                 "The VL of service level 0, 1, … 15. Each must be a data VL (below `virtual_lanes`). Follows "
                 "`virtual_lanes` when not given.",
-                read_sl_to_vl,
-                [](const S& ib) {
-                    Value::List list;
-                    for (int vl : ib.sl_to_vl) list.push_back(integer_value(vl));
-                    return Value{std::move(list)};
-                })
+                read_sl_to_vl, [](const S& ib) { return int_list(ib.sl_to_vl); })
                 .shown_default("SL mod `virtual_lanes`"),
             section("vl_arbitration", &S::vl_arbitration, arbitration_table(),
                     "VL arbitration (IBA §7.6.9): the high table before the low one, up to `high_limit`."),

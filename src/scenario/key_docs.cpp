@@ -1,7 +1,8 @@
 #include "scenario/key_docs.hpp"
 
 #include "scenario/key_table.hpp"
-#include "scenario/scenario_keys.hpp"
+#include "scenario/key_types.hpp"
+#include "scenario/validate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -81,11 +82,7 @@ std::vector<std::pair<std::string, std::string>> all_blocks() {
 
 Value text(std::string s) { return Value{std::move(s)}; }
 
-Value string_list(const std::vector<std::string>& words) {
-    Value::List out;
-    for (const auto& w : words) out.push_back(text(w));
-    return Value{std::move(out)};
-}
+Value string_list(const std::vector<std::string>& words) { return list_value(words, text); }
 
 Value section_schema(const TableInfo& t);
 

@@ -1,15 +1,6 @@
 #include "scenario/key_table.hpp"
 
-#include "scenario/fabric_keys.hpp"
-#include "scenario/faults_keys.hpp"
-#include "scenario/host_keys.hpp"
-#include "scenario/infiniband_keys.hpp"
-#include "scenario/iwarp_keys.hpp"
-#include "scenario/nic_keys.hpp"
-#include "scenario/outputs_keys.hpp"
-#include "scenario/roce_keys.hpp"
-#include "scenario/server_keys.hpp"
-#include "scenario/simulation_keys.hpp"
+#include "scenario/validate.hpp"
 #include "scenario/workload_keys.hpp"
 
 #include <fmt/format.h>

@@ -47,6 +47,12 @@ Value print_or(const std::optional<T>& v, const char* keyword) {
     return v ? text(to_string(*v)) : text(keyword);
 }
 
+std::string max_text(double max) { return fmt::format("{}", max); }
+
+}  // namespace
+
+bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+
 std::optional<double> parse_number(std::string_view s) {
     double v = 0;
     const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -54,11 +60,9 @@ std::optional<double> parse_number(std::string_view s) {
     return v;
 }
 
-std::string max_text(double max) { return fmt::format("{}", max); }
-
-}  // namespace
-
-bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+Value int_list(const std::vector<int>& list) {
+    return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
+}
 
 std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues) {
     std::optional<double> v;
@@ -137,14 +141,7 @@ Field<std::int64_t> integer64(std::int64_t min, std::int64_t max) {
 }
 
 Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max) {
-    return {TypeDoc{fmt::format("integer, {} to {}, or `auto`", min, max), {"integer", "string"}, min, max, {}},
-            [min, max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<int>> {
-                if (is_keyword(n, "auto")) return std::optional<std::optional<int>>{std::in_place, std::nullopt};
-                const auto v = read_int(n, path, min, max, issues);
-                if (!v) return std::nullopt;
-                return std::optional<int>{static_cast<int>(*v)};
-            },
-            [](const std::optional<int>& v) { return v ? Value{std::int64_t{*v}} : text("auto"); }};
+    return or_auto(integer(min, max), fmt::format("integer, {} to {}, or `auto`", min, max));
 }
 
 Field<double> fraction(double max) {
@@ -155,15 +152,7 @@ Field<double> fraction(double max) {
 }
 
 Field<std::optional<double>> fraction_or_auto(double max) {
-    return {
-        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)), {"number", "string"}},
-        [max](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<double>> {
-            if (is_keyword(n, "auto")) return std::optional<std::optional<double>>{std::in_place, std::nullopt};
-            const auto v = read_fraction(n, path, max, issues);
-            if (!v) return std::nullopt;
-            return std::optional<double>{*v};
-        },
-        [](const std::optional<double>& v) { return v ? Value{*v} : text("auto"); }};
+    return or_auto(fraction(max), fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)));
 }
 
 Field<Bytes> size(Zero zero) {

@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 #include "scenario/key_table.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -13,6 +14,18 @@
 #include <vector>
 
 namespace fabricsim::scenario {
+
+// Shared by the readers of key_types.cpp and the tables' own keys.
+bool is_keyword(const Node& n, const char* keyword);
+
+// A list printed item by item.
+template <class Range, class Print>
+Value list_value(const Range& items, Print print) {
+    Value::List out;
+    for (const auto& item : items) out.push_back(print(item));
+    return Value{std::move(out)};
+}
+Value int_list(const std::vector<int>& list);
 
 // A name that can name a folder or a column (read_name).
 TypeDoc name_type();
@@ -91,6 +104,21 @@ Field<std::optional<T>> optional_of(Field<T> base) {
         [print = base.print](const std::optional<T>& v) { return v ? print(*v) : Value{}; }};
 }
 
+// `auto` (unset: another key or a preset decides), or a value as `base` reads it; `type`: the
+// docs' words for both.
+template <class T>
+Field<std::optional<T>> or_auto(Field<T> base, std::string type) {
+    Field<std::optional<T>> f = optional_of(std::move(base));
+    f.doc.text = std::move(type);
+    if (std::find(f.doc.json_types.begin(), f.doc.json_types.end(), "string") == f.doc.json_types.end())
+        f.doc.json_types.emplace_back("string");
+    f.read = [read = f.read](const Node& n, const std::string& path, Issues& issues) {
+        return is_keyword(n, "auto") ? std::optional<std::optional<T>>{std::in_place} : read(n, path, issues);
+    };
+    f.print = [print = f.print](const std::optional<T>& v) { return v ? print(v) : Value{std::string("auto")}; };
+    return f;
+}
+
 // A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).
 template <class T, class Beyond>
 Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
@@ -125,8 +153,8 @@ Key<S> description_key() {
         [](const S&) { return Value{}; });
 }
 
-// Shared by the readers of key_types.cpp and the tables' own keys.
-bool is_keyword(const Node& n, const char* keyword);
+// A finite decimal number ("0.4", "1e-7"), the whole text.
+std::optional<double> parse_number(std::string_view s);
 // A number in (0, max], as fraction() reads it.
 std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues);
 

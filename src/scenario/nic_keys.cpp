@@ -1,4 +1,6 @@
-#include "scenario/nic_keys.hpp"
+// A NIC (cluster.server.nic, cluster.server.storage_nic, cluster.storage_fabric.storage_node_nic,
+// cluster.storage.nic, cluster.clients.nic): the key table of NicSpec, presets already expanded.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"

@@ -1,4 +1,5 @@
-#include "scenario/outputs_keys.hpp"
+// outputs: the result files, one declaration per key.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
@@ -37,9 +38,8 @@ Field<std::vector<OutputFormat>> formats() {
                 return out;
             },
             [](const std::vector<OutputFormat>& list) {
-                Value::List out;
-                for (OutputFormat f : list) out.push_back(Value{std::string(f == OutputFormat::json ? "json" : "csv")});
-                return Value{std::move(out)};
+                return list_value(
+                    list, [](OutputFormat f) { return Value{std::string(f == OutputFormat::json ? "json" : "csv")}; });
             }};
 }
 
@@ -88,9 +88,7 @@ bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, No
 }
 
 Value print_ports(const QueueOutputSpec& q) {
-    Value::List out;
-    for (const auto& p : q.ports) out.push_back(Value{p});
-    return Value{std::move(out)};
+    return list_value(q.ports, [](const std::string& p) { return Value{p}; });
 }
 
 const Table<QueueOutputSpec>& queues_table() {

@@ -1,6 +1,11 @@
-// cluster.roce, one declaration per key (roce_spec.hpp has the source of each default), and
-// the checks across its keys.
-#include "scenario/roce_keys.hpp"
+// cluster.roce: the key table of RoceSpec (roce_spec.hpp has the meaning and source of each
+// default), read strictly like the rest of the scenario, with the checks across its keys:
+// ecn.kmin <= ecn.kmax (an `auto` one worked out at the fabric's link speed when that is
+// known), ecn.kmax below pfc.xoff when both are given (ECN must mark before PFC pauses,
+// DCQCN paper §5), pfc.xon_delta below a given pfc.xoff, PFC on a lossless fabric, and the
+// control priority outside the lossless ones. The section is read whatever the fabric's
+// technology; an InfiniBand fabric ignores it.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
@@ -36,29 +41,18 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
             fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
         return std::nullopt;
     }
-    std::vector<int> out;
-    bool ok = true;
-    for (std::size_t i = 0; i < n.items.size(); ++i) {
-        auto v = read_int(n.items[i], index_path(at, i), 0, kMaxPriority, issues);
-        if (!v) {
-            ok = false;
-            continue;
-        }
-        if (std::find(out.begin(), out.end(), *v) != out.end()) {
-            issues.add(n.items[i].location, index_path(at, i),
-                       fmt::format("priority {} is listed twice; expected each priority at most once", *v));
-            ok = false;
-        }
-        out.push_back(static_cast<int>(*v));
-    }
-    if (!ok) return std::nullopt;
-    return out;
-}
-
-Value int_list(const std::vector<int>& list) {
-    Value::List out;
-    for (int p : list) out.push_back(Value{std::int64_t{p}});
-    return Value{std::move(out)};
+    std::vector<int> seen;
+    const auto priority = [&](const Node& item, const std::string& path, Issues& found) -> std::optional<int> {
+        const auto v = integer(0, kMaxPriority).read(item, path, found);
+        if (!v) return std::nullopt;
+        const bool twice = std::find(seen.begin(), seen.end(), *v) != seen.end();
+        seen.push_back(*v);
+        if (!twice) return v;
+        found.add(item.location, path,
+                  fmt::format("priority {} is listed twice; expected each priority at most once", *v));
+        return std::nullopt;
+    };
+    return read_items<int>(n, at, priority, issues);
 }
 
 // pfc.priority: one priority as a number, several as a list (how `priority` reads them).
@@ -92,14 +86,9 @@ Field<std::array<int, 8>> weights() {
                                     n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n)));
                     return std::nullopt;
                 }
-                bool ok = true;
-                for (std::size_t i = 0; i < n.items.size(); ++i) {
-                    if (auto v = read_int(n.items[i], index_path(at, i), 1, kMaxWeight, issues))
-                        out[i] = static_cast<int>(*v);
-                    else
-                        ok = false;
-                }
-                if (!ok) return std::nullopt;
+                const auto list = read_items<int>(n, at, integer(1, kMaxWeight).read, issues);
+                if (!list) return std::nullopt;
+                std::copy(list->begin(), list->end(), out.begin());
                 return out;
             },
             [](const std::array<int, 8>& w) { return int_list(std::vector<int>(w.begin(), w.end())); }};
@@ -108,109 +97,93 @@ Field<std::array<int, 8>> weights() {
 // A size as the ECN literature writes it: whole kilobytes as KB (6400KB rather than 6250KiB).
 std::string in_kb(Bytes b) { return b.count() % 1000 == 0 ? fmt::format("{}KB", b.count() / 1000) : to_string(b); }
 
-// A port_classes list: one mapping per port speed, `speed` required and each speed once; `read`
-// takes the other keys of item i (`keys`) into the class.
-template <class Class, class Read>
-std::optional<std::vector<Class>> read_port_classes(const Node& node, const std::string& path,
-                                                    const std::vector<std::string>& keys, Read read, Issues& issues) {
-    std::vector<Class> out;
-    if (!node.is_sequence()) {
-        issues.add(node.location, path,
-                   fmt::format("expected a list of port classes, one per port speed (e.g. [{{speed: 400Gbps, ...}}]), "
-                               "found {}",
-                               describe_found(node)));
+// A port_classes list: one mapping per port speed, `speed` required and each speed once, the
+// other keys of each read with `table` (as the section's keys of those names read them), then
+// held to `check`; printed with `speed` first, only when given.
+template <class Class, class Check>
+Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& table, Check check) {
+    const Table<Class>* keys = &table;  // a static table; the lambdas outlive this call
+    const auto read = [keys, check](const Node& node, const std::string& path,
+                                    Issues& issues) -> std::optional<std::vector<Class>> {
+        std::vector<Class> out;
+        if (!node.is_sequence()) {
+            issues.add(node.location, path,
+                       fmt::format("expected a list of port classes, one per port speed (e.g. [{{speed: 400Gbps, "
+                                   "...}}]), found {}",
+                                   describe_found(node)));
+            return out;
+        }
+        std::vector<std::pair<Bandwidth, std::size_t>> seen;
+        for (std::size_t i = 0; i < node.items.size(); ++i) {
+            const std::string at = index_path(path, i);
+            const Node* map = read_section(node.items[i], at, issues);
+            if (map == nullptr) continue;
+            std::vector<std::string> allowed{"speed"};
+            for (const std::string& k : keys->names()) allowed.push_back(k);
+            check_keys(*map, at, allowed, issues);
+            const Node* speed = map->find("speed");
+            if (speed == nullptr) {
+                issues.add(map->location, key_path(at, "speed"),
+                           "missing required key (the port speed this class is for)");
+                continue;
+            }
+            const auto v = read_bandwidth(*speed, key_path(at, "speed"), issues);
+            if (!v) continue;
+            const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
+            if (same != seen.end()) {
+                issues.add(speed->location, key_path(at, "speed"),
+                           fmt::format("{} is already the speed of {}; expected each port speed once", to_string(*v),
+                                       index_path(path, same->second)));
+                continue;
+            }
+            seen.emplace_back(*v, i);
+            Class c;
+            c.speed = *v;
+            NoContext none;
+            if (read_keys(*map, at, *keys, c, none, issues).failed.empty() && check(*map, at, c, issues))
+                out.push_back(c);
+        }
         return out;
-    }
-    std::vector<std::pair<Bandwidth, std::size_t>> seen;
-    for (std::size_t i = 0; i < node.items.size(); ++i) {
-        const std::string at = index_path(path, i);
-        const Node* map = read_section(node.items[i], at, issues);
-        if (map == nullptr) continue;
-        std::vector<std::string> allowed{"speed"};
-        allowed.insert(allowed.end(), keys.begin(), keys.end());
-        check_keys(*map, at, allowed, issues);
-        const Node* speed = map->find("speed");
-        if (speed == nullptr) {
-            issues.add(map->location, key_path(at, "speed"), "missing required key (the port speed this class is for)");
-            continue;
-        }
-        const auto v = read_bandwidth(*speed, key_path(at, "speed"), issues);
-        if (!v) continue;
-        const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
-        if (same != seen.end()) {
-            issues.add(speed->location, key_path(at, "speed"),
-                       fmt::format("{} is already the speed of {}; expected each port speed once", to_string(*v),
-                                   index_path(path, same->second)));
-            continue;
-        }
-        seen.emplace_back(*v, i);
-        Class c;
-        c.speed = *v;
-        if (read(*map, at, c, issues)) out.push_back(c);
-    }
-    return out;
+    };
+    const auto print = [keys](const std::vector<Class>& classes) {
+        if (classes.empty()) return Value{};
+        return list_value(classes, [keys](const Class& c) {
+            Value::Map m{{"speed", Value{to_string(c.speed)}}};
+            Value rest = print_table(*keys, c);
+            for (auto& e : std::get<Value::Map>(rest.v)) m.push_back(std::move(e));
+            return Value{std::move(m)};
+        });
+    };
+    return {TypeDoc{std::move(type), {"array"}}, read, print};
 }
 
-// Each class's kmin/kmax, auto = scaled at its speed; kmin <= kmax within a class.
+// Each ECN class's kmin/kmax, auto = scaled at its speed; kmin <= kmax within a class.
 Field<std::vector<EcnPortClass>> ecn_port_classes() {
-    const auto read_class = [](const Node& m, const std::string& at, EcnPortClass& c, Issues& issues) {
-        bool ok = true;
-        if (const Node* k = m.find("kmin")) {
-            auto v = size_or("auto", Zero::allowed).read(*k, key_path(at, "kmin"), issues);
-            ok = v.has_value() && ok;
-            if (v) c.kmin = *v;
-        }
-        if (const Node* k = m.find("kmax")) {
-            auto v = size_or("auto", Zero::rejected).read(*k, key_path(at, "kmax"), issues);
-            ok = v.has_value() && ok;
-            if (v) c.kmax = *v;
-        }
-        if (!ok) return false;
-        const Bytes kmin = c.kmin ? *c.kmin : ecn_kmin_auto(c.speed), kmax = c.kmax ? *c.kmax : ecn_kmax_auto(c.speed);
-        if (kmin <= kmax) return true;
-        issues.add(m.find("kmin") != nullptr ? m.find("kmin")->location : m.location, key_path(at, "kmin"),
-                   fmt::format("kmin {} is above kmax {} for {} ports; RED marks from kmin up to kmax, so expected "
-                               "kmin <= kmax",
-                               in_kb(kmin), in_kb(kmax), to_string(c.speed)));
-        return false;
-    };
-    return {TypeDoc{"list of `{speed, kmin, kmax}`", {"array"}},
-            [read_class](const Node& n, const std::string& path, Issues& issues) {
-                return read_port_classes<EcnPortClass>(n, path, {"kmin", "kmax"}, read_class, issues);
-            },
-            [](const std::vector<EcnPortClass>& classes) {
-                if (classes.empty()) return Value{};  // only when given
-                Value::List out;
-                for (const EcnPortClass& c : classes)
-                    out.push_back(Value{Value::Map{{"speed", Value{to_string(c.speed)}},
-                                                   {"kmin", size_or("auto", Zero::allowed).print(c.kmin)},
-                                                   {"kmax", size_or("auto", Zero::rejected).print(c.kmax)}}});
-                return Value{std::move(out)};
-            }};
+    static const Table<EcnPortClass> keys{
+        kPath + ".ecn.port_classes",
+        {key("kmin", &EcnPortClass::kmin, size_or("auto", Zero::allowed), kPacket, "As `ecn.kmin`."),
+         key("kmax", &EcnPortClass::kmax, size_or("auto", Zero::rejected), kPacket, "As `ecn.kmax`.")}};
+    return port_classes("list of `{speed, kmin, kmax}`", keys,
+                        [](const Node& m, const std::string& at, const EcnPortClass& c, Issues& issues) {
+                            const Bytes kmin = c.kmin ? *c.kmin : ecn_kmin_auto(c.speed);
+                            const Bytes kmax = c.kmax ? *c.kmax : ecn_kmax_auto(c.speed);
+                            if (kmin <= kmax) return true;
+                            issues.add(m.find("kmin") != nullptr ? m.find("kmin")->location : m.location,
+                                       key_path(at, "kmin"),
+                                       fmt::format("kmin {} is above kmax {} for {} ports; RED marks from kmin up to "
+                                                   "kmax, so expected kmin <= kmax",
+                                                   in_kb(kmin), in_kb(kmax), to_string(c.speed)));
+                            return false;
+                        });
 }
 
 Field<std::vector<MmuPortClass>> mmu_port_classes() {
-    const auto read_class = [](const Node& m, const std::string& at, MmuPortClass& c, Issues& issues) {
-        const Node* a = m.find("alpha");
-        if (a == nullptr) {
-            issues.add(m.location, key_path(at, "alpha"), "missing required key (the class's dynamic-threshold alpha)");
-            return false;
-        }
-        const auto v = read_fraction(*a, key_path(at, "alpha"), kMaxAlpha, issues);
-        if (v) c.alpha = *v;
-        return v.has_value();
-    };
-    return {TypeDoc{"list of `{speed, alpha}`", {"array"}},
-            [read_class](const Node& n, const std::string& path, Issues& issues) {
-                return read_port_classes<MmuPortClass>(n, path, {"alpha"}, read_class, issues);
-            },
-            [](const std::vector<MmuPortClass>& classes) {
-                if (classes.empty()) return Value{};  // only when given
-                Value::List out;
-                for (const MmuPortClass& c : classes)
-                    out.push_back(Value{Value::Map{{"speed", Value{to_string(c.speed)}}, {"alpha", Value{c.alpha}}}});
-                return Value{std::move(out)};
-            }};
+    static const Table<MmuPortClass> keys{
+        kPath + ".mmu.port_classes",
+        {key("alpha", &MmuPortClass::alpha, fraction(kMaxAlpha), kPacket, "As `mmu.alpha`.")
+             .required("missing required key (the class's dynamic-threshold alpha)")}};
+    return port_classes("list of `{speed, alpha}`", keys,
+                        [](const Node&, const std::string&, const MmuPortClass&, Issues&) { return true; });
 }
 
 const Table<PfcSpec>& pfc_table() {
@@ -450,7 +423,5 @@ RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Is
     if (r.map != nullptr) check_roce(out, r, link_speed, issues);
     return out;
 }
-
-Value describe_roce(const RoceSpec& roce) { return print_table(roce_table(), roce); }
 
 }  // namespace fabricsim::scenario

@@ -1,17 +1,11 @@
-#include "scenario/scenario_keys.hpp"
+// The top level of a scenario and its `cluster`, as key tables (key_table.hpp): what the docs'
+// key tables, the JSON Schema and `validate --print` show of them. Each key of these tables
+// reads its section with that section's reader (validate.hpp), in the table's order, since a
+// section is checked against the ones before it (the workload against the cluster).
+#include "scenario/validate.hpp"
 
 #include "scenario/describe.hpp"
-#include "scenario/fabric_keys.hpp"
-#include "scenario/faults_keys.hpp"
-#include "scenario/host_keys.hpp"
-#include "scenario/infiniband_keys.hpp"
-#include "scenario/iwarp_keys.hpp"
 #include "scenario/key_types.hpp"
-#include "scenario/outputs_keys.hpp"
-#include "scenario/roce_keys.hpp"
-#include "scenario/server_keys.hpp"
-#include "scenario/simulation_keys.hpp"
-#include "scenario/validate.hpp"
 #include "scenario/workload_keys.hpp"
 
 #include <limits>

@@ -1,4 +1,5 @@
-#include "scenario/simulation_keys.hpp"
+// simulation: which network model runs and its settings, one declaration per key.
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"

@@ -12,8 +12,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 namespace fabricsim::scenario {
 
@@ -42,27 +40,20 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 }
 
 bool read_load(const Node& node, const std::string& path, S& out, Ctx&, Issues& issues) {
-    double v = 0;
-    bool parsed = false;
-    if (node.is_scalar()) {
-        const char* begin = node.text.data();
-        const char* end = begin + node.text.size();
-        const auto [at, ec] = std::from_chars(begin, end, v);
-        parsed = ec == std::errc{} && at == end && std::isfinite(v);
-    }
-    if (!parsed) {
+    const auto load = node.is_scalar() ? parse_number(node.text) : std::nullopt;
+    if (!load) {
         issues.add(
             node.location, path,
             fmt::format("expected a fraction of the senders' line rate in (0, 1], found {}", describe_found(node)));
         return false;
     }
-    if (!(v > 0 && v <= 1)) {
+    if (!(*load > 0 && *load <= 1)) {
         issues.add(
             node.location, path,
             fmt::format("{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate", node.text));
         return false;
     }
-    out.load = v;
+    out.load = *load;
     return true;
 }
 

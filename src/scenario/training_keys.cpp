@@ -11,7 +11,6 @@
 #include <cctype>
 #include <charconv>
 #include <climits>
-#include <cmath>
 
 namespace fabricsim::scenario {
 
@@ -87,13 +86,6 @@ std::optional<std::int64_t> parse_flops(std::string_view t) {
     while (!number.empty() && number.back() == ' ') number.remove_suffix(1);
     if (number.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
     return parse_count(fmt::format("{}e{}", number, exponent));
-}
-
-std::optional<double> parse_double(const std::string& t) {
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc{} || ptr != t.data() + t.size() || t.empty() || !std::isfinite(v)) return std::nullopt;
-    return v;
 }
 
 // The largest SI prefix that keeps the number whole: 989000000000000 -> "989TFLOPS".
@@ -198,7 +190,7 @@ const Table<S, Ctx>& gpu_table() {
                       parsed<double>(
                           TypeDoc{"(0, 1]", {"number"}},
                           [](const std::string& s) -> std::optional<double> {
-                              const auto v = parse_double(s);
+                              const auto v = parse_number(s);
                               return v && *v > 0 && *v <= 1 ? v : std::nullopt;
                           },
                           "a fraction in (0, 1]"),
@@ -241,84 +233,73 @@ bool read_ranks(const Node& n, const std::string& path, S& spec, Ctx& ctx, Issue
     return list.has_value();
 }
 
-// The nodes the checks across keys point at, and what the reading learnt.
-struct TrainingRead {
-    const Node& kind_node;
-    std::string tpath;
-    std::string par_path;
-    const Node* parameters = nullptr;
-    const Node* global = nullptr;
-    const Node* tp = nullptr;
-    const Node* pp = nullptr;
-    const Node* dp = nullptr;
-    const Node* ep = nullptr;
-    const Node* placement = nullptr;
-    const Node* ranks = nullptr;
-    std::int64_t rank_count = 0;  // 0: not given
-};
-
 // The checks across keys, in the order a reader meets the keys; dp from the rank count when
 // not given. False after an issue.
-bool check_training(const TrainingRead& t, TrainingSpec& spec, const ClusterSpec* cluster, Issues& issues) {
+bool check_training(const SectionRead& r, const Node& kind_node, const std::string& tpath, std::int64_t rank_count,
+                    TrainingSpec& spec, const ClusterSpec* cluster, Issues& issues) {
+    const std::string par_path = key_path(tpath, "parallelism");
+    const Node* tp = r.given("parallelism.tp");
+    const Node* pp = r.given("parallelism.pp");
+    const Node* dp = r.given("parallelism.dp");
+    const Node* ep = r.given("parallelism.ep");
     bool ok = true;
     const auto fail = [&](const Node* at, const std::string& key, std::string message) {
-        issues.add(at ? at->location : t.kind_node.location, key, std::move(message));
+        issues.add(at ? at->location : kind_node.location, key, std::move(message));
         ok = false;
     };
-    const std::string ranks_path = key_path(t.tpath, "ranks");
+    const std::string ranks_path = key_path(tpath, "ranks");
     const std::int64_t tp_pp = std::int64_t{spec.tp} * spec.pp;
-    if (t.rank_count > 0) {
-        if (!t.dp) {
-            if (t.rank_count % tp_pp != 0) {
-                fail(t.ranks, ranks_path,
-                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", t.rank_count,
-                                 spec.tp, spec.pp, tp_pp));
+    if (rank_count > 0) {
+        if (!dp) {
+            if (rank_count % tp_pp != 0) {
+                fail(r.given("ranks"), ranks_path,
+                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", rank_count, spec.tp,
+                                 spec.pp, tp_pp));
                 return false;
             }
-            spec.dp = static_cast<int>(t.rank_count / tp_pp);
-        } else if (t.rank_count != tp_pp * spec.dp) {
-            fail(t.ranks, ranks_path,
+            spec.dp = static_cast<int>(rank_count / tp_pp);
+        } else if (rank_count != tp_pp * spec.dp) {
+            fail(r.given("ranks"), ranks_path,
                  fmt::format("the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks", spec.tp, spec.pp, spec.dp,
-                             tp_pp * spec.dp, t.rank_count));
+                             tp_pp * spec.dp, rank_count));
             return false;
         }
     }
     const int cluster_ranks = cluster ? cluster->ranks() : 0;
     const std::int64_t gpus = tp_pp * spec.dp;
     if (cluster && gpus > cluster_ranks) {
-        fail(t.dp ? t.dp : (t.pp ? t.pp : t.tp), t.par_path,
+        fail(dp ? dp : (pp ? pp : tp), par_path,
              fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp,
                          spec.dp, gpus, cluster_ranks));
     }
     if (spec.model.layers % spec.pp != 0)
-        fail(t.pp, key_path(t.par_path, "pp"),
+        fail(pp, key_path(par_path, "pp"),
              fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers,
                          spec.pp));
     if (spec.model.hidden % spec.tp != 0)
-        fail(t.tp, key_path(t.par_path, "tp"),
+        fail(tp, key_path(par_path, "tp"),
              fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden,
                          spec.tp));
     if (spec.ep > 1 && spec.model.experts == 0)
-        fail(t.ep, key_path(t.par_path, "ep"),
-             "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+        fail(ep, key_path(par_path, "ep"), "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
     else if (spec.ep > 1 && spec.dp % spec.ep != 0)
         fail(
-            t.ep, key_path(t.par_path, "ep"),
+            ep, key_path(par_path, "ep"),
             fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
                         spec.dp, spec.ep));
     else if (spec.ep > 1 && spec.model.experts % spec.ep != 0)
-        fail(t.ep, key_path(t.par_path, "ep"),
+        fail(ep, key_path(par_path, "ep"),
              fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts,
                          spec.ep));
     const std::int64_t per_step = std::int64_t{spec.micro_batch} * spec.dp;
     if (spec.global_batch % per_step != 0)
-        fail(t.global, key_path(t.tpath, "batch.global"),
+        fail(r.given("batch.global"), key_path(tpath, "batch.global"),
              fmt::format("the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
                          spec.dp, per_step, spec.global_batch));
     if (spec.model.experts > 0) {
         const double attention = 4.0 * spec.model.hidden * double(spec.model.hidden) * spec.model.layers;
         if (double(spec.model.parameters) <= attention)
-            fail(t.parameters, key_path(t.tpath, "model.parameters"),
+            fail(r.given("model.parameters"), key_path(tpath, "model.parameters"),
                  fmt::format("{} parameters leave nothing for the experts after the attention weights "
                              "(4·hidden²·layers = {:.4g})",
                              spec.model.parameters, attention));
@@ -326,7 +307,7 @@ bool check_training(const TrainingRead& t, TrainingSpec& spec, const ClusterSpec
     if (cluster && spec.placement == Placement::topology_aware) {
         const int per_server = cluster->server.ranks();
         if (spec.tp > per_server || per_server % spec.tp != 0)
-            fail(t.placement, key_path(t.tpath, "placement"),
+            fail(r.given("placement"), key_path(tpath, "placement"),
                  fmt::format("topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
                              "server",
                              spec.tp, per_server));
@@ -414,19 +395,7 @@ std::optional<TrainingSpec> read_training(const Node& kind_node, const std::stri
                    "placement chooses ranks for a count; with a list of ranks the list is the placement");
         ok = false;
     }
-    const TrainingRead t{kind_node,
-                         tpath,
-                         key_path(tpath, "parallelism"),
-                         r.given("model.parameters"),
-                         r.given("batch.global"),
-                         r.given("parallelism.tp"),
-                         r.given("parallelism.pp"),
-                         r.given("parallelism.dp"),
-                         r.given("parallelism.ep"),
-                         placement,
-                         ranks,
-                         ctx.rank_count};
-    if (!ok || !check_training(t, spec, ctx.cluster, issues)) return std::nullopt;
+    if (!ok || !check_training(r, kind_node, tpath, ctx.rank_count, spec, ctx.cluster, issues)) return std::nullopt;
     return spec;
 }
 

@@ -2,11 +2,6 @@
 
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
-#include "scenario/host_keys.hpp"
-#include "scenario/infiniband_keys.hpp"
-#include "scenario/iwarp_keys.hpp"
-#include "scenario/roce_keys.hpp"
-#include "scenario/scenario_keys.hpp"
 #include "scenario/validate_limits.hpp"
 
 #include <fmt/format.h>

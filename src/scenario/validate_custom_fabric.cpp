@@ -1,8 +1,8 @@
-// cluster.fabric.switches and cluster.fabric.links (validate_custom_fabric.hpp). Each link end
+// cluster.fabric.switches and cluster.fabric.links (validate.hpp). Each link end
 // is a switch of the list or a server's compute NIC, s<server>.nic<k>, the name the topology
 // gives that NIC; the defaults a link leaves out (its speed, its length) are resolved here, so
 // that `validate --print` shows the values the builder uses.
-#include "scenario/validate_custom_fabric.hpp"
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/describe.hpp"
@@ -61,7 +61,6 @@ struct End {
 };
 
 struct Context {
-    const std::string& path;
     const FabricSpec& spec;
     std::vector<std::string> switch_names;
     std::map<std::string, int> switch_index;
@@ -76,12 +75,11 @@ struct Context {
     }
 };
 
-// `text`: the end's name as the link's table read it from `node`.
+// `name`: the end's name as the link's table read it from `node`.
 End resolve_end(const Node& node, const std::string& key, const std::string& name, const Context& c, Issues& issues) {
     End end;
     end.name = name;
-    const std::string* text = &end.name;
-    if (auto it = c.switch_index.find(*text); it != c.switch_index.end()) {
+    if (auto it = c.switch_index.find(name); it != c.switch_index.end()) {
         end.known = true;
         end.index = it->second;
         const auto i = static_cast<std::size_t>(it->second);
@@ -89,11 +87,11 @@ End resolve_end(const Node& node, const std::string& key, const std::string& nam
         end.rate_what = "port speed";
         return end;
     }
-    if (const auto nic = parse_nic(*text)) {
+    if (const auto nic = parse_nic(name)) {
         if (c.servers && c.nics && (nic->server >= *c.servers || nic->nic >= *c.nics)) {
             issues.add(
                 node.location, key,
-                fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}", *text,
+                fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}", name,
                             *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s", c.nic_range()));
             return end;
         }
@@ -105,14 +103,12 @@ End resolve_end(const Node& node, const std::string& key, const std::string& nam
         return end;
     }
     std::string switches = c.switch_names.empty() ? std::string(" (cluster.fabric.switches names none)")
-                                                  : available_choices(*text, c.switch_names);
+                                                  : available_choices(name, c.switch_names);
     issues.add(node.location, key,
-               fmt::format("unknown switch or NIC \"{}\"; expected a server NIC {} or a switch{}", *text, c.nic_range(),
+               fmt::format("unknown switch or NIC \"{}\"; expected a server NIC {} or a switch{}", name, c.nic_range(),
                            switches));
     return end;
 }
-
-std::string where(const SourceLocation& l) { return l.str(); }
 
 void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base, Context& c,
                    Issues& issues) {
@@ -134,19 +130,18 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
         NoContext none;
         const SectionRead r = read_table(item, at, custom_switch_table(), out, none, issues);
         if (r.map == nullptr || !r.ok("name")) continue;
-        const std::string* text = &out.name;
         const Node* name = r.given("name");
-        if (auto [it, inserted] = seen.try_emplace(*text, name->location); !inserted) {
+        if (auto [it, inserted] = seen.try_emplace(out.name, name->location); !inserted) {
             issues.add(name->location, key_path(at, "name"),
-                       fmt::format("duplicate switch name \"{}\" (first at {}); expected each switch once", *text,
-                                   where(it->second)));
+                       fmt::format("duplicate switch name \"{}\" (first at {}); expected each switch once", out.name,
+                                   it->second.str()));
             continue;
         }
         if ((r.given("technology") == nullptr || r.ok("technology")) && out.model.technology != spec.technology)
             issues.add(item.location, key_path(at, "technology"),
                        fmt::format("{} is {}, but cluster.fabric.technology is {}; every switch of a fabric has its "
                                    "technology",
-                                   *text, name_of(out.model.technology), name_of(spec.technology)));
+                                   out.name, name_of(out.model.technology), name_of(spec.technology)));
         c.switch_index.emplace(out.name, static_cast<int>(spec.custom.switches.size()));
         c.switch_names.push_back(out.name);
         c.switch_rate_known.push_back(r.ok("port_speed"));
@@ -212,7 +207,7 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
             if (auto [it, inserted] = nic_link.try_emplace(e->index, i); !inserted) {
                 issues.add(map->location, at,
                            fmt::format("{} already has a link, {} ({}); expected one link per NIC", e->name,
-                                       index_path(path, it->second), where(list.items[it->second].location)));
+                                       index_path(path, it->second), list.items[it->second].location.str()));
                 repeated = true;
             }
         }
@@ -222,7 +217,7 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
                 map->location, at,
                 fmt::format("{} - {} is already linked by {} ({}); expected each pair once (give that link "
                             "count: {} for parallel cables)",
-                            a.name, b.name, index_path(path, it->second), where(list.items[it->second].location), 2));
+                            a.name, b.name, index_path(path, it->second), list.items[it->second].location.str(), 2));
             continue;
         }
         // The speed: written (no faster than either end's port), or the slower end's port.
@@ -301,7 +296,7 @@ void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec
                    "custom, but the servers have no NICs (cluster.server.nics is 0); expected servers with NICs");
     if (switches == nullptr) issues.add(here, key_path(path, "switches"), "missing required key with topology: custom");
     if (links == nullptr) issues.add(here, key_path(path, "links"), "missing required key with topology: custom");
-    Context c{path, spec, {}, {}, {}, servers, std::nullopt, std::nullopt};
+    Context c{spec, {}, {}, {}, servers, std::nullopt, std::nullopt};
     if (server.usable && server.nics_known) c.nics = server.spec.nics;
     if (server.usable && server.nic_rate_known) c.nic_rate = server.spec.nic.line_rate;
     if (switches != nullptr) read_switches(*switches, key_path(path, "switches"), spec, base, c, issues);

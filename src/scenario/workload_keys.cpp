@@ -89,9 +89,7 @@ std::optional<RankId> read_rank(const Node& node, const std::string& path, std::
 
 Value print_rank_set(const std::vector<RankId>& ranks) {
     if (ranks.empty()) return Value{std::string("all")};
-    Value::List list;
-    for (RankId r : ranks) list.push_back(integer(r.value()));
-    return Value{std::move(list)};
+    return list_value(ranks, [](RankId r) { return integer(r.value()); });
 }
 
 Field<int> channels_field() {
