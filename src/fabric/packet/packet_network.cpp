@@ -410,6 +410,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     k.link = port;
     ++k.hop;  // mod 64
     ++hops_;
+    k.next = egress_ahead(k, p.to);  // in flight, `next` names its way out of the next node
     // The link rides above the packet index (on_event reads 32 bits of index), so that the
     // event loop's prefetch (hint_, init()) can load the port with the packet.
     sim.post(checked_add(p.free_at, p.delay, "packet model: a packet's arrival at the next node"), *this,
@@ -452,6 +453,10 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
 void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
+    // The loop prefetched the packet and the port it left; the lines they name (the port out
+    // of here, its message's hop record) load while the port it left is pumped.
+    if (const std::uint32_t out = packets_[packet].next; out != kNone) __builtin_prefetch(&ports_[out]);
+    if (packets_[packet].type != kCnpFrame) __builtin_prefetch(&message_hops_[packets_[packet].message]);
     pump(sim, from);  // the port it left has been free since it finished sending it
     if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
@@ -464,7 +469,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     }
     if (packets_[packet].type != kData) {
         if (packets_[packet].type != kCnpFrame &&
-            packets_[packet].generation != generation_bits(messages_[packets_[packet].message].generation)) {
+            packets_[packet].generation != generation_bits(message_hops_[packets_[packet].message].generation)) {
             drained(sim, from, packets_[packet]);  // an ACK or NAK of a message whose slot serves another now
             discard(sim, packet);
             return;
@@ -521,6 +526,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
 
 std::uint32_t PacketNetwork::next_port(const Simulator& sim, std::uint32_t packet, NodeId at) {
     const Packet& pk = packets_[packet];
+    if (pk.next != kNone) return pk.next;  // egress_ahead(): the route cache's answer, read when it was sent
     return pk.type == kCnpFrame
                ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)},
                              pk.seq)
@@ -625,6 +631,16 @@ std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, std::uint32_t s
         r.node = at.value();
     }
     return r.ports == nullptr ? r.egress : earliest_port(sim, at, {r.ports, r.egress}, seq);
+}
+
+std::uint32_t PacketNetwork::egress_ahead(const Packet& k, NodeId to) const {
+    if (k.type == kCnpFrame || k.hop >= kRouteDepth) return kNone;
+    const MessageHop& h = message_hops_[k.message];
+    // A copy of a message that is done (its slot may serve another now) is dropped on arrival.
+    if (h.route == nullptr || k.generation != generation_bits(h.generation)) return kNone;
+    const RouteHop& r =
+        h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
+    return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
 }
 
 Time PacketNetwork::unloaded_time(const Message& message) const {
