@@ -389,6 +389,17 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
     }
 }
 
+// Inline: once per packet per hop, in commit().
+inline std::uint32_t PacketNetwork::egress_ahead(const Packet& k, NodeId to) const {
+    if (k.type == kCnpFrame || k.hop >= kRouteDepth) return kNone;
+    const MessageHop& h = message_hops_[k.message];
+    // A copy of a message that is done (its slot may serve another now) is dropped on arrival.
+    if (h.route == nullptr || k.generation != generation_bits(h.generation)) return kNone;
+    const RouteHop& r =
+        h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
+    return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
+}
+
 void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
     Port& p = ports_[port];
     Packet& k = packets_[packet];
@@ -454,9 +465,13 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
     // The loop prefetched the packet and the port it left; the lines they name (the port out
-    // of here, its message's hop record) load while the port it left is pumped.
+    // of here, its message's hop record, the buffer's records PFC admits it by) load while
+    // the port it left is pumped.
     if (const std::uint32_t out = packets_[packet].next; out != kNone) __builtin_prefetch(&ports_[out]);
     if (packets_[packet].type != kCnpFrame) __builtin_prefetch(&message_hops_[packets_[packet].message]);
+    if (ports_[from].fc_kind == kFcPfc)
+        for (const void* line : pfc_->admit_lines(queue_of(from, packets_[packet].prio), ports_[from].to))
+            __builtin_prefetch(line);
     pump(sim, from);  // the port it left has been free since it finished sending it
     if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
@@ -631,16 +646,6 @@ std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, std::uint32_t s
         r.node = at.value();
     }
     return r.ports == nullptr ? r.egress : earliest_port(sim, at, {r.ports, r.egress}, seq);
-}
-
-std::uint32_t PacketNetwork::egress_ahead(const Packet& k, NodeId to) const {
-    if (k.type == kCnpFrame || k.hop >= kRouteDepth) return kNone;
-    const MessageHop& h = message_hops_[k.message];
-    // A copy of a message that is done (its slot may serve another now) is dropped on arrival.
-    if (h.route == nullptr || k.generation != generation_bits(h.generation)) return kNone;
-    const RouteHop& r =
-        h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
-    return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
 }
 
 Time PacketNetwork::unloaded_time(const Message& message) const {
