@@ -390,11 +390,15 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
 }
 
 // Inline: once per packet per hop, in commit().
-inline std::uint32_t PacketNetwork::egress_ahead(const Packet& k, NodeId to) const {
-    if (k.type == kCnpFrame || k.hop >= kRouteDepth) return kNone;
+inline std::uint32_t PacketNetwork::egress_ahead(const Packet& k, const Port& p) const {
+    // A CNP is routed by its QP; an ACK or NAK ends at the first NIC it reaches from the fabric.
+    if (k.type == kCnpFrame || k.hop >= kRouteDepth || (k.type != kData && p.from_fabric)) return kNone;
     const MessageHop& h = message_hops_[k.message];
-    // A copy of a message that is done (its slot may serve another now) is dropped on arrival.
-    if (h.route == nullptr || k.generation != generation_bits(h.generation)) return kNone;
+    // A copy of a message that is done (its slot may serve another now) is dropped on arrival;
+    // at its destination a packet goes no further.
+    if (h.route == nullptr || k.generation != generation_bits(h.generation) || (k.type == kData && p.to == h.dst))
+        return kNone;
+    const NodeId to = p.to;
     const RouteHop& r =
         h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
     return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
@@ -421,7 +425,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     k.link = port;
     ++k.hop;  // mod 64
     ++hops_;
-    k.next = egress_ahead(k, p.to);  // in flight, `next` names its way out of the next node
+    k.next = egress_ahead(k, p);  // in flight, `next` names its way out of the next node
     // The link rides above the packet index (on_event reads 32 bits of index), so that the
     // event loop's prefetch (hint_, init()) can load the port with the packet.
     sim.post(checked_add(p.free_at, p.delay, "packet model: a packet's arrival at the next node"), *this,
