@@ -57,3 +57,39 @@ TEST_CASE("route cache: spraying still chooses per packet", "[packet][routing]")
     CHECK(bytes[1] > 0);
     CHECK(bytes[0] + bytes[1] == 256 * 1024);
 }
+
+TEST_CASE("route cache: a packet carrying its next port meets the times of asking the routing at every hop",
+          "[packet][routing]") {
+    // Two HGX servers on a leaf-spine, RoCE with ECN, DCQCN and RC acknowledgements: GPU g of
+    // each server sends 1 MiB to GPU g of the other (7 hops out, ACKs back the same way). A
+    // network built on the Routing caches each message's route and sends every packet with the
+    // port it will leave the next node by (PacketNetwork::egress_ahead); one built on a Router
+    // asks the routing at every hop of every packet. The routing answers per flow and node, so
+    // every delivery time and every link's bytes must be the same to the picosecond and byte.
+    scenario::ClusterSpec c = hgx(2);
+    c.fabric.topology = scenario::TopologyKind::leaf_spine;
+    const fabric::PacketModelSpec spec = model_spec(c, scenario::RoceSpec{});
+    const fabric::Topology topology = fabric::build_topology(c);
+    const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
+    const fabric::RoutingRouter router(routing);
+    fabric::PacketNetwork cached(topology, routing, spec);
+    fabric::PacketNetwork asked(topology, static_cast<const fabric::Router&>(router), spec);
+    auto run = [](fabric::PacketNetwork& network) {
+        Simulator sim(1);
+        Sink sink;
+        for (std::uint32_t g = 0; g < 8; ++g) {
+            network.send(sim, msg(2 * g, g, 8 + g, 1_MiB, g), sink);
+            network.send(sim, msg(2 * g + 1, 8 + g, g, 1_MiB, g), sink);
+        }
+        sim.run();
+        return sink.at;
+    };
+    const std::vector<Time> a = run(cached), b = run(asked);
+    REQUIRE(a.size() == 16);
+    CHECK(std::none_of(a.begin(), a.end(), [](Time t) { return t == Time::max(); }));
+    CHECK(a == b);
+    for (std::uint32_t i = 0; i < topology.directed_link_count(); ++i) {
+        const auto d = fabric::DirectedLink::from_index(i);
+        CHECK(cached.bytes_sent(d) == asked.bytes_sent(d));
+    }
+}

@@ -389,6 +389,21 @@ void PacketNetwork::pump(Simulator& sim, std::uint32_t port) {
     }
 }
 
+// Inline: once per packet per hop, in commit().
+inline std::uint32_t PacketNetwork::egress_ahead(const Packet& k, const Port& p) const {
+    // A CNP is routed by its QP; an ACK or NAK ends at the first NIC it reaches from the fabric.
+    if (k.type == kCnpFrame || k.hop >= kRouteDepth || (k.type != kData && p.from_fabric)) return kNone;
+    const MessageHop& h = message_hops_[k.message];
+    // A copy of a message that is done (its slot may serve another now) is dropped on arrival;
+    // at its destination a packet goes no further.
+    if (h.route == nullptr || k.generation != generation_bits(h.generation) || (k.type == kData && p.to == h.dst))
+        return kNone;
+    const NodeId to = p.to;
+    const RouteHop& r =
+        h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
+    return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
+}
+
 void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t packet, Time start) {
     Port& p = ports_[port];
     Packet& k = packets_[packet];
@@ -410,6 +425,7 @@ void PacketNetwork::commit(Simulator& sim, std::uint32_t port, std::uint32_t pac
     k.link = port;
     ++k.hop;  // mod 64
     ++hops_;
+    k.next = egress_ahead(k, p);  // in flight, `next` names its way out of the next node
     // The link rides above the packet index (on_event reads 32 bits of index), so that the
     // event loop's prefetch (hint_, init()) can load the port with the packet.
     sim.post(checked_add(p.free_at, p.delay, "packet model: a packet's arrival at the next node"), *this,
@@ -452,6 +468,14 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
 void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     last_move_ = sim.now();
     const std::uint32_t from = packets_[packet].link;
+    // The loop prefetched the packet and the port it left; the lines they name (the port out
+    // of here, its message's hop record, the buffer's records PFC admits it by) load while
+    // the port it left is pumped.
+    if (const std::uint32_t out = packets_[packet].next; out != kNone) __builtin_prefetch(&ports_[out]);
+    if (packets_[packet].type != kCnpFrame) __builtin_prefetch(&message_hops_[packets_[packet].message]);
+    if (ports_[from].fc_kind == kFcPfc)
+        for (const void* line : pfc_->admit_lines(queue_of(from, packets_[packet].prio), ports_[from].to))
+            __builtin_prefetch(line);
     pump(sim, from);  // the port it left has been free since it finished sending it
     if (faults_ && lost_on_wire(sim, packet, from)) return;
     const NodeId at = ports_[from].to;
@@ -464,7 +488,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
     }
     if (packets_[packet].type != kData) {
         if (packets_[packet].type != kCnpFrame &&
-            packets_[packet].generation != generation_bits(messages_[packets_[packet].message].generation)) {
+            packets_[packet].generation != generation_bits(message_hops_[packets_[packet].message].generation)) {
             drained(sim, from, packets_[packet]);  // an ACK or NAK of a message whose slot serves another now
             discard(sim, packet);
             return;
@@ -521,6 +545,7 @@ void PacketNetwork::arrive(Simulator& sim, std::uint32_t packet) {
 
 std::uint32_t PacketNetwork::next_port(const Simulator& sim, std::uint32_t packet, NodeId at) {
     const Packet& pk = packets_[packet];
+    if (pk.next != kNone) return pk.next;  // egress_ahead(): the route cache's answer, read when it was sent
     return pk.type == kCnpFrame
                ? egress_port(sim, at, FlowKey{nic_.dst(pk.message), nic_.src(pk.message), nic_.number(pk.message)},
                              pk.seq)

@@ -509,6 +509,13 @@ private:
     // not once per packet (issue 19). Spraying and adaptive routing still choose per packet.
     std::uint32_t routed_egress(const Simulator& sim, std::uint32_t slot, bool back, std::uint64_t seq,
                                 std::uint32_t hop, NodeId at);
+    // The port packet k, just sent by port p, will leave p's far end by, when its route cache
+    // already holds it (kNone: ask on arrival, or it goes no further). Carried in the packet while it flies, so that
+    // an arrival reads no route entry and starts loading that port at once: the chain packet →
+    // message → route entry → port of dependent loads becomes packet → port (issue 19). An
+    // entry never changes while its message lives, and a packet whose message is done is
+    // dropped on arrival before it is routed, so the answer is the one the arrival would get.
+    std::uint32_t egress_ahead(const Packet& k, const Port& p) const;
     NodeId endpoint(RankId rank) const;
     // The directed link (= egress port index) leaving `node` by its port `port`: a flat table,
     // as this is asked at every hop.

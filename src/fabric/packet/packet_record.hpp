@@ -20,10 +20,12 @@ inline constexpr int kPacketSeqBits = 40;
 // 32 bytes: two records per cache line.
 struct PacketRecord {
     enum Type : std::uint8_t { kData, kCnpFrame, kAckFrame, kNakFrame };
-    std::uint32_t message = 0;               // slot in the network's messages (a CNP: its QP)
-    std::uint32_t bytes = 0;                 // payload (control: the frame)
-    std::uint32_t link = 0;                  // directed link it is on / arrived by
-    std::uint32_t next = kNoPacket;          // FIFO successor
+    std::uint32_t message = 0;  // slot in the network's messages (a CNP: its QP)
+    std::uint32_t bytes = 0;    // payload (control: the frame)
+    std::uint32_t link = 0;     // directed link it is on / arrived by
+    // Queued: its FIFO successor. In flight (committed, not yet arrived), PacketNetwork keeps
+    // here the port it will leave the next node by, when known (PacketNetwork::egress_ahead).
+    std::uint32_t next = kNoPacket;
     Time ready;                              // when it reached the node it waits in
     std::uint64_t seq : kPacketSeqBits = 0;  // index within its message (an ACK / NAK: the next expected)
     // Whole bytes after the 40 bits (one load each on the per-hop path).

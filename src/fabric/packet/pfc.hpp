@@ -23,6 +23,8 @@
 #include "fabric/topology.hpp"
 #include "scenario/roce_spec.hpp"
 
+#include <array>
+
 namespace fabricsim::fabric {
 
 class Pfc final : public LinkFlowControl {
@@ -62,6 +64,10 @@ public:
     Bytes max_ingress(std::uint32_t q) const { return mmu_.max_held(q); }
     Bytes headroom(std::uint32_t q) const { return mmu_.headroom(q); }
     const SwitchMmu& mmu() const { return mmu_; }
+    // The records admit() reads for a frame through q into `node` (SwitchMmu::ingress_line).
+    std::array<const void*, 3> admit_lines(std::uint32_t q, NodeId node) const {
+        return {&pausing_[q], mmu_.ingress_line(q), mmu_.buffer_line(node)};
+    }
     Time paused_time(std::uint32_t q) const { return pause_[q].total; }
     std::int64_t pause_frames(std::uint32_t q) const { return pause_[q].frames; }
     std::int64_t watchdog_triggers() const { return watchdog_triggers_; }

@@ -96,6 +96,11 @@ public:
     // what the node's buffer holds now.
     Bytes shared(NodeId node) const { return buffers_[node.value()].shared; }
     Bytes used(NodeId node) const { return buffers_[node.value()].used; }
+    // What admit() and threshold() read for a frame through q into `node`, for a caller that
+    // starts those loads early (a prefetch at the call site: one that is an inline function's
+    // only effect is dropped by GCC 12).
+    const void* ingress_line(std::uint32_t q) const { return &ingress_[q]; }
+    const void* buffer_line(NodeId node) const { return &buffers_[node.value()]; }
 
 private:
     struct Ingress {
