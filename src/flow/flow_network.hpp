@@ -224,6 +224,13 @@ private:
     void start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node);
     // `uses` on bundles' representatives (the header), merged per bundle, into `out`.
     void bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const;
+    // The flow key of QP part j of a message from src to dst (the packet model's QP keys;
+    // inside a server every part shares one key, send()).
+    static fabric::FlowKey qp_key(fabric::NodeId src, fabric::NodeId dst, bool inside, std::uint32_t qps,
+                                  std::uint32_t hint, std::uint32_t j);
+    // A ring channel as one coupled flow (flow_ring.cpp).
+    bool offers_ring(std::span<const RankId> ranks) const;
+    void start_ring(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     // The flows of a point-to-point message: uses per QP part.
     std::vector<LinkUse> uses_of(const fabric::FlowKey& key) const;
     fabric::NodeId endpoint(RankId r) const { return topology_.endpoint_node(r); }
@@ -238,7 +245,8 @@ private:
     std::unique_ptr<RateBackend> backend_;
     // Per directed link: its bundle's representative; per representative: its members.
     std::vector<std::uint32_t> bundle_, bundle_size_;
-    std::vector<LinkUse> bundled_;  // scratch of start_flow
+    std::vector<LinkUse> bundled_;                  // scratch of start_flow
+    std::vector<LinkUse> ring_uses_, merged_uses_;  // scratch of start_ring
     std::vector<Route> routes_;
     // Admission inside a server (the header's "oldest first"): per node, the ports its
     // running stripe-capped messages hold and its queue of waiting ones (a list through

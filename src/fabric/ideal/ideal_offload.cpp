@@ -45,6 +45,7 @@ bool IdealNetwork::offers(Offload offload, std::span<const RankId> ranks) const 
             for (RankId r : ranks) servers.insert(server(r));
             return sharp_ && servers.size() == ranks.size();
         }
+        case Offload::ring_channel: return false;  // rings run as messages
     }
     return false;
 }
