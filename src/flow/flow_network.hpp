@@ -58,6 +58,10 @@
 // flow is its weight's worth of unit flows). The solve sees groups; members keep their own
 // bytes and completions. A member's arrival or departure re-weights its group.
 //
+// A ring collective's channel whose every step is one message is one flow over all its
+// connections' links, capped at the ring's average load alone (Offload::ring_channel,
+// flow_ring.cpp): a training job's TP and DP rings cost a flow per channel, not per step.
+//
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion, moved in
 // place when its rate changes (due_heap.hpp).
