@@ -80,13 +80,7 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
         channel_ops_.resize(rings_.size());
         for (const Ring& r : rings_) {
             if (r.loops == 0) continue;
-            GroupOp& g = channel_ops_[static_cast<std::size_t>(&r - rings_.data())];
-            g.offload = Offload::ring_channel;
-            g.ranks = r.order;
-            g.steps = static_cast<std::uint32_t>(steps_);
-            for (std::int64_t i = 0; i < r.n; ++i)
-                g.egress = std::max(g.egress, ring_sent_in_loop(r.bytes, r.n, steps_, i));
-            g.ingress = g.egress;
+            channel_ops_[static_cast<std::size_t>(&r - rings_.data())] = ring_channel_group(r.order, r.bytes, steps_);
             ++total_;
         }
     }
