@@ -11,6 +11,7 @@ std::string_view to_string(Offload offload) {
         case Offload::nvswitch_multicast: return "nvswitch_multicast";
         case Offload::nvswitch_reduce: return "nvswitch_reduce";
         case Offload::switch_aggregation: return "switch_aggregation";
+        case Offload::ring_channel: return "ring_channel";
     }
     return "unknown";
 }

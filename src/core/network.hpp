@@ -46,6 +46,12 @@ enum class Offload {
     nvswitch_multicast,  // NVLS: one write reaches every GPU of the group through NVSwitch
     nvswitch_reduce,     // NVLS: NVSwitch reduces the group's buffers (all-reduce)
     switch_aggregation,  // SHARP: switches reduce on the way up an aggregation tree
+    // Not in-network compute: one channel of a ring collective whose every step is one message
+    // (ranks in ring order; each sends `steps` messages of egress / steps bytes to the next,
+    // each after the message it forwards has arrived). A model that offers it carries the
+    // channel as one operation instead of steps · ranks messages (the flow model: one coupled
+    // flow, docs/models/flow.md "Rings as one flow").
+    ring_channel,
 };
 std::string_view to_string(Offload offload);
 
@@ -54,9 +60,11 @@ struct GroupOperation {
     Offload offload;
     std::span<const RankId> ranks;  // valid for the duration of the call only
     Bytes size;
-    Bytes egress;            // per rank: bytes its port sends into the network
-    Bytes ingress;           // per rank: bytes its port receives
-    std::int16_t rail = -1;  // switch_aggregation: the NIC each server uses; -1: own
+    Bytes egress;                 // per rank: bytes its port sends into the network
+    Bytes ingress;                // per rank: bytes its port receives
+    std::int16_t rail = -1;       // switch_aggregation: the NIC each server uses; -1: own
+    std::uint32_t flow_hint = 0;  // ring_channel: its messages' Message::flow_hint (the channel)
+    std::uint32_t steps = 0;      // ring_channel: messages each rank sends
 };
 
 class DeliveryListener {

@@ -87,6 +87,9 @@ public:
     void send(Simulator& sim, const Message& message, DeliveryListener& listener) override;
     Time unloaded_time(const Message& message) const override;
     bool offers(Offload offload, std::span<const RankId> ranks) const override {
+        // A ring channel as one operation would skip the host stages (PXN never relays a ring's
+        // messages: they name their rail).
+        if (offload == Offload::ring_channel && stages_through_host(cluster_)) return false;
         return inner_->offers(offload, ranks);
     }
     void start_group(Simulator& sim, const GroupOperation& op, DeliveryListener& listener) override {

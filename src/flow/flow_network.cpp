@@ -317,6 +317,11 @@ void FlowNetwork::change_load(std::uint32_t link, double delta, Time now) {
     rate_[link] = std::max(0.0, rate_[link] + delta);
 }
 
+FlowKey FlowNetwork::qp_key(NodeId src, NodeId dst, bool inside, std::uint32_t qps, std::uint32_t hint,
+                            std::uint32_t j) {
+    return FlowKey{src, dst, inside ? 0u : qps > 1 ? hint * qps + j : hint};
+}
+
 void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener& listener) {
     const auto endpoints = static_cast<std::uint32_t>(topology_.ranks().size() + topology_.storage_nodes().size() +
                                                       topology_.clients().size());
@@ -336,9 +341,7 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
     // Inside a server the QP changes nothing the flow model reads (traffic is striped over
     // every port of a hop; packet 0's path differs only among links of equal rate, latency
     // and load), so all of a pair's QPs share one cached route.
-    const auto key_of = [&](std::uint32_t j) {
-        return FlowKey{src, dst, inside ? 0u : qps > 1 ? message.flow_hint * qps + j : message.flow_hint};
-    };
+    const auto key_of = [&](std::uint32_t j) { return qp_key(src, dst, inside, qps, message.flow_hint, j); };
     Time latency = Time::zero();
     for (std::uint32_t j = 0; j < qps; ++j) {
         Route& r = route(key_of(j));

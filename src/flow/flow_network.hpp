@@ -58,6 +58,10 @@
 // flow is its weight's worth of unit flows). The solve sees groups; members keep their own
 // bytes and completions. A member's arrival or departure re-weights its group.
 //
+// A ring collective's channel whose every step is one message is one flow over all its
+// connections' links, capped at the ring's average load alone (Offload::ring_channel,
+// flow_ring.cpp): a training job's TP and DP rings cost a flow per channel, not per step.
+//
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion, moved in
 // place when its rate changes (due_heap.hpp).
@@ -224,6 +228,13 @@ private:
     void start_waiting(Simulator& sim, const Waiting& w, std::uint32_t node);
     // `uses` on bundles' representatives (the header), merged per bundle, into `out`.
     void bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const;
+    // The flow key of QP part j of a message from src to dst (the packet model's QP keys;
+    // inside a server every part shares one key, send()).
+    static fabric::FlowKey qp_key(fabric::NodeId src, fabric::NodeId dst, bool inside, std::uint32_t qps,
+                                  std::uint32_t hint, std::uint32_t j);
+    // A ring channel as one coupled flow (flow_ring.cpp).
+    bool offers_ring(std::span<const RankId> ranks) const;
+    void start_ring(Simulator& sim, const GroupOperation& op, DeliveryListener& listener);
     // The flows of a point-to-point message: uses per QP part.
     std::vector<LinkUse> uses_of(const fabric::FlowKey& key) const;
     fabric::NodeId endpoint(RankId r) const { return topology_.endpoint_node(r); }
@@ -238,7 +249,8 @@ private:
     std::unique_ptr<RateBackend> backend_;
     // Per directed link: its bundle's representative; per representative: its members.
     std::vector<std::uint32_t> bundle_, bundle_size_;
-    std::vector<LinkUse> bundled_;  // scratch of start_flow
+    std::vector<LinkUse> bundled_;                  // scratch of start_flow
+    std::vector<LinkUse> ring_uses_, merged_uses_;  // scratch of start_ring
     std::vector<Route> routes_;
     // Admission inside a server (the header's "oldest first"): per node, the ports its
     // running stripe-capped messages hold and its queue of waiting ones (a list through

@@ -70,6 +70,7 @@ NodeId entry_nic(const fabric::Topology& t, RankId r, std::int16_t rail) {
 
 bool FlowNetwork::offers(Offload offload, std::span<const RankId> ranks) const {
     if (ranks.size() < 2) return false;
+    if (offload == Offload::ring_channel) return offers_ring(ranks);
     return offload == Offload::switch_aggregation ? offers_sharp(ranks) : offers_nvls(ranks);
 }
 
@@ -77,7 +78,9 @@ void FlowNetwork::start_group(Simulator& sim, const GroupOperation& op, Delivery
     if (!offers(op.offload, op.ranks))
         throw ModelError(fmt::format("flow model: {} is not offered for this group of {} ranks", to_string(op.offload),
                                      op.ranks.size()));
-    if (op.offload == Offload::switch_aggregation)
+    if (op.offload == Offload::ring_channel)
+        start_ring(sim, op, listener);
+    else if (op.offload == Offload::switch_aggregation)
         start_sharp(sim, op, listener);
     else
         start_nvls(sim, op, listener);

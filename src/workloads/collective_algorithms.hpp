@@ -88,6 +88,13 @@ void check_collective(const scenario::CollectiveSpec& spec, const std::vector<Ra
                       const Network* network);
 // Channel c's ring order (rail-aligned across servers).
 std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayout& layout, int channel);
+// Bytes the rank at `position` of a ring of n sends over `steps` steps of one loop of `bytes`:
+// its blocks (position − k) mod n, k < steps, as share() cuts them.
+Bytes ring_sent_in_loop(Bytes bytes, std::int64_t n, std::int64_t steps, std::int64_t position);
+// A channel of one loop as one group op (Offload::ring_channel): ranks in ring order, each
+// sending the most any rank of the ring sends; and the op that starts it.
+GroupOp ring_channel_group(const std::vector<RankId>& order, Bytes bytes, std::int64_t steps);
+Op ring_channel_op(const std::vector<RankId>& order, Bytes bytes, std::uint32_t channel, std::int16_t rail);
 
 struct SizeChoice {
     scenario::CollectiveAlgorithm algorithm;  // as resolved

@@ -78,6 +78,7 @@ CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const
                                      const Network* network)
     : layout_(layout), group_(collective_group(spec, layout)) {
     check_collective(spec, group_, layout, network);
+    coupled_ = network != nullptr && network->offers(Offload::ring_channel, group_);
     plan_.op = spec.op;
     plan_.ranks = static_cast<int>(group_.size());
     const auto n = static_cast<std::int64_t>(group_.size());
@@ -88,11 +89,16 @@ CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const
         s.steps = ring_steps(spec.op, s.choice.algorithm, static_cast<int>(n));
         s.ring = s.steps > 0;
         if (s.ring) {
+            std::uint64_t channels = 0;
+            s.coupled = coupled_;
             for (int c = 0; c < s.choice.channels; ++c) {
                 const Bytes bytes = share(size, s.choice.channels, c);
-                if (n >= 2 && bytes > Bytes::zero())
-                    s.ops += static_cast<std::uint64_t>(ring_loops(bytes, n) * s.steps * n);
+                if (n < 2 || bytes <= Bytes::zero()) continue;
+                s.ops += static_cast<std::uint64_t>(ring_loops(bytes, n) * s.steps * n);
+                s.coupled = s.coupled && ring_loops(bytes, n) == 1;
+                ++channels;
             }
+            if (s.coupled) s.ops = channels;
         } else {
             build_graph(s, spec, layout, network);
         }
@@ -149,6 +155,11 @@ void CollectiveProgram::start_run(ReadyOps& ready) {
             if (r.n < 2 || r.bytes <= Bytes::zero()) continue;
             r.loops = ring_loops(r.bytes, r.n);
             r.rail = static_cast<std::int16_t>(c % layout_.nics_per_server());
+            if (s.coupled) {
+                r.channel = ring_channel_group(r.order, r.bytes, steps_);
+                ready.push_back(std::uint64_t(c) << kChannelShift);
+                continue;
+            }
             // Round 0 of loop 0: every rank's first block, in rank order.
             for (std::int64_t i = 0; i < r.n; ++i) {
                 r.waits.released(static_cast<std::uint64_t>(i));
@@ -172,6 +183,11 @@ Op CollectiveProgram::op(std::uint64_t local) const {
     if (!s.ring) return s.graph->ops()[local];
     const auto c = static_cast<std::size_t>(local >> kChannelShift);
     const Ring& r = rings_[c];
+    if (s.coupled) {
+        const bool across = std::any_of(r.order.begin(), r.order.end(),
+                                        [&](RankId x) { return !layout_.same_server(x, r.order.front()); });
+        return ring_channel_op(r.order, r.bytes, static_cast<std::uint32_t>(c), across ? r.rail : std::int16_t{-1});
+    }
     const auto index = static_cast<std::int64_t>(local & kIndexMask);
     const std::int64_t i = index % r.n;
     const std::int64_t p = index / r.n;  // position on the rank's connection: loop·steps + round
@@ -190,7 +206,8 @@ Op CollectiveProgram::op(std::uint64_t local) const {
 
 const GroupOp* CollectiveProgram::group(std::uint64_t local) const {
     const SizeRuns& s = sizes_[size_of_run_[run_]];
-    if (s.ring || local == kJoin) return nullptr;
+    if (local == kJoin) return nullptr;
+    if (s.ring) return s.coupled ? &rings_[static_cast<std::size_t>(local >> kChannelShift)].channel : nullptr;
     if (s.periodic) return s.periodic->group(local);
     const Op& o = s.graph->ops()[local];
     return o.kind == OpKind::group ? &s.graph->groups()[o.group] : nullptr;
@@ -246,7 +263,7 @@ void CollectiveProgram::finished(std::uint64_t local, Time start, Time finish, R
     run_last_ = std::max(run_last_, finish);
     const SizeRuns& s = sizes_[size_of_run_[run_]];
     if (s.ring) {
-        ring_finished(local, ready);
+        if (!s.coupled) ring_finished(local, ready);
     } else if (s.periodic) {
         s.periodic->finished(local, ready);
     } else {

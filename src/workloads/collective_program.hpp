@@ -11,7 +11,9 @@
 // send-recv, hierarchical, SHARP), a size of more than PeriodicRun::kTemplateUnits of them per
 // segment is built for its first ones only and replayed from those (periodic_run.hpp); the
 // others' graphs (halving-doubling, pairwise, NVLS) do not grow with the bytes. Either way a
-// size holds a number of ops that does not grow with its bytes.
+// size holds a number of ops that does not grow with its bytes. A ring run of one loop per
+// channel on a network that offers Offload::ring_channel (the flow model) is one group op per
+// channel instead (docs/models/flow.md, "Rings as one flow").
 #pragma once
 
 #include "core/network.hpp"
@@ -59,12 +61,14 @@ private:
         std::int64_t n = 0;
         std::int16_t rail = -1;  // across servers; -1 inside one
         CounterWindow waits;
+        GroupOp channel;  // coupled: the channel as one group op
     };
     // A size's runs: either rings (ring_rounds with `steps` rounds) or one run's graph.
     struct SizeRuns {
         SizeChoice choice;
         Bytes size;
         bool ring = false;
+        bool coupled = false;  // ring: each channel one group op (Offload::ring_channel)
         int steps = 0;
         std::unique_ptr<OpGraph> graph;  // !ring and !periodic
         std::unique_ptr<PeriodicRun> periodic;
@@ -82,6 +86,7 @@ private:
 
     RankLayout layout_;
     std::vector<RankId> group_;
+    bool coupled_ = false;  // the network offers Offload::ring_channel for the group
     CollectivePlan plan_;
     std::vector<RunSpan> spans_;
     std::vector<SizeRuns> sizes_;

@@ -125,9 +125,10 @@ void Executor::start_op(Simulator& sim, const Op& op, std::uint8_t priority, Mes
     }
     if (op.kind == OpKind::group) {
         if (group == nullptr) throw InternalError("executor: a group op without its group");
-        network_.start_group(
-            sim, GroupOperation{id, group->offload, group->ranks, op.size, group->egress, group->ingress, op.rail},
-            *this);
+        network_.start_group(sim,
+                             GroupOperation{id, group->offload, group->ranks, op.size, group->egress, group->ingress,
+                                            op.rail, op.flow_hint, group->steps},
+                             *this);
         return;
     }
     Message m;

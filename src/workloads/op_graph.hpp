@@ -50,8 +50,9 @@ struct Stream {
 struct GroupOp {
     Offload offload = Offload::switch_aggregation;
     std::vector<RankId> ranks;
-    Bytes egress;   // per rank
-    Bytes ingress;  // per rank
+    Bytes egress;             // per rank
+    Bytes ingress;            // per rank
+    std::uint32_t steps = 0;  // ring_channel: messages per rank (GroupOperation::steps)
 };
 
 struct Entry {

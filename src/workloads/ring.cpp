@@ -40,6 +40,43 @@ void ring_rounds(ChannelContext& ctx, const std::vector<RankId>& order, Bytes ch
     }
 }
 
+Bytes ring_sent_in_loop(Bytes bytes, std::int64_t n, std::int64_t steps, std::int64_t position) {
+    // share(bytes, n, j) is bytes / n, plus one for j < bytes % n. Its blocks j run down from
+    // `position` (mod n): steps / n whole turns, then the steps % n blocks down to
+    // position − steps % n + 1.
+    const std::int64_t base = bytes.count() / n, extra = bytes.count() % n, rest = steps % n;
+    const auto below = [&](std::int64_t a, std::int64_t b) {  // j in [a, b] with j < extra
+        return std::max<std::int64_t>(0, std::min(b, extra - 1) - a + 1);
+    };
+    std::int64_t ones = steps / n * extra;
+    if (rest > 0) {
+        const std::int64_t low = position - rest + 1;
+        ones += low >= 0 ? below(low, position) : below(0, position) + below(n + low, n - 1);
+    }
+    return Bytes{steps * base + ones};
+}
+
+GroupOp ring_channel_group(const std::vector<RankId>& order, Bytes bytes, std::int64_t steps) {
+    GroupOp g;
+    g.offload = Offload::ring_channel;
+    g.ranks = order;
+    g.steps = static_cast<std::uint32_t>(steps);
+    const auto n = static_cast<std::int64_t>(order.size());
+    for (std::int64_t i = 0; i < n; ++i) g.egress = std::max(g.egress, ring_sent_in_loop(bytes, n, steps, i));
+    g.ingress = g.egress;
+    return g;
+}
+
+Op ring_channel_op(const std::vector<RankId>& order, Bytes bytes, std::uint32_t channel, std::int16_t rail) {
+    Op o;
+    o.kind = OpKind::group;
+    o.src = order.front();
+    o.size = bytes;
+    o.flow_hint = channel;
+    o.rail = rail;
+    return o;
+}
+
 void ring_broadcast(ChannelContext& ctx, const std::vector<RankId>& order, Bytes channel_bytes) {
     const auto n = static_cast<std::int64_t>(order.size());
     if (n < 2 || channel_bytes <= Bytes::zero()) return;

@@ -42,7 +42,7 @@ bool RingStream::streams(scenario::CollectiveOp op) {
 }
 
 RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& group, int channels, Bytes size,
-                       Bytes message_bytes, const RankLayout& layout)
+                       Bytes message_bytes, const RankLayout& layout, bool coupled)
     : MemberStream(group) {
     if (!streams(op)) throw InternalError("ring stream: an operation the ring does not plan");
     if (group.size() > kMaxMembers) throw InternalError("ring stream: more members than it tracks");
@@ -73,6 +73,17 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
             r.rail.push_back(inside ? std::int16_t{-1} : static_cast<std::int16_t>(c % layout.nics_per_server()));
         }
     }
+    // Coupled: every channel one loop (one message per ring step), each channel one group op.
+    coupled = coupled && std::all_of(rings_.begin(), rings_.end(), [](const Ring& r) { return r.loops <= 1; });
+    if (coupled && total_ > 0) {
+        total_ = 0;
+        channel_ops_.resize(rings_.size());
+        for (const Ring& r : rings_) {
+            if (r.loops == 0) continue;
+            channel_ops_[static_cast<std::size_t>(&r - rings_.data())] = ring_channel_group(r.order, r.bytes, steps_);
+            ++total_;
+        }
+    }
     left_ = total_;
 }
 
@@ -96,6 +107,20 @@ void RingStream::offer(std::size_t channel, std::int64_t p, std::int64_t i, Time
 }
 
 void RingStream::open(std::uint32_t member, Time now, ReadyOps& ready) {
+    if (coupled()) {
+        // A channel waits for every member (its steps go round the whole ring); its root is
+        // the member that opened last, ties the first to open then (a whole graph's gates).
+        const std::uint32_t who = member == kAllMembers ? 0 : member;
+        if (opened_ == 0 || now > latest_open_) {
+            latest_open_ = now;
+            latest_member_ = who;
+        }
+        opened_ = member == kAllMembers ? members().size() : opened_ + 1;
+        if (opened_ < members().size()) return;
+        for (std::size_t c = 0; c < rings_.size(); ++c)
+            if (rings_[c].loops > 0) ready.push_back(std::uint64_t(c) << kChannelShift);
+        return;
+    }
     // The gate's successors in the order they were made: channel, then position on the
     // connection, then (every member at once) position in the ring.
     for (std::size_t c = 0; c < rings_.size(); ++c) {
@@ -112,9 +137,16 @@ void RingStream::open(std::uint32_t member, Time now, ReadyOps& ready) {
     }
 }
 
+const GroupOp* RingStream::group(std::uint64_t local) const {
+    return coupled() ? &channel_ops_[static_cast<std::size_t>(local >> kChannelShift)] : nullptr;
+}
+
 Op RingStream::op(std::uint64_t local) const {
     const auto c = static_cast<std::size_t>(local >> kChannelShift);
     const Ring& r = rings_[c];
+    if (coupled())
+        return ring_channel_op(r.order, r.bytes, static_cast<std::uint32_t>(c),
+                               *std::max_element(r.rail.begin(), r.rail.end()));  // its crossings' rail
     const auto index = static_cast<std::int64_t>(local & kIndexMask);
     const std::int64_t i = index % r.n, p = index / r.n;
     const std::int64_t l = p / steps_, k = p % steps_;
@@ -130,9 +162,22 @@ Op RingStream::op(std::uint64_t local) const {
     return o;
 }
 
+void RingStream::finished_channel(std::size_t channel, Time finish) {
+    const Ring& r = rings_[channel];
+    for (std::int64_t i = 0; i < r.n; ++i)
+        count(r.member[static_cast<std::size_t>(i)], r.inside[static_cast<std::size_t>(i)],
+              ring_sent_in_loop(r.bytes, r.n, steps_, i));
+    last_.offer(finish, (std::uint64_t(channel) << kChannelShift) + 1, latest_member_);
+    if (--left_ == 0) {
+        rings_ = {};
+        channel_ops_ = {};
+    }
+}
+
 void RingStream::finished(std::uint64_t local, Time /*start*/, Time finish, ReadyOps& ready) {
     if (left_ == 0) throw InternalError("ring stream: a send finished after the last");
     const auto c = static_cast<std::size_t>(local >> kChannelShift);
+    if (coupled()) return finished_channel(c, finish);
     const auto index = static_cast<std::int64_t>(local & kIndexMask);
     const Bytes size = op(local).size;
     Ring& r = rings_[c];

@@ -13,6 +13,10 @@
 // For the critical path (training_measure.cpp) it follows, as sends finish, which op released
 // each one (the dependency that finished last; ties: the lowest id, a gate before every send),
 // and so knows which member's opening the last send's chain of releases goes back to.
+//
+// Coupled (a network that offers Offload::ring_channel, and every channel one loop: each ring
+// step one message): a channel is one group op instead of steps · n sends, released when the
+// last member has opened (docs/models/flow.md, "Rings as one flow"); its root is that member.
 #pragma once
 
 #include "core/units.hpp"
@@ -31,8 +35,9 @@ class RingStream final : public MemberStream {
 public:
     // One run of `op` over `group` in `channels` rings of at most `message_bytes` per send, as
     // build_run plans a ring (collective.cpp).
+    // `coupled`: the network offers Offload::ring_channel for the group.
     RingStream(scenario::CollectiveOp op, const std::vector<RankId>& group, int channels, Bytes size,
-               Bytes message_bytes, const RankLayout& layout);
+               Bytes message_bytes, const RankLayout& layout, bool coupled = false);
     // Whether ring_rounds plans `op` (all-reduce, reduce-scatter, all-gather).
     static bool streams(scenario::CollectiveOp op);
     // The most members a stream tracks (a member is 16 bits; a channel's sends, 2(n−1)·n, 32).
@@ -41,7 +46,9 @@ public:
     void open(std::uint32_t member, Time now, ReadyOps& ready) override;
     Op op(std::uint64_t local) const override;
     void finished(std::uint64_t local, Time start, Time finish, ReadyOps& ready) override;
+    const GroupOp* group(std::uint64_t local) const override;
     std::uint32_t root() const override { return last_.root; }
+    bool coupled() const { return !channel_ops_.empty(); }
 
 private:
     // The op that released the last send so far: the latest finish, ties the lowest id (local + 1).
@@ -100,8 +107,16 @@ private:
     void offer(std::size_t channel, std::int64_t p, std::int64_t i, Time t, std::uint32_t by, std::uint16_t root,
                ReadyOps& ready);
 
+    void finished_channel(std::size_t channel, Time finish);
+
     std::vector<Ring> rings_;
     std::int64_t steps_ = 0;
+    // Coupled: per channel its group op (ranks in ring order; empty for a channel with no
+    // sends), and the members opened so far, the latest opening and the first member to open then.
+    std::vector<GroupOp> channel_ops_;
+    std::size_t opened_ = 0;
+    Time latest_open_ = Time::zero();
+    std::uint32_t latest_member_ = 0;
     Releaser last_;
 };
 

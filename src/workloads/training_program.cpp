@@ -331,7 +331,7 @@ Op TrainingProgram::op(std::uint64_t local) const {
 }
 
 const GroupOp* TrainingProgram::group(std::uint64_t local) const {
-    if ((local & kStreamBit) != 0) return nullptr;
+    if ((local & kStreamBit) != 0) return streams_[slot_of(local)].ring->group(ring_local(local));
     const Node& n = node(local);
     return n.group < 0 ? nullptr : &groups_[static_cast<std::size_t>(n.group)];
 }

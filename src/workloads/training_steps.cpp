@@ -199,7 +199,8 @@ TrainingSink::Ref TrainingSteps::collective(CollectiveOp op, const std::vector<R
             std::sort(sorted.begin(), sorted.end());
             const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
             if (choice.algorithm == CollectiveAlgorithm::ring && (one_gate || distinct)) {
-                auto ring = std::make_shared<RingStream>(spec.op, members, choice.channels, size, message, layout_);
+                auto ring = std::make_shared<RingStream>(spec.op, members, choice.channels, size, message, layout_,
+                                                         network_.offers(Offload::ring_channel, members));
                 if (ring->ops_total() > 0)
                     return sink_.stream(std::move(ring), one_gate ? std::vector<Ref>{gates.front()} : gates,
                                         group.front(), kind);

@@ -244,6 +244,22 @@ TEST_CASE("nothing stages with every GPUDirect path on: the model is returned un
     CHECK(fabric::with_host_staging(std::move(inner), c).get() == raw);
 }
 
+TEST_CASE("a staging server refuses a ring channel as one operation (its messages must stage)", "[host-staging]") {
+    // A wrapped model that offers every group operation: the wrapper passes NVLS and SHARP on
+    // as asked, but a ring channel carried as one operation would skip the host stages.
+    struct OffersAll final : Network {
+        std::string_view model_name() const override { return "all"; }
+        void send(Simulator&, const Message&, DeliveryListener&) override {}
+        Time unloaded_time(const Message&) const override { return Time::zero(); }
+        bool offers(Offload, std::span<const RankId>) const override { return true; }
+    };
+    const std::vector<RankId> ranks{RankId{0}, RankId{1}};
+    auto staging =
+        fabric::with_host_staging(std::make_unique<OffersAll>(), pcie_servers(2, false, Bandwidth::GBps(10)));
+    CHECK_FALSE(staging->offers(Offload::ring_channel, ranks));
+    CHECK(staging->offers(Offload::switch_aggregation, ranks));
+}
+
 TEST_CASE("the pipeline closed form: k chunks through m stages", "[host-staging]") {
     // 4 chunks of 1 MB through 1 GB/s and 2 GB/s with 1 µs between: 1 ms + 0.5 ms + 1 µs for the
     // first chunk, then 3 more at the slowest stage's 1 ms each.

@@ -178,3 +178,29 @@ TEST_CASE("a gated all-to-all streams as the whole graph runs it, and goes back 
          streamed(hosts(8), CollectiveOp::all_to_all, 1_MiB, 1, gate_us, p));
     CHECK(p->root() == 5);
 }
+
+TEST_CASE("a ring rank's bytes over one loop are its blocks' sum, and a coupled channel sends the most of them",
+          "[ring_stream]") {
+    // Rank i's round-k block is share(bytes, n, (i − k) mod n); ring_sent_in_loop is the closed
+    // form of their sum, checked against the sum itself for sizes with every remainder.
+    for (std::int64_t n : {2, 3, 5, 8}) {
+        for (std::int64_t steps : {n - 1, 2 * (n - 1), 3 * n + 1}) {
+            for (std::int64_t bytes : {std::int64_t{1}, n - 1, 7 * n + 3, 1000 * n + n / 2}) {
+                Bytes most = Bytes::zero();
+                for (std::int64_t i = 0; i < n; ++i) {
+                    std::int64_t sum = 0;
+                    for (std::int64_t k = 0; k < steps; ++k)
+                        sum += workloads::share(Bytes{bytes}, n, ((i - k) % n + n) % n).count();
+                    INFO("n " << n << " steps " << steps << " bytes " << bytes << " rank " << i);
+                    CHECK(workloads::ring_sent_in_loop(Bytes{bytes}, n, steps, i).count() == sum);
+                    most = std::max(most, Bytes{sum});
+                }
+                std::vector<RankId> order;
+                for (std::int64_t i = 0; i < n; ++i) order.push_back(RankId{static_cast<std::uint32_t>(i)});
+                const workloads::GroupOp g = workloads::ring_channel_group(order, Bytes{bytes}, steps);
+                CHECK(g.egress == most);
+                CHECK(g.steps == static_cast<std::uint32_t>(steps));
+            }
+        }
+    }
+}

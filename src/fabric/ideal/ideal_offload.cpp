@@ -45,6 +45,7 @@ bool IdealNetwork::offers(Offload offload, std::span<const RankId> ranks) const 
             for (RankId r : ranks) servers.insert(server(r));
             return sharp_ && servers.size() == ranks.size();
         }
+        case Offload::ring_channel: return false;  // rings run as messages
     }
     return false;
 }
@@ -58,7 +59,8 @@ void IdealNetwork::start_group(Simulator& sim, const GroupOperation& op, Deliver
         const int server = static_cast<int>(r.value()) / ranks_per_server_;
         const int own = static_cast<int>(r.value()) % ranks_per_server_ * nics_ / ranks_per_server_;
         const int index = op.rail >= 0 ? op.rail % nics_ : own;
-        return static_cast<std::size_t>(ranks_ + server * nics_ + index);
+        const int at = ranks_ + server * nics_ + index;
+        return static_cast<std::size_t>(at);
     };
     const Time tx_out = transmit_time(op.egress, bandwidth);
     const Time tx_in = transmit_time(op.ingress, bandwidth);

@@ -11,7 +11,7 @@
 namespace fabricsim::fabric {
 
 bool PacketNetwork::offers(Offload offload, std::span<const RankId> ranks) const {
-    if (ranks.size() < 2) return false;
+    if (ranks.size() < 2 || offload == Offload::ring_channel) return false;  // rings run as messages
     return offload == Offload::switch_aggregation ? offers_sharp(ranks) : offers_nvls(ranks);
 }
 
