@@ -123,6 +123,7 @@ NetworkModel make_network(const scenario::ScenarioSpec& spec) {
                 fs.dcqcn = true;
             }
             fs.fluid = spec.simulation.flow_congestion == scenario::FlowCongestion::fluid;
+            fs.ring_channels = spec.simulation.flow_rings == scenario::FlowRings::coupled;
             auto backend = make_flow_backend(spec.simulation.flow_backend);
             m.flow_backend = std::string(backend->name());
             m.network = std::make_unique<flow::FlowNetwork>(*m.topology, *m.routing, fs, std::move(backend));

@@ -101,6 +101,9 @@ struct FlowModelSpec {
     // simulation.flow_congestion: fluid: the time-stepped fluid model of the fabric's congestion
     // control and back-pressure caps the fabric flows' rates (flow_congestion.hpp; needs `cluster`).
     bool fluid = false;
+    // simulation.flow_rings: coupled: a ring channel of one loop is one flow (flow_ring.cpp);
+    // false runs it as its messages.
+    bool ring_channels = true;
 };
 
 class FlowNetwork final : public Network, private EventTarget {

@@ -47,7 +47,7 @@ using fabric::NodeId;
 bool FlowNetwork::offers_ring(std::span<const RankId> ranks) const {
     // The coupled overlay keeps a congestion state per queue pair, which one flow of a whole
     // ring does not have: there rings run as messages.
-    if (congestion_) return false;
+    if (congestion_ || !spec_.ring_channels) return false;
     const auto total = static_cast<std::uint32_t>(topology_.ranks().size());
     return std::all_of(ranks.begin(), ranks.end(), [&](RankId r) { return r.value() < total; });
 }

@@ -25,6 +25,9 @@ const auto kCongestion = choice<FlowCongestion>(
     "flow congestion control",
     {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}, {"fluid", FlowCongestion::fluid}});
 
+const auto kRings =
+    choice<FlowRings>("flow ring mode", {{"coupled", FlowRings::coupled}, {"messages", FlowRings::messages}});
+
 const auto kBackend = choice<FlowBackend>(
     "flow backend", {{"cpu", FlowBackend::cpu}, {"cuda", FlowBackend::cuda}, {"auto", FlowBackend::automatic}});
 
@@ -96,6 +99,16 @@ const Table<SimulationSpec>& simulation_table() {
                 "its queues ([models/flow.md](models/flow.md), \"Congestion control\").")
                 .printed_if([](const S& s) { return s.flow_congestion != FlowCongestion::none; })
                 .shown_default("`none`"),
+            // Printed only where it is set, so scenarios resolve as they did before the key existed.
+            key("flow_rings", &S::flow_rings, kRings, kFlow,
+                "How the flow model carries a ring channel whose every step is one message: `coupled`, one "
+                "flow over all the ring's links, capped at the ring's average rate when alone (thousands of "
+                "times fewer events at scale); `messages`, each step as its own flows, waiting for the one "
+                "before, as the packet model sends them. Rings run as messages anyway under "
+                "`flow_congestion: fluid` or when a server stages through host memory "
+                "([models/flow.md](models/flow.md), \"Rings as one flow\").")
+                .printed_if([](const S& s) { return s.flow_rings != FlowRings::coupled; })
+                .shown_default("`coupled`"),
             key("stop_time", &S::stop_time, stop_time(), kAllModels,
                 "Simulated time at which the run stops; `none` runs until no event is left. A run stopped with work "
                 "left is *cut short*: it reports what happened until then (makespan = the stop time, unfinished "

@@ -34,6 +34,11 @@ enum class FlowBackend { cpu, cuda, automatic };
 // the rates (RoCE and InfiniBand).
 enum class FlowCongestion { none, dcqcn, fluid };
 
+// simulation.flow_rings: how the flow model carries a ring channel whose every step is one
+// message (docs/models/flow.md, "Rings as one flow"): as one flow over the ring's links
+// (coupled), or as its messages, each step waiting for the last (messages).
+enum class FlowRings { coupled, messages };
+
 // simulation.ideal: the analytical network. Each message takes latency + size / bandwidth of
 // the slower endpoint NIC, with no contention (docs/ARCHITECTURE.md).
 struct IdealNetworkSpec {
@@ -66,6 +71,7 @@ struct SimulationSpec {
     // (a device must be present), auto (cuda when a device is present, else cpu).
     FlowBackend flow_backend = FlowBackend::cpu;
     FlowCongestion flow_congestion = FlowCongestion::none;
+    FlowRings flow_rings = FlowRings::coupled;
     bool operator==(const SimulationSpec&) const = default;
 };
 

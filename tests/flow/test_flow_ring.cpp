@@ -86,6 +86,22 @@ TEST_CASE("flow ring channel: the flow model offers it, the packet model does no
     CHECK_FALSE(packet.network.offers(Offload::ring_channel, ranks));
 }
 
+TEST_CASE("flow ring channel: simulation.flow_rings: messages turns it off", "[flow]") {
+    // The collective layer asks offers() before it builds a ring channel; refused, it sends
+    // the ring's messages (the run_variant wiring: FlowModelSpec::ring_channels).
+    const auto cluster = packet_test::hgx(1);
+    FlowModel coupled(cluster, true);
+    auto spec = flow_spec(cluster, true);
+    spec.ring_channels = false;
+    fabric::Topology topology = fabric::build_topology(cluster);
+    fabric::Routing routing(topology, cluster.fabric.routing, cluster.fabric.technology, 1);
+    flow::FlowNetwork messages(topology, routing, spec, std::make_unique<flow::CpuMaxMin>());
+    std::vector<RankId> ranks;
+    for (std::uint32_t i = 0; i < 8; ++i) ranks.push_back(RankId{i});
+    CHECK(coupled.network.offers(Offload::ring_channel, ranks));
+    CHECK_FALSE(messages.offers(Offload::ring_channel, ranks));
+}
+
 TEST_CASE("flow ring channel: a collective's rings as one flow each, within 10 % of the packet model's messages",
           "[flow][agreement]") {
     // 2 HGX H100, ring all-reduce of 8 MiB: 16 channels of 512 KiB, one loop each (one message
