@@ -2,7 +2,8 @@
 # The flow model against the packet model (docs/VALIDATION.md): runs every
 # bench/flow-vs-packet/*.yaml on both models and prints, per workload entry, the collective
 # time (or the last transfer's finish for traffic) on each, their ratio, and each run's loop
-# wall time (cost.wall_s) and events. The flow model runs twice: as it comes (`flow`), and with
+# wall time (cost.wall_s); with several entries, a last row `(last)` for the one
+# that ends last on each model. The flow model runs twice: as it comes (`flow`), and with
 # the coupled congestion-control overlay, `--set simulation.flow_congestion=fluid` (`fluid`;
 # docs/models/flow.md, "Coupled congestion control").
 #   bench/flow_vs_packet.sh [build-dir [scenario.yaml ...]]   (default: every file)
@@ -35,5 +36,9 @@ p, pc = times(sys.argv[1]); fl, fc = times(sys.argv[2]); fu, uc = times(sys.argv
 for k in p:
     print(f'{sys.argv[4]:<28} {k:<7} {p[k]*1e6:>10.1f} {fl[k]*1e6:>10.1f} {fl[k]/p[k]:>6.3f} '
           f'{fu[k]*1e6:>10.1f} {fu[k]/p[k]:>6.3f} {pc["wall_s"]:>9.3f} {fc["wall_s"]:>9.4f} {uc["wall_s"]:>9.4f}')
+if len(p) > 1:  # the last entry to end, on each model (entries that run side by side)
+    last = lambda t: max(t.values())
+    print(f'{sys.argv[4]:<28} {"(last)":<7} {last(p)*1e6:>10.1f} {last(fl)*1e6:>10.1f} {last(fl)/last(p):>6.3f} '
+          f'{last(fu)*1e6:>10.1f} {last(fu)/last(p):>6.3f}')
 PY
 done
