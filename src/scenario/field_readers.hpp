@@ -8,6 +8,7 @@
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -71,6 +72,10 @@ std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_vi
 // at most 3 places (1.5 = 3:2); reduced to lowest terms, each side at most 1000000.
 std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues);
 std::string to_string(Ratio r);  // "3:2"
+
+inline bool contains(const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+}
 
 // "a, b, c" for "available: ..." lists.
 std::string join(const std::vector<std::string>& words);

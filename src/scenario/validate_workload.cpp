@@ -18,10 +18,6 @@ namespace {
 // The kinds of workload entry.
 const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
 
-bool contains(const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-}
-
 // Reads one entry; its name is left empty when not given (filled in later).
 struct ReadEntry {
     WorkloadEntry entry;
