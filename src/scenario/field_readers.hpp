@@ -77,6 +77,12 @@ inline bool contains(const std::vector<std::string>& list, const std::string& s)
     return std::find(list.begin(), list.end(), s) != list.end();
 }
 
+// The candidate nearest to `word`, if it is close enough to be a likely misspelling of it
+// (at most 1 edit for words up to 5 letters, 2 up to 9, 3 beyond; case-insensitive). Ties go
+// to the earlier candidate, so callers list candidates in the schema's order.
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
+// `; did you mean "servers"?` or "": ready to append to a message.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 // "a, b, c" for "available: ..." lists.
 std::string join(const std::vector<std::string>& words);
 // `; did you mean "gpu8"? available: gpu8, host` (the suggestion only when one is close).

@@ -2,7 +2,6 @@
 // traffic, training, trace) and optional `name`, `after` and `priority` (workload_keys.hpp has
 // each kind's keys). Checked here because they need the whole list: unique names, `after`
 // naming an entry and not forming a cycle.
-#include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
 #include "scenario/workload_keys.hpp"
 
