@@ -274,8 +274,7 @@ FabricSpec validate_fabric(const Node* node, const Node& cluster, const ServerRe
     const std::string path = "cluster.fabric";
     static const Node empty = Node::mapping({});
     FabricSpec s;
-    NoContext none;
-    const SectionRead r = read_table(node != nullptr ? *node : empty, path, fabric_table(), s, none, issues);
+    const SectionRead r = read_table(node != nullptr ? *node : empty, path, fabric_table(), s, issues);
     if (r.map == nullptr) return FabricSpec{};
     const SwitchRead sw = fabric_switch(s, r);
     const Node* map = node != nullptr ? r.map : nullptr;
@@ -298,8 +297,7 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
         return out;
     }
     out.enabled = true;
-    NoContext none;
-    const SectionRead r = read_table(*node, path, storage_fabric_table(), out, none, issues);
+    const SectionRead r = read_table(*node, path, storage_fabric_table(), out, issues);
     const SwitchRead sw = fabric_switch(out.fabric, r);
     if (out.fabric.topology == TopologyKind::custom)
         issues.add(r.given("topology")->location, key_path(path, "topology"),

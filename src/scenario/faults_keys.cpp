@@ -195,8 +195,7 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
     f.name = fmt::format("{}{}", *kind_name, index);
     f.location = e.key_location;
     const std::string path = key_path(entry_path, *kind_name);
-    NoContext none;
-    const SectionRead r = read_table(e.value, path, kind_table(f.kind), f, none, issues);
+    const SectionRead r = read_table(e.value, path, kind_table(f.kind), f, issues);
     if (r.map == nullptr) return std::nullopt;
     // Without an end the held packets would wait for ever (pause refreshes never stop).
     const bool endless = f.kind == FaultKind::stuck_receiver && r.given("for") == nullptr;

@@ -8,6 +8,7 @@
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -72,6 +73,16 @@ std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_vi
 std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues);
 std::string to_string(Ratio r);  // "3:2"
 
+inline bool contains(const std::vector<std::string>& list, const std::string& s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// The candidate nearest to `word`, if it is close enough to be a likely misspelling of it
+// (at most 1 edit for words up to 5 letters, 2 up to 9, 3 beyond; case-insensitive). Ties go
+// to the earlier candidate, so callers list candidates in the schema's order.
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
+// `; did you mean "servers"?` or "": ready to append to a message.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 // "a, b, c" for "available: ..." lists.
 std::string join(const std::vector<std::string>& words);
 // `; did you mean "gpu8"? available: gpu8, host` (the suggestion only when one is close).

@@ -52,8 +52,7 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
     StorageSpec out;
     const std::string path = "cluster.storage";
     if (removed(node)) return out;
-    NoContext none;
-    const SectionRead r = read_table(*node, path, storage_table(), out, none, issues);
+    const SectionRead r = read_table(*node, path, storage_table(), out, issues);
     if (r.map == nullptr) return out;
     if (!removed(cluster.find("storage_fabric")))
         issues.add(node->location, path,
@@ -89,8 +88,7 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
 ClientsSpec validate_clients(const Node* node, Issues& issues) {
     ClientsSpec out;
     if (removed(node)) return out;
-    NoContext none;
-    read_table(*node, "cluster.clients", clients_table(), out, none, issues);
+    read_table(*node, "cluster.clients", clients_table(), out, issues);
     return out;
 }
 

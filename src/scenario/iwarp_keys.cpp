@@ -94,8 +94,7 @@ void validate_iwarp(const Node* node, const Node& cluster, std::optional<Bandwid
     IwarpSpec& out = spec.iwarp;
     out.enabled = spec.fabric.iwarp;
     if (node != nullptr) {
-        NoContext none;
-        const SectionRead r = read_table(*node, kPath, iwarp_table(), out, none, issues);
+        const SectionRead r = read_table(*node, kPath, iwarp_table(), out, issues);
         if (r.map != nullptr && !out.enabled)
             issues.add(r.map->location, kPath,
                        "cluster.iwarp is set but the fabric is not iWARP; expected cluster.fabric.technology: iwarp "

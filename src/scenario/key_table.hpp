@@ -182,6 +182,12 @@ SectionRead read_table(const Node& node, const std::string& path, const Table<S,
                        Issues& issues, const std::vector<std::string>& also = {});
 template <class S, class Ctx>
 Value print_table(const Table<S, Ctx>& table, const S& spec);
+// read_table for a section whose keys share no context.
+template <class S>
+SectionRead read_table(const Node& node, const std::string& path, const Table<S>& table, S& out, Issues& issues) {
+    NoContext none;
+    return read_table(node, path, table, out, none, issues);
+}
 // The table's keys of `map`, a mapping whose other keys the caller checks (a workload entry,
 // where a collective's keys sit beside `name` and `after`).
 template <class S, class Ctx>

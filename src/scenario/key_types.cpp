@@ -49,6 +49,29 @@ Value print_or(const std::optional<T>& v, const char* keyword) {
 
 std::string max_text(double max) { return fmt::format("{}", max); }
 
+// A quantity with a unit, read by `read` (held to its limit) and printed in core's form.
+template <class T, class Read>
+Field<T> unit_field(const char* noun, Zero zero, Read read) {
+    return {
+        TypeDoc{zero_text(noun, zero), kUnitJson},
+        [zero, read](const Node& n, const std::string& path, Issues& issues) { return read(n, path, zero, issues); },
+        [](const T& v) { return text(to_string(v)); }};
+}
+
+// The same, or `keyword` for unset; `expected` names the quantity in "expected ... or keyword".
+template <class T, class Parse, class Read>
+Field<std::optional<T>> unit_or(const char* noun, const char* keyword, Zero zero, std::string_view expected,
+                                Parse parse, Read read) {
+    return {TypeDoc{fmt::format("{}, or `{}`", zero_text(noun, zero), keyword), kUnitJson},
+            [keyword, zero, expected, parse, read](const Node& n, const std::string& path, Issues& issues) {
+                return read_or<T>(
+                    n, path, keyword, expected, parse,
+                    [zero, read](const Node& m, const std::string& p, Issues& i) { return read(m, p, zero, i); },
+                    issues);
+            },
+            [keyword](const std::optional<T>& v) { return print_or(v, keyword); }};
+}
+
 }  // namespace
 
 bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
@@ -103,9 +126,7 @@ Field<std::string> name_field() {
 }
 
 Field<bool> boolean() {
-    return {TypeDoc{"`true` / `false`", {"boolean"}},
-            [](const Node& n, const std::string& path, Issues& issues) { return read_bool(n, path, issues); },
-            [](const bool& b) { return Value{b}; }};
+    return {TypeDoc{"`true` / `false`", {"boolean"}}, read_bool, [](const bool& b) { return Value{b}; }};
 }
 
 Field<std::optional<bool>> boolean_or_auto() {
@@ -155,46 +176,18 @@ Field<std::optional<double>> fraction_or_auto(double max) {
     return or_auto(fraction(max), fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)));
 }
 
-Field<Bytes> size(Zero zero) {
-    return {
-        TypeDoc{zero_text("size", zero), kUnitJson},
-        [zero](const Node& n, const std::string& path, Issues& issues) { return read_bytes(n, path, zero, issues); },
-        [](const Bytes& b) { return text(to_string(b)); }};
-}
+Field<Bytes> size(Zero zero) { return unit_field<Bytes>("size", zero, read_bytes); }
 
 Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
-    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("size", zero), keyword), kUnitJson},
-            [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Bytes>(
-                    n, path, keyword, "a size (e.g. 4KiB, 1MB)", parse_bytes,
-                    [zero](const Node& m, const std::string& p, Issues& i) { return read_bytes(m, p, zero, i); },
-                    issues);
-            },
-            [keyword](const std::optional<Bytes>& v) { return print_or(v, keyword); }};
+    return unit_or<Bytes>("size", keyword, zero, "a size (e.g. 4KiB, 1MB)", parse_bytes, read_bytes);
 }
 
-Field<Time> time(Zero zero) {
-    return {TypeDoc{zero_text("time", zero), kUnitJson},
-            [zero](const Node& n, const std::string& path, Issues& issues) { return read_time(n, path, zero, issues); },
-            [](const Time& t) { return text(to_string(t)); }};
-}
+Field<Time> time(Zero zero) { return unit_field<Time>("time", zero, read_time); }
 
-Field<Time> delay(Zero zero) {
-    return {
-        TypeDoc{zero_text("time", zero), kUnitJson},
-        [zero](const Node& n, const std::string& path, Issues& issues) { return read_delay(n, path, zero, issues); },
-        [](const Time& t) { return text(to_string(t)); }};
-}
+Field<Time> delay(Zero zero) { return unit_field<Time>("time", zero, read_delay); }
 
 Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
-    return {TypeDoc{fmt::format("{}, or `{}`", zero_text("time", zero), keyword), kUnitJson},
-            [keyword, zero](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Time>(
-                    n, path, keyword, "a time (e.g. 500ns, 2.5us)", parse_time,
-                    [zero](const Node& m, const std::string& p, Issues& i) { return read_time(m, p, zero, i); },
-                    issues);
-            },
-            [keyword](const std::optional<Time>& v) { return print_or(v, keyword); }};
+    return unit_or<Time>("time", keyword, zero, "a time (e.g. 500ns, 2.5us)", parse_time, read_time);
 }
 
 Field<Bandwidth> rate() {
@@ -206,12 +199,7 @@ Field<Bandwidth> rate_or_zero_auto() {
             [](const Bandwidth& b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }};
 }
 
-Field<Length> length(Zero zero) {
-    return {
-        TypeDoc{zero_text("length", zero), kUnitJson},
-        [zero](const Node& n, const std::string& path, Issues& issues) { return read_length(n, path, zero, issues); },
-        [](const Length& l) { return text(to_string(l)); }};
-}
+Field<Length> length(Zero zero) { return unit_field<Length>("length", zero, read_length); }
 
 Field<std::string> text_field() {
     return {TypeDoc{"text", {"string"}}, read_text, [](const std::string& s) { return text(s); }};

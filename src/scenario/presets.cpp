@@ -1,7 +1,6 @@
 #include "scenario/presets.hpp"
 
 #include "scenario/field_readers.hpp"
-#include "scenario/suggest.hpp"
 #include "scenario/yaml_tree.hpp"
 
 #include <fmt/format.h>

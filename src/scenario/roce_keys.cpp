@@ -418,8 +418,7 @@ const Table<RoceSpec>& roce_table() {
 RoceSpec validate_roce(const Node* node, std::optional<Bandwidth> link_speed, Issues& issues) {
     RoceSpec out;
     if (node == nullptr) return out;
-    NoContext none;
-    const SectionRead r = read_table(*node, kPath, roce_table(), out, none, issues);
+    const SectionRead r = read_table(*node, kPath, roce_table(), out, issues);
     if (r.map != nullptr) check_roce(out, r, link_speed, issues);
     return out;
 }

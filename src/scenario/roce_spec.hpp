@@ -53,12 +53,12 @@ struct EcnSpec {
     bool enabled = true;
     std::optional<Bytes> kmin;               // nullopt = auto: 100 KB x (link / 25 Gb/s)
     std::optional<Bytes> kmax;               // nullopt = auto: 400 KB x (link / 25 Gb/s)
-    double pmax = 0.2;                       // NIC-style DCQCN setting, HPCC ns-3 run.py (models.md)
+    double pmax = 0.2;                       // NIC-style DCQCN, HPCC ns-3 run.py (docs/models/dcqcn.md)
     std::vector<EcnPortClass> port_classes;  // by port speed, before kmin/kmax; speeds distinct
     bool operator==(const EcnSpec&) const = default;
 };
 
-// The NIC-style scaling of the HPCC ns-3 model (run.py, after Mellanox CX-4+; models.md):
+// The NIC-style scaling of the HPCC ns-3 model (run.py, after Mellanox CX-4+; docs/models/dcqcn.md):
 // 100 KB and 400 KB at 25 Gb/s, proportional to the link speed (KB = 1000 bytes).
 constexpr Bytes ecn_kmin_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 250'000}; }
 constexpr Bytes ecn_kmax_auto(Bandwidth link) { return Bytes{link.bits_per_second() / 62'500}; }
@@ -111,7 +111,7 @@ struct MmuPortClass {
 // cluster.roce.mmu: the switch's shared buffer.
 struct MmuSpec {
     double alpha = 0.125;                        // dynamic threshold alpha = 1/8 (docs/SCENARIO.md; HPCC ns-3
-                                                 // model: XOFF = free buffer >> 3, models.md)
+                                                 // model: XOFF = free buffer >> 3, docs/REFERENCES.md)
     Bytes reserved_per_queue = Bytes{4 * 1024};  // HPCC ns-3 switch-mmu.cc reserve = 4 * 1024
     std::vector<MmuPortClass> port_classes;      // by ingress port speed, before alpha; speeds distinct
     // A lossy egress queue's dynamic threshold: alpha = 2^dynamic_th (SAI_BUFFER_PROFILE_ATTR_

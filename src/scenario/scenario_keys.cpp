@@ -48,8 +48,7 @@ Key<S, Read> sub_section(const char* name, Sub S::*member, const Table<Sub>& tab
     auto k = top(
         name, TypeDoc{"mapping", {"object"}}, doc,
         [member, &table](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
-            NoContext none;
-            return read_table(n, path, table, out.*member, none, issues).map != nullptr;
+            return read_table(n, path, table, out.*member, issues).map != nullptr;
         },
         [member, &table](const S& s) { return print_table(table, s.*member); });
     k.info.section = &table;

@@ -231,8 +231,7 @@ ServerRead validate_server(const Node* node, Issues& issues) {
     ServerRead out;
     if (node == nullptr) return out;
     const std::string path = "cluster.server";
-    NoContext none;
-    const SectionRead r = read_table(*node, path, server_table(), out.spec, none, issues);
+    const SectionRead r = read_table(*node, path, server_table(), out.spec, issues);
     out.usable = r.map != nullptr;
     out.gpus_known = out.usable && r.ok("gpus");
     out.nics_known = out.usable && r.ok("nics");

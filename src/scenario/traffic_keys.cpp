@@ -35,10 +35,6 @@ const std::vector<std::vector<std::string>>& pattern_keys() {
     return keys;
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-}
-
 bool read_load(const Node& node, const std::string& path, S& out, Ctx&, Issues& issues) {
     const auto load = node.is_scalar() ? parse_number(node.text) : std::nullopt;
     if (!load) {

@@ -2,7 +2,6 @@
 
 #include "core/units_format.hpp"
 #include "scenario/field_readers.hpp"
-#include "scenario/validate_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -12,8 +11,7 @@ namespace fabricsim::scenario {
 
 std::pair<ClusterSpec, bool> validate_cluster(const Node& node, Issues& issues) {
     ClusterSpec spec;
-    NoContext none;
-    const SectionRead r = read_table(node, "cluster", cluster_table(), spec, none, issues);
+    const SectionRead r = read_table(node, "cluster", cluster_table(), spec, issues);
     if (r.map == nullptr) return {spec, false};
     const Node* map = r.map;
     bool ranks_known = r.ok("servers");

@@ -127,8 +127,7 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
         out.model = base.spec;
         if (tech) out.model.technology = *tech;
         out.location = item.location;
-        NoContext none;
-        const SectionRead r = read_table(item, at, custom_switch_table(), out, none, issues);
+        const SectionRead r = read_table(item, at, custom_switch_table(), out, issues);
         if (r.map == nullptr || !r.ok("name")) continue;
         const Node* name = r.given("name");
         if (auto [it, inserted] = seen.try_emplace(out.name, name->location); !inserted) {
@@ -170,8 +169,7 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         const std::string at = index_path(path, i);
         CustomLinkSpec link;
         link.location = item.location;
-        NoContext none;
-        const SectionRead r = read_table(item, at, custom_link_table(), link, none, issues);
+        const SectionRead r = read_table(item, at, custom_link_table(), link, issues);
         const Node* map = r.map;
         if (map == nullptr || !r.ok("from") || !r.ok("to")) {
             complete = false;

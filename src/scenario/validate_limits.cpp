@@ -1,4 +1,4 @@
-#include "scenario/validate_limits.hpp"
+#include "scenario/validate.hpp"
 
 #include "core/units_format.hpp"
 #include "scenario/input_limits.hpp"

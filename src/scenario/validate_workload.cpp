@@ -2,7 +2,6 @@
 // traffic, training, trace) and optional `name`, `after` and `priority` (workload_keys.hpp has
 // each kind's keys). Checked here because they need the whole list: unique names, `after`
 // naming an entry and not forming a cycle.
-#include "scenario/suggest.hpp"
 #include "scenario/validate.hpp"
 #include "scenario/workload_keys.hpp"
 
@@ -17,10 +16,6 @@ namespace {
 
 // The kinds of workload entry.
 const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
-
-bool contains(const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-}
 
 // Reads one entry; its name is left empty when not given (filled in later).
 struct ReadEntry {

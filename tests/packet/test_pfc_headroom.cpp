@@ -32,7 +32,7 @@ HeadroomInputs with_frames(Bandwidth speed, Length cable, Bytes frame) {
 }  // namespace
 
 TEST_CASE("the IEEE 802.3 delays are the published bit times at 10 25 40 100 and 400G", "[pfc][headroom]") {
-    // interface / response in bit times (models.md; Cisco Press restatement of 802.1Qbb):
+    // interface / response in bit times (docs/REFERENCES.md; Cisco Press restatement of 802.1Qbb):
     // 100G 122880 / 201728 bit times at 10 ps each; 400G response 463360 at 2.5 ps.
     CHECK(ieee8023_delays(100_Gbps).interface == Time::ps(1'228'800));
     CHECK(ieee8023_delays(100_Gbps).response == Time::ps(2'017'280));
@@ -58,12 +58,12 @@ TEST_CASE("100G with 100m of fibre and 9216-byte frames needs about 87KB of head
     CHECK(h.cable == Bytes{12'500});           // 2 x 500 ns x 100 Gb/s = 2 x 50000 bits
     CHECK(h.response == Bytes{25'216});        // 201728 bit times
     CHECK(h.peer_frame == Bytes{9'236});
-    CHECK(h.total() == Bytes{86'992});  // models.md: "about 87 KB"
+    CHECK(h.total() == Bytes{86'992});  // docs/models/pfc.md: "≈ 87 KB"
     CHECK(std::abs(h.total().count() - 87'000) <= 500);
 }
 
 TEST_CASE("the 100G 100m figure is within 20 percent below NVIDIA's 101.6KB recommendation", "[pfc][headroom]") {
-    // NVIDIA's Spectrum driver figure (models.md) counts 96-byte buffer cells and its own
+    // NVIDIA's Spectrum driver figure (docs/REFERENCES.md) counts 96-byte buffer cells and its own
     // margins; the 802.1Qbb sum here counts bytes. Ours is 86992 B = 85.6 % of 101600 B.
     const Bytes ours = pfc_headroom(with_frames(100_Gbps, 100_m, kJumboOnWire)).total();
     const Bytes nvidia{101'600};
