@@ -35,7 +35,8 @@ Time next_after(Time next, Time period, Time now) {
     return next + period * k;
 }
 
-// base * line_rate / 25 Gb/s, rounded down: the NIC-style scaling of models.md.
+// base * line_rate / 25 Gb/s, rounded down: the NIC-style scaling of the HPCC ns-3 model's
+// run.py (docs/models/dcqcn.md, the `nic` parameter set).
 Bandwidth per_25g(Bandwidth base, Bandwidth line_rate) {
     const u128 product = static_cast<u128>(base.bits_per_second()) * static_cast<u128>(line_rate.bits_per_second());
     return Bandwidth::bps(static_cast<std::int64_t>(product / 25'000'000'000ULL));
