@@ -276,16 +276,17 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
             links_[l].load += q.rate;
         }
     }
+    live_feeders();
     for (Link& l : links_) {
         if (l.queue_port) {
             l.queue = std::max(0.0, l.queue + h * (l.arrival - l.capacity));
-            l.queue = std::min(l.queue, std::max(l.qmax, 0.0));
+            l.queue = std::min(l.queue, std::max(l.limit, 0.0));
         }
         if (control_ == Control::dcqcn)
             l.mark = l.queue_port ? red_probability(l.queue, l.kmin, l.kmax, l.pmax) : 0.0;
         else if (control_ == Control::ib_cc)
             l.mark = l.queue_port && l.queue > ib_.threshold ? ib_.mark_fraction : 0.0;
-        l.theta = (l.queue >= l.qmax && l.offered > l.capacity) ? l.capacity / l.offered : 1.0;
+        l.theta = (l.queue >= l.limit && l.offered > l.capacity) ? l.capacity / l.offered : 1.0;
     }
     // PFC and credits hold the whole link that feeds a full port.
     for (std::uint32_t qi : live_) {
@@ -396,6 +397,30 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
     ++steps_;
     per_input_ports();
     return changed_;
+}
+
+void FlowCongestion::live_feeders() {
+    for (Link& l : links_) {
+        l.limit = l.qmax;
+        if (!per_input_ || !l.queue_port || l.feeders.empty()) continue;
+        l.per_feeder.assign(l.feeders.size(), 0);
+    }
+    if (!per_input_) return;
+    // InfiniBand: a switch holds for each input link only the VL buffer it gave credits for
+    // (IBA Vol. 1 §7.9), so a port's queue is at most the buffers of the input links that
+    // still carry a live QP; an input whose senders are done holds nothing there.
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        if (q.flows.empty()) continue;
+        for (std::size_t k = 0; k < q.links.size(); ++k)
+            if (q.feeder[k] != kNoFeeder) ++links_[q.links[k]].per_feeder[q.feeder[k]];
+    }
+    for (Link& l : links_) {
+        if (!l.queue_port || l.feeders.empty()) continue;
+        const auto live = static_cast<double>(
+            std::count_if(l.per_feeder.begin(), l.per_feeder.end(), [](std::uint32_t n) { return n > 0; }));
+        l.limit = l.qmax * std::max(live, 1.0) / static_cast<double>(l.feeders.size());
+    }
 }
 
 void FlowCongestion::per_input_ports() {

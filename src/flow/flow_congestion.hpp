@@ -128,6 +128,7 @@ private:
     enum class Control { none, dcqcn, ib_cc };
     struct Link {
         double capacity = 0, kmin = 0, kmax = 0, pmax = 0, qmax = 0;
+        double limit = 0;         // per step: qmax, on InfiniBand only for the inputs still in use
         bool queue_port = false;  // a switch egress (else a NIC uplink)
         double queue = 0, mark = 0, theta = 1, pause = 1;
         double offered = 0, arrival = 0, load = 0;  // per step
@@ -182,6 +183,7 @@ private:
     std::vector<double> flow_weight_;  // by solver id
     std::vector<std::pair<std::uint32_t, double>> reweighted_;
     void per_input_ports();
+    void live_feeders();               // each queue port's limit for this step
     std::vector<std::uint32_t> live_;  // QPs with flows, or a rate still below line
     std::vector<std::pair<std::uint32_t, double>> changed_;
 };

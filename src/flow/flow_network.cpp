@@ -95,7 +95,8 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       busy_ps_(topology.directed_link_count(), 0.0),
       rate_(topology.directed_link_count(), 0.0),
       members_on_(topology.directed_link_count(), 0),
-      since_(topology.directed_link_count(), Time::zero()) {
+      since_(topology.directed_link_count(), Time::zero()),
+      freed_(topology.directed_link_count(), 0.0) {
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
             throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
@@ -449,9 +450,12 @@ void FlowNetwork::finish_due(Simulator& sim) {
         const Due d{due_.top_time(), due_.top_flow()};
         due_.pop();
         FlowState& f = flows_[d.flow];
+        const Time turn = last_turn(f);
         for (const LinkUse& u : solver_.uses(f.group)) {
             carried_[u.link] += u.share * f.bytes;
             change_load(u.link, -u.share * f.rate, now);
+            if (freed_[u.link] == 0) freed_links_.push_back(u.link);
+            freed_[u.link] += u.share * f.rate;
         }
         if (congestion_ && groups_[f.group].members == 1) congestion_->remove(f.group);
         leave_group(d.flow);
@@ -464,10 +468,33 @@ void FlowNetwork::finish_due(Simulator& sim) {
             admit(sim, gate);  // may start flows (and grow flows_)
         }
         MessageState& m = messages_[message];
-        if (--m.parts_left == 0) sim.at(now + m.latency, *this, kDeliverBase + message);
+        if (--m.parts_left == 0) sim.at(now + m.latency - std::min(turn, m.latency), *this, kDeliverBase + message);
     }
+    for (std::uint32_t l : freed_links_) freed_[l] = 0;
+    freed_links_.clear();
     if (solver_.pending()) request_solve(sim);
     schedule_wake(sim);
+}
+
+Time FlowNetwork::last_turn(const FlowState& f) const {
+    const Group& group = groups_[f.group];
+    if (!(f.rate > 0) || f.rate >= group.cap * (1 - 1e-9)) return Time::zero();  // paced at its cap
+    if (congestion_ && congestion_->tracked(f.group) &&
+        f.rate * group.members >= congestion_->cap(f.group) * (1 - 1e-9))
+        return Time::zero();  // paced at its queue pair's rate
+    const double unit = static_cast<double>(f.unit);
+    double ps = kUncapped;
+    for (const LinkUse& u : solver_.uses(f.group)) {
+        const double c = solver_.capacity(u.link);
+        // Flows that ended at this instant before it were in the round too.
+        if (rate_[u.link] + freed_[u.link] < c * (1 - 1e-6)) continue;  // not shared to the full: no round
+        // A round at this port: its other flows' packets and its own. Striped over k = 1/share
+        // ports, its last packets leave in k independent turns, the last of them on average
+        // k/(k+1) of the way through the round.
+        const double round = unit / (f.rate * u.share) - unit / c;
+        ps = std::min(ps, round * u.share / (1 + u.share) * 1e12);
+    }
+    return ps < kUncapped && ps > 0 ? Time::ps(static_cast<std::int64_t>(ps)) : Time::zero();
 }
 
 void FlowNetwork::leave_group(std::uint32_t id) {

@@ -50,6 +50,15 @@
 // order of sending. Messages of at least as many segments as ports share by max-min, as the
 // packet model's ports serve them round robin.
 //
+// Round robin: ports serve the messages leaving by them packet by packet in turn (the packet
+// model's NIC scheduler among its QPs, its GPU ports among their messages), so a message's last
+// packet leaves in its turn of the last round, where processor sharing ends every message of
+// the round at the round's end. A flow that ends sharing a saturated port (not held at its
+// cap) is therefore delivered sooner by the part of the round after its turn: on average half
+// a round, unit/r − unit/C, for a message on one port, and 1/(k+1) of it for one striped over
+// k ports (the last of k uniform turns). Chains of short messages (an all-to-all of 8 KiB
+// messages: 127 per chain) add that up every round (docs/models/flow.md, "Round robin").
+//
 // Identical flows are one solver flow. Flows of one route (flow key) with the same cap get the
 // same max-min rate — the allocation is unique and treats them alike — so while such flows run
 // at once (the channels of a ring between the same two GPUs, a collective's steps that
@@ -223,6 +232,9 @@ private:
     // The route slot a new flow may share a solver flow through (kNoGate: none). With the
     // congestion overlay every flow is its own solver flow: its queue pair's cap is its alone.
     std::uint32_t group_slot(const Route& r) const { return congestion_ ? kNoGate : slot_of(r); }
+    // How much sooner than processor sharing round-robin ports send `f`'s last packet, on
+    // average (the header's "Round robin"); zero for a flow at its cap or on no saturated link.
+    Time last_turn(const FlowState& f) const;
     // A flow out of its group (the group leaves the solver with its last member).
     void leave_group(std::uint32_t flow);
     // Starts the messages waiting at `node`, oldest first, while its capped messages leave
@@ -277,6 +289,10 @@ private:
     std::vector<double> carried_, busy_ps_, rate_;
     std::vector<std::uint32_t> members_on_;  // per link: running flows (members, not groups)
     std::vector<Time> since_;
+    // Per link: the load of the flows that ended in this finish_due() (last_turn() counts them
+    // as still in the round), and the links that have some.
+    std::vector<double> freed_;
+    std::vector<std::uint32_t> freed_links_;
     Bytes sent_, delivered_, in_flight_;
     std::uint64_t flows_started_ = 0;
     std::unique_ptr<StandingQueues> standing_;  // with spec_.dcqcn

@@ -194,3 +194,31 @@ TEST_CASE("coupled fluid: on InfiniBand a QP's share is split among its messages
     CHECK(one == Approx(0.5).epsilon(1e-6));
     CHECK(three == Approx(0.5).epsilon(1e-6));
 }
+
+TEST_CASE("coupled fluid: on InfiniBand a port holds only the VL buffers of the input links still sending",
+          "[flow][flow-congestion]") {
+    // Credits alone (IB CC off). Hosts 1 and 2 send to host 0; host 1's message is short. While
+    // both send, host 0's port fills to the VL buffers of its two input links. A switch holds
+    // for each input link only the buffer it gave credits for (IBA Vol. 1 §7.9): once host 1's
+    // message is delivered its input holds nothing at the port, so the queue is at most host
+    // 2's buffer, where one limit for every input ever seen kept it at two.
+    scenario::ClusterSpec c = packet_test::hosts(3);
+    c.fabric.technology = scenario::Technology::infiniband;
+    c.infiniband.congestion_control.enabled = false;
+    Coupled m(c);
+    Simulator sim(1);
+    packet_test::Sink sink;
+    m.network.send(sim, packet_test::msg(0, 1, 0, Bytes{2'000'000}), sink);
+    m.network.send(sim, packet_test::msg(1, 2, 0, Bytes{1'000'000'000}), sink);
+    const auto one = m.routing.path(RankId{1}, RankId{0}), two = m.routing.path(RankId{2}, RankId{0});
+    const fabric::DirectedLink port = one[2];
+    const double both = static_cast<double>(fluid_queue_limit(m.topology, c, port, {one[1], two[1]}).count());
+    const double alone = static_cast<double>(fluid_queue_limit(m.topology, c, port, {two[1]}).count());
+    REQUIRE(alone < both);
+    sim.run(100_us);
+    CHECK(m.network.congestion()->queue(port.index()) == Approx(both).epsilon(1e-6));
+    sim.run(Time::ms(2));
+    REQUIRE(sink.at.size() >= 1);
+    REQUIRE(sink.at[0] < Time::ms(2));  // host 1's message is delivered
+    CHECK(m.network.congestion()->queue(port.index()) <= alone * (1 + 1e-9));
+}

@@ -56,3 +56,12 @@ TEST_CASE("flow vs packet: ring all-reduce over 2 HGX H100 on InfiniBand within 
     c.fabric.technology = scenario::Technology::infiniband;
     agree(c, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 8_MiB);
 }
+
+TEST_CASE("flow vs packet: all-to-all of two-packet messages over 8 HGX H100 within 10 %", "[flow][agreement]") {
+    // 8 MiB over 64 ranks and 16 channels: 8 KiB (two 4 KiB packets) per message, in chains of
+    // 63 that each wait for the one before to be delivered. A NIC that serves such messages
+    // round robin sends each one's last packet in its turn of the round; processor sharing
+    // ends them all at the round's end (flow_network.hpp, "Round robin"). With every message
+    // delivered at its fluid end the flow model took 1.10 of the packet model's time.
+    agree(packet_test::hgx(8), CollectiveOp::all_to_all, CollectiveAlgorithm::pairwise, 8_MiB, 16);
+}
