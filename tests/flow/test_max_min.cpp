@@ -286,7 +286,7 @@ void rates_are(const IncrementalMaxMin& inc, std::initializer_list<std::pair<std
 }
 }  // namespace
 
-TEST_CASE("a departure moves every flow down a chain of bottlenecks; a capped flow beside it is not re-solved",
+TEST_CASE("a departure moves every flow down a chain of bottlenecks, and a capped flow beside it is not re-solved",
           "[flow][maxmin]") {
     // Links 0..3 of 2, 3, 5 and 100 B/s. X0 on link 0; X1 on links 0 and 1; X2 on 1 and 2;
     // X3 on 2 and 3; K (cap 1) on link 3. Filling: link 0's level 2/2 = 1 is the lowest, so
