@@ -301,10 +301,15 @@ void IncrementalMaxMin::begin() {
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
     // The flows whose bottleneck a change touched move with it (a departure frees their
-    // link, an arrival takes from it): into the set now, which saves the re-fill after which
-    // grow() would find each of them failing its check.
-    for (std::uint32_t l : dirty_links_)
-        for (std::uint32_t g : held_[l])
+    // link, an arrival takes from it), and so on along the chain: a flow taken in may move,
+    // and with it every flow whose bottleneck is one of its links. All of them go into the
+    // set now (set_links_ grows as take() adds their links), which saves the re-fills after
+    // which grow() would find them failing their checks a link of the chain at a time: a
+    // fabric's DP rings, each crossing hundreds of links, took 2-4 re-fills of a growing set
+    // per change before (docs/BENCHMARKS.md). Flows at their cap are held at no link and stay
+    // out unless a check finds a link of theirs saturated under them.
+    for (std::size_t i = 0; i < set_links_.size(); ++i)
+        for (std::uint32_t g : held_[set_links_[i]])
             if (!in_set(g)) take(g);
     dirty_links_.clear();
     dirty_flows_.clear();

@@ -7,7 +7,10 @@
 // constraints Σ a_fl·x_f <= c_l of SimGrid's lmm systems): a feasible allocation is the
 // max-min fair one if and only if every flow sits at its cap or crosses a saturated link on
 // which no flow has a higher level x/w (its bottleneck). Each flow remembers the link that
-// was its bottleneck. A solve starts from the flows that arrived, re-fills them with
+// was its bottleneck. A solve starts from the flows that changed and every flow reachable
+// from them along remembered bottlenecks (the flows whose bottleneck is a link of a flow in
+// the set, and so on: the flows that may move with them; the checks below catch the rest),
+// re-fills them with
 // progressive filling (flow_rules.hpp) on what the other flows leave of their links, then
 // checks the property where it may have broken — the solved flows, and the other flows whose
 // remembered bottleneck is a link the solve changed — and adds every flow that fails (or
