@@ -20,6 +20,11 @@ namespace fabricsim {
 namespace {
 using u128 = unsigned __int128;
 
+constexpr std::size_t kTargetPerBucket = 8;  // fine buckets: the sort's size
+constexpr std::size_t kCoarseTarget = 2048;  // coarse buckets
+constexpr std::size_t kMaxCoarse = 4096;
+constexpr std::size_t kInsertionMax = 16;  // larger runs: counting sort or key sort
+constexpr std::size_t kMaxDistinct = 16;   // the counting sort's limit
 // Times sampled from the overflow to estimate its density near the front.
 constexpr std::size_t kSample = 128;
 // The coarse window covers this many times the span the overflow would take at its front

@@ -198,11 +198,7 @@ private:
         std::uint64_t current = 0;
         unsigned shift = 0;
     };
-    static constexpr std::size_t kTargetPerBucket = 8;  // fine buckets: the sort's size
-    static constexpr std::size_t kCoarseTarget = 2048;  // coarse buckets
-    static constexpr std::size_t kMaxCoarse = 4096;
-    static constexpr std::size_t kInsertionMax = 16;  // larger runs: counting sort or key sort
-    static constexpr std::size_t kMaxDistinct = 16;   // the counting sort's limit
+    // The buckets' sizes and the sorts' limits are event_queue.cpp's (kTargetPerBucket, ...).
 
     // Strict (time, seq) order; seq is unique, so two entries are never equivalent.
     static bool before(const LateEntry& a, const LateEntry& b) {

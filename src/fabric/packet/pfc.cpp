@@ -29,6 +29,7 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       mmu_(topology, layout, roce, mtu, lossless_),
       pause_(layout.port.size()),
       pausing_(layout.port.size()),
+      refresh_at_(layout.port.size()),
       egress_drops_(layout.port.size(), 0) {
     for (std::uint32_t q = 0; q < pausing_.size(); ++q) pausing_[q].lossless = mmu_.lossless(q);
     quanta_.resize(layout.first.size() - 1);
@@ -77,12 +78,9 @@ bool Pfc::admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* ou
     return true;
 }
 
-void Pfc::on_drained(Simulator& sim, std::uint32_t q, Bytes payload) {
-    mmu_.release(q, mmu_.frame(payload));
-    Pausing& ps = pausing_[q];
-    if (!ps.pausing) return;
+void Pfc::maybe_resume_upstream(Simulator& sim, std::uint32_t q) {
     if (mmu_.held(q) <= mmu_.xon(q, mmu_.threshold(q))) {
-        ps.pausing = false;
+        pausing_[q].pausing = false;
         send_pause(sim, q, false);
     }
 }
@@ -96,9 +94,9 @@ void Pfc::send_pause(Simulator& sim, std::uint32_t q, bool pause) {
     sim.post(arrival, *this, (std::uint64_t{q} << 3) | (pause ? kPause : kResume));
     ++pauses_sent_;
     if (pause) {
-        pausing_[q].refresh_at = saturating_add(sim.now(), quanta_[layout_.port[q]] / 2);
-        if (pausing_[q].refresh_at != Time::max())  // else the pause outlasts the run
-            sim.post(pausing_[q].refresh_at, *this, (std::uint64_t{q} << 3) | kRefresh);
+        refresh_at_[q] = saturating_add(sim.now(), quanta_[layout_.port[q]] / 2);
+        if (refresh_at_[q] != Time::max())  // else the pause outlasts the run
+            sim.post(refresh_at_[q], *this, (std::uint64_t{q} << 3) | kRefresh);
     }
 }
 
@@ -108,7 +106,7 @@ void Pfc::on_event(Simulator& sim, std::uint64_t arg) {
         case kPause: on_pause(sim, q, true); return;
         case kResume: on_pause(sim, q, false); return;
         case kRefresh:
-            if (pausing_[q].pausing && pausing_[q].refresh_at == sim.now()) send_pause(sim, q, true);
+            if (pausing_[q].pausing && refresh_at_[q] == sim.now()) send_pause(sim, q, true);
             return;
         case kExpiry:
             if (pause_[q].paused && pause_[q].until == sim.now()) resume(sim, q);  // else refreshed or resumed since

@@ -52,7 +52,11 @@ public:
         const Egress egress{out, out_held};
         return admit(sim, q, payload, &egress);
     }
-    void on_drained(Simulator& sim, std::uint32_t q, Bytes payload) override;
+    // Inline: once per frame that leaves a switch or NIC; the XON check only while pausing.
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes payload) override {
+        mmu_.release(q, mmu_.frame(payload));
+        if (pausing_[q].pausing) maybe_resume_upstream(sim, q);
+    }
     bool blocked(std::uint32_t q) const override { return pause_[q].paused; }
     void add_counters(FabricCounters& c) const override;
     void on_event(Simulator& sim, std::uint64_t arg) override;
@@ -89,12 +93,14 @@ private:
     };
     // The downstream side: the pause frames the switch sends for what came in through the
     // queue's link.
-    struct Pausing {
+    // 16 bytes, what a frame's admission and drain read (a pause's refresh time is apart:
+    // at 24 bytes a quarter of the records straddled two cache lines; issue 19).
+    struct alignas(16) Pausing {
         bool pausing = false;         // the upstream queue is held by our pause frames
         bool lossless = false;        // the MMU's lossless(q), kept here: admit() reads this record anyway
         Bytes limit = Bytes::zero();  // XOFF at the pause + headroom: beyond it, a drop
-        Time refresh_at;
     };
+    static_assert(sizeof(Pausing) == 16);
 
     struct Egress {
         std::uint32_t queue;
@@ -104,6 +110,8 @@ private:
     bool lossless(std::uint32_t q) const { return pausing_[q].lossless; }
     static std::uint8_t lossless_mask(const scenario::RoceSpec& roce);
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
+    // While our pause frames hold q's upstream queue: resume it once below XON.
+    void maybe_resume_upstream(Simulator& sim, std::uint32_t q);
     void on_pause(Simulator& sim, std::uint32_t q, bool pause);
     void resume(Simulator& sim, std::uint32_t q);
 
@@ -116,6 +124,7 @@ private:
     SwitchMmu mmu_;
     std::vector<Pause> pause_;                // by queue
     std::vector<Pausing> pausing_;            // by queue
+    std::vector<Time> refresh_at_;            // by queue: the pause frame's next refresh
     std::vector<Time> quanta_;                // by port: 0xFFFF x 512 bit times at its rate
     std::vector<std::int64_t> egress_drops_;  // by queue: lossy drops for a switch egress queue
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;

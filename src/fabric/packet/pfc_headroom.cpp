@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <vector>
 
 namespace fabricsim::fabric {
@@ -153,12 +152,5 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
         throw ConfigError(std::move(issue));
     }
 }
-
-Bytes xoff_threshold(Bytes free_buffer, double alpha) {
-    if (free_buffer <= Bytes::zero() || !(alpha > 0)) return Bytes::zero();
-    return Bytes{static_cast<std::int64_t>(std::floor(static_cast<double>(free_buffer.count()) * alpha))};
-}
-
-Bytes xon_threshold(Bytes xoff, Bytes delta) { return xoff > delta ? xoff - delta : Bytes::zero(); }
 
 }  // namespace fabricsim::fabric

@@ -95,9 +95,14 @@ Bytes bytes_during(Time duration, Bandwidth rate);
 // priority. `mtu` is the fabric's payload MTU. No check for a RoCE fabric without PFC.
 void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu);
 
-// Dynamic XOFF threshold: floor(alpha x free), zero when nothing is free.
-Bytes xoff_threshold(Bytes free_buffer, double alpha);
+// Dynamic XOFF threshold: floor(alpha x free), zero when nothing is free. Inline: PFC's MMU
+// asks it for every frame a switch admits. The product is positive here, where truncation is
+// the floor (std::floor is a call to libm on the baseline x86-64 target).
+inline Bytes xoff_threshold(Bytes free_buffer, double alpha) {
+    if (free_buffer <= Bytes::zero() || !(alpha > 0)) return Bytes::zero();
+    return Bytes{static_cast<std::int64_t>(static_cast<double>(free_buffer.count()) * alpha)};
+}
 // XON = XOFF - delta, never below zero.
-Bytes xon_threshold(Bytes xoff, Bytes delta);
+inline Bytes xon_threshold(Bytes xoff, Bytes delta) { return xoff > delta ? xoff - delta : Bytes::zero(); }
 
 }  // namespace fabricsim::fabric

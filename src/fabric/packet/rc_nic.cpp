@@ -42,7 +42,7 @@ void PacketNetwork::send_control(Simulator& sim, NodeId from, PacketType type, s
     packets_[k] = make_packet(target, seq, kControlBytes, port, sim.now(), prio, type);
     packets_[k].generation = generation_bits(type == kCnpFrame ? 0 : messages_[target].generation);
     enqueue(port, k);
-    pump(sim, port);
+    if (ports_[port].free_at <= sim.now()) pump(sim, port);  // else its sending packet's arrival pumps it
 }
 
 // A CNP, ACK or NAK has reached the sending NIC.

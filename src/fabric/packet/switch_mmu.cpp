@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fabricsim::fabric {
 
 SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const scenario::RoceSpec& roce, Bytes mtu,
@@ -30,7 +32,7 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
             // data priority and the control priority (the others share the buffer only).
             for (std::uint32_t q = layout.first[in.index()]; q < layout.first[in.index() + 1]; ++q) {
                 ingress_[q].at = NodeId{n};
-                ingress_[q].alpha = scenario::mmu_alpha(roce.mmu, link.bandwidth);  // by port speed class
+                ingress_[q].alpha = alpha_index(scenario::mmu_alpha(roce.mmu, link.bandwidth));  // by port speed class
                 const int prio = layout.class_of[q];
                 if (layout.queues(in.index()) == 1 || ((lossless_ >> prio) & 1u) != 0 || prio == roce.control_priority)
                     reserved += roce.mmu.reserved_per_queue;
@@ -69,6 +71,14 @@ SwitchMmu::SwitchMmu(const Topology& topology, const QueueLayout& layout, const 
         }
     }
     nic_xon_delta_ = frame(mtu);
+}
+
+std::uint8_t SwitchMmu::alpha_index(double alpha) {
+    const auto it = std::find(alphas_.begin(), alphas_.end(), alpha);
+    if (it != alphas_.end()) return static_cast<std::uint8_t>(it - alphas_.begin());
+    if (alphas_.size() > UINT8_MAX) throw InternalError("SwitchMmu: more than 256 distinct mmu.alpha values");
+    alphas_.push_back(alpha);
+    return static_cast<std::uint8_t>(alphas_.size() - 1);
 }
 
 bool SwitchMmu::receives_from_fabric(const Node& node) {

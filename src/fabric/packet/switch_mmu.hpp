@@ -58,7 +58,7 @@ public:
         const Ingress& ing = ingress_[q];
         const Buffer& b = buffers_[ing.at.value()];
         if (b.nic) return b.total > ing.headroom ? b.total - ing.headroom : Bytes::zero();
-        return roce_.mmu.reserved_per_queue + xoff(b, ing.alpha);
+        return roce_.mmu.reserved_per_queue + xoff(b, alphas_[ing.alpha]);
     }
     // XON for that XOFF: a switch resumes xon_delta below it; a NIC one MTU frame below
     // (mlx5: xon = xoff - mtu), the frame as the buffer holds it.
@@ -103,19 +103,23 @@ public:
     const void* buffer_line(NodeId node) const { return &buffers_[node.value()]; }
 
 private:
-    struct Ingress {
+    // 32 bytes, aligned: a frame's admission and drain each touch one cache line of it (at 40
+    // bytes, half the records straddled two; issue 19).
+    struct alignas(32) Ingress {
         Bytes bytes = Bytes::zero();
-        NodeId at;             // the switch (or NIC)
-        double alpha = 0.125;  // mmu.alpha, or its port speed class's (mmu.port_classes)
+        NodeId at;               // the switch (or NIC)
+        std::uint8_t alpha = 0;  // mmu.alpha, or its port speed class's (mmu.port_classes): in alphas_
         Bytes max_bytes = Bytes::zero();
         Bytes headroom = Bytes::zero();
     };
+    static_assert(sizeof(Ingress) == 32);
     struct Buffer {
         bool nic = false;              // a NIC's receive buffer: static XOFF, no shared pool
         Bytes shared = Bytes::zero();  // buffer less every port's headroom and reserve
         Bytes used = Bytes::zero();
         Bytes total = Bytes::zero();
     };
+    std::uint8_t alpha_index(double alpha);  // its index in alphas_, added if new
     Bytes xoff(const Buffer& b, double alpha) const {
         if (roce_.pfc.xoff) return *roce_.pfc.xoff;
         const Bytes free = b.shared > b.used ? b.shared - b.used : Bytes::zero();
@@ -127,8 +131,9 @@ private:
     Bytes frame_header_;                   // a packet's bytes in the buffer beside its payload
     Bytes nic_xon_delta_ = Bytes::zero();  // an MTU frame (NICs)
     std::uint8_t lossless_ = 0;
-    std::vector<Ingress> ingress_;  // by queue
-    std::vector<Buffer> buffers_;   // by node
+    std::vector<Ingress> ingress_;       // by queue
+    std::vector<double> alphas_{0.125};  // the distinct dynamic-threshold alphas, by Ingress::alpha
+    std::vector<Buffer> buffers_;        // by node
 };
 
 }  // namespace fabricsim::fabric
