@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The flow model against the packet model (docs/VALIDATION.md): runs every
-# bench/flow-vs-packet/*.yaml on both models and prints, per workload entry, the collective
-# time (or the last transfer's finish for traffic) on each, their ratio, and each run's loop
-# wall time (cost.wall_s); with several entries, a last row `(last)` for the one
-# that ends last on each model. The flow model runs twice: as it comes (`flow`), and with
-# the coupled congestion-control overlay, `--set simulation.flow_congestion=fluid` (`fluid`;
-# docs/models/flow.md, "Coupled congestion control").
+# bench/flow-vs-packet/*.yaml on both models and prints, per workload entry, its time on each
+# (a collective's time, the last transfer's finish for traffic, the iteration for training),
+# their ratio, and each run's loop wall time (cost.wall_s); with several entries, a last row
+# `(last)` for the one that ends last on each model. The flow model runs twice: as it comes
+# (`flow`), and with the coupled congestion-control overlay,
+# `--set simulation.flow_congestion=fluid` (`fluid`; docs/models/flow.md, "Coupled congestion
+# control").
 #   bench/flow_vs_packet.sh [build-dir [scenario.yaml ...]]   (default: every file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,7 @@ def times(path):
     for x in v.get("transfers", []):
         ends[x["name"]] = max(ends.get(x["name"], 0), x["end_s"])
     t.update(ends)
+    t.update({j["name"]: j["iteration_time_s"] for j in (v.get("training") or {}).get("jobs", [])})
     return t, v["cost"]
 p, pc = times(sys.argv[1]); fl, fc = times(sys.argv[2]); fu, uc = times(sys.argv[3])
 for k in p:
