@@ -124,7 +124,7 @@ TEST_CASE("every bench scenario is valid input", "[cli][bench]") {
         CHECK(r.exit_code == 0);
         CHECK(r.output.rfind(file + ": ok (", 0) == 0);
     }
-    CHECK(scenarios >= 20);  // 4 + 3 streaming + 3 all-to-all + 10 flow-vs-packet today
+    CHECK(scenarios >= 26);  // 4 + 4 streaming + 3 all-to-all + 15 flow-vs-packet today
 }
 
 TEST_CASE("fabricsim validate --print shows every variant resolved with presets and overrides applied", "[cli]") {
