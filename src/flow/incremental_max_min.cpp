@@ -123,12 +123,6 @@ void IncrementalMaxMin::set_cap(std::uint32_t id, double cap) {
     if (!f.active || !(cap > 0)) throw InternalError(fmt::format("flow solver: cap {} for flow {}", cap, id));
     if (cap == f.cap) return;
     f.cap = cap;
-    // A flow a link holds, not its cap, keeps its rate under any cap at or above that rate:
-    // its bottleneck still holds, no other flow's changed, so the allocation is still the
-    // max-min fair one (the property above) and nothing needs re-solving. The coupled
-    // overlay's caps come and go like this whenever a queue on a flow's path fills or empties
-    // (flow_congestion.hpp). A change still pending re-checks the flow with the new cap.
-    if (f.bottleneck < kAtCap && f.rate <= cap) return;
     // Re-filled like a new flow: its links' other flows may take what it gives up.
     for (const LinkUse& u : f.uses) mark_link(u.link);
     dirty_flows_.push_back(id);

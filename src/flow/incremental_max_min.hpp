@@ -52,8 +52,7 @@ public:
     // A flow's weight and cap change (a group of identical flows gains or loses a member,
     // flow_network.hpp); its rate is re-solved with the next solve().
     void reweight(std::uint32_t flow, double weight, double cap);
-    // A new cap for a live flow (kUncapped: none); its rate moves at the next solve(). A flow
-    // a link holds at a rate within the new cap keeps it, and nothing is re-solved.
+    // A new cap for a live flow (kUncapped: none); its rate moves at the next solve().
     void set_cap(std::uint32_t flow, double cap);
     bool pending() const { return !dirty_links_.empty() || !dirty_flows_.empty(); }
     // Re-solves what the changes since the last solve moved; returns the flows whose rate
