@@ -96,6 +96,7 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
     if (fresh) {
         qps_.emplace_back();
         Qp& q = qps_.back();
+        q.path = static_cast<std::uint32_t>(path_links_.size());
         std::uint32_t prev = UINT32_MAX;
         for (std::uint32_t hop : hops) {
             const DirectedLink d = DirectedLink::from_index(hop);
@@ -120,11 +121,12 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
                     links_[l].qmax = static_cast<double>(fluid_queue_limit(topology_, cluster_, d, feeders).count());
                 }
             }
-            q.links.push_back(l);
-            q.feeder.push_back(slot);
+            path_links_.push_back(l);
+            path_feeder_.push_back(slot);
+            ++q.hops;
             prev = hop;
         }
-        if (q.line == 0 && !q.links.empty()) q.line = links_[q.links.front()].capacity;
+        if (q.line == 0 && q.hops > 0) q.line = links_[path_links_[q.path]].capacity;
         q.rc = q.rt = q.line;  // DCQCN starts at line rate; IB CC at CCTI_Min
         q.alpha = 1;           // as the first CNP sets it
         q.ccti = ib_.min;
@@ -138,8 +140,8 @@ double FlowCongestion::add(std::uint32_t id, const fabric::FlowKey& key, std::sp
         }
         q.delay =
             static_cast<std::uint32_t>((2 * one_way.picoseconds() + step_.picoseconds() / 2) / step_.picoseconds());
-        q.hist_p.assign(q.delay + 1, 0.0);
-        q.hist_rc.assign(q.delay + 1, q.rc);
+        q.hist = static_cast<std::uint32_t>(hist_.size());
+        hist_.resize(hist_.size() + q.delay + 1, Sent{0.0, q.rc});
         q.idle_since = now;
     }
     Qp& q = qps_[qi];
@@ -172,8 +174,10 @@ void FlowCongestion::catch_up(Qp& q, Time now) {
     if (control_ != Control::dcqcn) return;
     if (events_) {
         dcqcn_event_idle(dcqcn_, q.events, q.rc, q.rt, q.alpha, seconds(now), q.line);
-        q.leaving.clear();
-        std::fill(q.hist_p.begin(), q.hist_p.end(), 0.0);
+        ++q.generation;  // its packets in flight are forgotten
+        q.last_due = kNoDue;
+        q.back = 0;
+        for (Sent& x : history(q)) x.p = 0;
         return;
     }
     const double dt = dcqcn_.timer / 10;
@@ -185,7 +189,7 @@ void FlowCongestion::catch_up(Qp& q, Time now) {
         q.alpha = std::max(0.0, q.alpha * std::exp(-dcqcn_.g / dcqcn_.tau_alpha * t));
         gap -= t;
     }
-    std::fill(q.hist_p.begin(), q.hist_p.end(), 0.0);
+    for (Sent& x : history(q)) x.p = 0;
 }
 
 void FlowCongestion::make_live(std::uint32_t qi) {
@@ -203,7 +207,7 @@ void FlowCongestion::remove(std::uint32_t id) {
     // the queue in the QP's name: they leave it now.
     const double ahead = std::max(0.0, q.pending - q.bytes);
     q.pending -= ahead;
-    for (std::uint32_t l : q.links)
+    for (std::uint32_t l : links_of(q))
         if (links_[l].queue_port) links_[l].queue = std::max(0.0, links_[l].queue - ahead);
     flow_qp_[id] = kNoQp;
     flow_rate_[id] = 0;
@@ -234,26 +238,27 @@ bool FlowCongestion::at_line(const Qp& q) const {
 
 bool FlowCongestion::needs_step() {
     if (live_.empty()) return false;
+    // The cheap answers first: a rate below line, or a queue.
+    for (std::uint32_t qi : live_)
+        if (!at_line(qps_[qi])) return true;
+    for (const Link& l : links_)
+        if (l.queue > kEmpty) return true;
     for (Link& l : links_) {
         l.offered = 0;
         l.load = 0;
     }
-    bool busy = false;
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
-        if (!at_line(q)) busy = true;
-        for (std::uint32_t l : q.links) {
+        for (std::uint32_t l : links_of(q)) {
             links_[l].offered += q.pending > 0 ? allowed(q) : 0;
             links_[l].load += q.rate;
         }
     }
-    for (const Link& l : links_) {
-        if (l.queue > kEmpty) return true;
+    for (const Link& l : links_)
         // A saturated switch port offered more than it carries: a queue is about to build.
         if (l.queue_port && l.load >= l.capacity * (1 - kSaturated) && l.offered > l.capacity * (1 + kSaturated))
             return true;
-    }
-    return busy;
+    return false;
 }
 
 const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Time now, Rng& rng) {
@@ -270,7 +275,7 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
     }
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
-        for (std::uint32_t l : q.links) {
+        for (std::uint32_t l : links_of(q)) {
             links_[l].offered += q.pending > 0 ? allowed(q) : 0;
             links_[l].arrival += q.send;
             links_[l].load += q.rate;
@@ -291,21 +296,23 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
     // PFC and credits hold the whole link that feeds a full port.
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
-        for (std::size_t k = 1; k < q.links.size(); ++k) {
-            const Link& l = links_[q.links[k]];
+        const std::span<const std::uint32_t> path = links_of(q);
+        for (std::size_t k = 1; k < path.size(); ++k) {
+            const Link& l = links_[path[k]];
             if (l.queue_port && l.theta < 1) {
-                Link& up = links_[q.links[k - 1]];
+                Link& up = links_[path[k - 1]];
                 up.pause = std::min(up.pause, l.theta);
             }
         }
     }
+    if (events_) come_back();
     // QPs: the reaction to the delayed marking, then what each sends and its cap.
     std::size_t kept = 0;
     for (std::uint32_t qi : live_) {
         Qp& q = qps_[qi];
         double keep = 1, theta = 1, pfc = 1;
         bool queued = false, saturated = false;
-        for (std::uint32_t li : q.links) {
+        for (std::uint32_t li : links_of(q)) {
             const Link& l = links_[li];
             keep *= 1 - l.mark;
             theta = std::min({theta, l.theta, l.pause});
@@ -316,13 +323,14 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
             saturated = saturated || (l.queue_port && l.load >= l.capacity * (1 - kSaturated));
         }
         const bool sending = q.pending > 0;
-        const std::size_t slot = steps_ % q.hist_p.size();
-        const std::size_t back = (steps_ + q.hist_p.size() - q.delay) % q.hist_p.size();
+        const std::span<Sent> hist = history(q);
+        const std::size_t slot = steps_ % hist.size();
+        const std::size_t back = (steps_ + hist.size() - q.delay) % hist.size();
         // Marks come back only on what the QP sent: none while it is idle. (The NIC preset's
         // packets carry the marks of the queue they leave, which may be after the QP stopped.)
-        q.hist_p[slot] = sending || events_ ? 1 - keep : 0.0;
-        q.hist_rc[slot] = sending ? q.send : 0.0;
-        const double p_d = q.hist_p[back], x_d = q.hist_rc[back];
+        hist[slot].p = sending || events_ ? 1 - keep : 0.0;
+        hist[slot].x = sending ? q.send : 0.0;
+        const double p_d = hist[back].p, x_d = hist[back].x;
         if (control_ == Control::dcqcn) {
             // The timer runs whether or not the QP sends; the byte counter and marks need
             // packets: a QP that sent nothing one delay ago sees its timer only.
@@ -334,19 +342,13 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
                 const double packets = q.send * h / dcqcn_.mtu;
                 if (packets > 0) {
                     double wait = 0;
-                    for (std::uint32_t li : q.links)
+                    for (std::uint32_t li : links_of(q))
                         if (links_[li].queue_port) wait += links_[li].queue / links_[li].capacity;
-                    const std::uint64_t due = steps_ + q.delay + static_cast<std::uint64_t>(std::llround(wait / h));
-                    if (!q.leaving.empty() && q.leaving.back().due == due)
-                        q.leaving.back().packets += packets;
-                    else
-                        q.leaving.push_back({due, packets});
+                    leave(q, qi, steps_ + q.delay + static_cast<std::uint64_t>(std::llround(wait / h)), packets);
                 }
-                double out = 0;  // its packets leaving their last queue now
-                while (!q.leaving.empty() && q.leaving.front().due <= steps_) {
-                    out += q.leaving.front().packets;
-                    q.leaving.pop_front();
-                }
+                come_back(q);
+                const double out = q.back;  // its packets leaving their last queue now
+                q.back = 0;
                 const double unmarked_log = out > 0 && p_d > 0 ? out * (p_d >= 1 ? -INFINITY : std::log1p(-p_d)) : 0.0;
                 dcqcn_event_step(dcqcn_, q.events, q.rc, q.rt, q.alpha, unmarked_log, q.send * h, seconds(now), q.line,
                                  rng);
@@ -399,6 +401,51 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
     return changed_;
 }
 
+void FlowCongestion::leave(Qp& q, std::uint32_t qi, std::uint64_t due, double packets) {
+    // A batch due when its QP's newest one is, and that one not back yet, joins it.
+    if (q.last_due == due && q.last_back > steps_) {
+        q.last_packets += packets;
+        return;
+    }
+    if (q.last_due != kNoDue) {
+        // The newest batch becomes an older one: back now, or into the wheel.
+        if (q.last_back <= steps_) {
+            q.back += q.last_packets;
+        } else {
+            if (q.last_back - steps_ >= leaving_.size()) {
+                // A longer wait than the wheel holds: a wheel at least twice as long, every
+                // batch in the bucket of its step, in the same order.
+                std::vector<std::vector<Leaving>> wider(
+                    std::max<std::size_t>(2 * leaving_.size(), q.last_back - steps_ + 1));
+                for (std::vector<Leaving>& bucket : leaving_)
+                    for (const Leaving& b : bucket) wider[b.at % wider.size()].push_back(b);
+                leaving_ = std::move(wider);
+            }
+            leaving_[q.last_back % leaving_.size()].push_back({q.last_back, qi, q.generation, q.last_packets});
+        }
+    }
+    // First in, first out: it comes back no earlier than the batch before it.
+    q.last_back = q.last_due == kNoDue ? due : std::max(due, q.last_back);
+    q.last_due = due;
+    q.last_packets = packets;
+}
+
+void FlowCongestion::come_back() {
+    if (leaving_.empty()) return;
+    std::vector<Leaving>& bucket = leaving_[steps_ % leaving_.size()];
+    for (const Leaving& b : bucket) {
+        Qp& q = qps_[b.qp];
+        if (b.generation == q.generation) q.back += b.packets;
+    }
+    bucket.clear();
+}
+
+void FlowCongestion::come_back(Qp& q) {
+    if (q.last_due == kNoDue || q.last_back > steps_) return;
+    q.back += q.last_packets;
+    q.last_due = kNoDue;
+}
+
 void FlowCongestion::live_feeders() {
     for (Link& l : links_) {
         l.limit = l.qmax;
@@ -412,8 +459,9 @@ void FlowCongestion::live_feeders() {
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
         if (q.flows.empty()) continue;
-        for (std::size_t k = 0; k < q.links.size(); ++k)
-            if (q.feeder[k] != kNoFeeder) ++links_[q.links[k]].per_feeder[q.feeder[k]];
+        const std::span<const std::uint32_t> path = links_of(q), feeder = feeders_of(q);
+        for (std::size_t k = 0; k < path.size(); ++k)
+            if (feeder[k] != kNoFeeder) ++links_[path[k]].per_feeder[feeder[k]];
     }
     for (Link& l : links_) {
         if (!l.queue_port || l.feeders.empty()) continue;
@@ -429,17 +477,19 @@ void FlowCongestion::per_input_ports() {
     for (Link& l : links_) l.per_feeder.assign(l.feeders.size(), 0);
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
-        for (std::size_t k = 0; k < q.links.size(); ++k)
-            if (q.feeder[k] != kNoFeeder) ++links_[q.links[k]].per_feeder[q.feeder[k]];
+        const std::span<const std::uint32_t> path = links_of(q), feeder = feeders_of(q);
+        for (std::size_t k = 0; k < path.size(); ++k)
+            if (feeder[k] != kNoFeeder) ++links_[path[k]].per_feeder[feeder[k]];
     }
     // A port arbitrates only where it holds a queue: without a backlog it sends what comes. A
     // flow that crosses no such port keeps weight 1 (max-min per message, as before).
     for (std::uint32_t qi : live_) {
         const Qp& q = qps_[qi];
         std::uint32_t n = 0;
-        for (std::size_t k = 0; k < q.links.size(); ++k) {
-            const Link& l = links_[q.links[k]];
-            if (q.feeder[k] != kNoFeeder && l.queue > kEmpty) n = std::max(n, l.per_feeder[q.feeder[k]]);
+        const std::span<const std::uint32_t> path = links_of(q), feeder = feeders_of(q);
+        for (std::size_t k = 0; k < path.size(); ++k) {
+            const Link& l = links_[path[k]];
+            if (feeder[k] != kNoFeeder && l.queue > kEmpty) n = std::max(n, l.per_feeder[feeder[k]]);
         }
         // The sending NIC serves its QPs in turn and a QP its messages one after another:
         // the QP's share is split among its messages in flight.

@@ -63,7 +63,6 @@
 #include "scenario/spec.hpp"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <span>
 #include <tuple>
@@ -136,27 +135,49 @@ private:
         std::vector<std::uint32_t> per_feeder;      // live QPs entering from each (per step)
     };
     static constexpr std::uint32_t kNoQp = UINT32_MAX, kNoFeeder = UINT32_MAX;
+    static constexpr std::uint64_t kNoDue = UINT64_MAX;
     struct Qp {
-        std::vector<std::uint32_t> links;   // local link ids, in path order
-        std::vector<std::uint32_t> feeder;  // per link: its index in the link's feeders (kNoFeeder: none)
+        // Its path: hops entries from path_ in path_links_ (local link ids, in path order)
+        // and path_feeder_ (per link: its index in the link's feeders, kNoFeeder: none).
+        std::uint32_t path = 0, hops = 0;
         double line = 0, rc = 0, rt = 0, alpha = 1, ccti = 0;
         double bytes = 0;    // of its live flows
         double pending = 0;  // of those, not yet pushed into the fabric
         double send = 0, rate = 0, cap = 0;
-        std::vector<std::uint32_t> flows;     // live solver flows
-        std::uint32_t delay = 0;              // feedback delay in steps
-        std::vector<double> hist_p, hist_rc;  // delay + 1 slots
-        Time idle_since;                      // α's decay while the overlay did not step
-        DcqcnEventState events;               // the NIC preset's reaction point (dcqcn_events.hpp)
-        // The NIC preset: its packets in the fabric by the step their marks reach it (merged
-        // per step), and how many.
-        struct Leaving {
-            std::uint64_t due;
-            double packets;
-        };
-        std::deque<Leaving> leaving;
-        bool live = false;  // in live_
+        std::vector<std::uint32_t> flows;  // live solver flows
+        std::uint32_t delay = 0;           // feedback delay in steps
+        std::uint32_t hist = 0;            // its delay + 1 slots of the marking and sending history in hist_
+        Time idle_since;                   // α's decay while the overlay did not step
+        DcqcnEventState events;            // the NIC preset's reaction point (dcqcn_events.hpp)
+        // The NIC preset: its packets in the fabric come back in first-in first-out order, so
+        // a batch's marks reach it at the latest step any batch before it is due. Its newest
+        // batch is kept here (the step it is due, the step it comes back, its packets), the
+        // older ones in leaving_.
+        std::uint64_t last_due = kNoDue, last_back = 0;
+        double last_packets = 0;
+        std::uint32_t generation = 0;  // a batch of an older generation was dropped by catch_up()
+        double back = 0;               // packets whose marks came back since its last step
+        bool live = false;             // in live_
     };
+    // A batch of a QP's packets, in the bucket of leaving_ of the step their marks reach it.
+    struct Leaving {
+        std::uint64_t at;
+        std::uint32_t qp, generation;
+        double packets;
+    };
+    // The NIC preset's packets in flight by the step they come back, modulo its size: one flat
+    // wheel for every QP rather than a queue per QP (a step walks every live QP).
+    std::vector<std::vector<Leaving>> leaving_;
+    void leave(Qp& q, std::uint32_t qi, std::uint64_t due, double packets);
+    void come_back();       // the older batches due this step, into their QPs' `back`
+    void come_back(Qp& q);  // its newest batch, if due this step
+    // What a QP marked and sent in one step, kept for its feedback delay.
+    struct Sent {
+        double p = 0, x = 0;
+    };
+    std::span<const std::uint32_t> links_of(const Qp& q) const { return {path_links_.data() + q.path, q.hops}; }
+    std::span<const std::uint32_t> feeders_of(const Qp& q) const { return {path_feeder_.data() + q.path, q.hops}; }
+    std::span<Sent> history(const Qp& q) { return {hist_.data() + q.hist, q.delay + 1}; }
     double allowed(const Qp& q) const;  // R_f: what the rate control lets it send
     bool at_line(const Qp& q) const;
     void make_live(std::uint32_t qp);
@@ -175,6 +196,9 @@ private:
     std::vector<std::int32_t> local_;  // directed link -> local link, −1 if not tracked
     std::vector<Link> links_;
     std::vector<Qp> qps_;
+    // The QPs' paths and histories, flat (a step walks every live QP: no pointer per QP).
+    std::vector<std::uint32_t> path_links_, path_feeder_;
+    std::vector<Sent> hist_;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_of_;
     std::vector<std::uint32_t> flow_qp_;                     // by solver id
     std::vector<double> flow_bytes_, flow_cap_, flow_rate_;  // by solver id
