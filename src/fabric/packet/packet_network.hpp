@@ -477,8 +477,31 @@ private:
         const Port& p = ports_[port];
         return p.first + (p.classes == 1 ? 0 : class_of_prio_[prio]);
     }
-    // The queue whose head the port starts next, and when; kNone when none may.
-    std::uint32_t pick(std::uint32_t port, Time& start);
+    // The queue whose head the port starts next, and when; kNone when none may. Inline while
+    // the port's packets are in one queue (a single-queue port, or one class holding packets:
+    // most calls), so that pump() saves no registers for a call; several: pick_among().
+    std::uint32_t pick(std::uint32_t port, Time& start) {
+        Port& p = ports_[port];
+        if (p.classes == 1) {
+            const std::uint32_t k = queues_[p.first].fifo.head;
+            if (k == kNone) return kNone;
+            start = std::max(p.free_at, packets_[k].ready);
+            if (!fc_may_send(p, p.first, Bytes{packets_[k].bytes}, start)) return kNone;
+            return p.first;
+        }
+        if ((p.backlog & (p.backlog - 1)) == 0) {  // one queue holds packets: it goes if it may
+            const auto c = static_cast<std::uint32_t>(__builtin_ctz(p.backlog));
+            const Packet& head = packets_[queues_[p.first + c].fifo.head];
+            start = std::max(p.free_at, head.ready);
+            if (!fc_may_send(p, p.first + c, Bytes{head.bytes}, start)) return kNone;
+            queues_[p.first + c].deficit = 0;
+            p.rr = static_cast<std::uint8_t>(c);
+            return p.first + c;
+        }
+        return pick_among(p, port, start);
+    }
+    // pick() for a port whose packets are in several of its queues (queue_scheduler.cpp).
+    std::uint32_t pick_among(Port& p, std::uint32_t port, Time& start);
     // The class a multi-class port serves among those ready: strict priority, DWRR or VL
     // arbitration (queue_scheduler.cpp). Reads head_bytes_.
     std::uint32_t serve(Port& p, std::uint32_t port, std::uint32_t ready, std::uint32_t last, std::uint32_t held);

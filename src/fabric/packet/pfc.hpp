@@ -130,4 +130,34 @@ private:
     std::int64_t pauses_sent_ = 0, lossless_drops_ = 0, drops_ = 0, watchdog_triggers_ = 0;
 };
 
+// Inline: once per frame into a switch or a NIC's receive buffer. `payload`: the packet's; the MMU counts it as the
+// buffer holds it (SwitchMmu::frame), as does `out->held`, the egress queue's depth.
+inline bool Pfc::admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out) {
+    const Bytes size = mmu_.frame(payload);
+    Pausing& ps = pausing_[q];
+    const Bytes threshold = mmu_.threshold(q);
+    if (!lossless(q)) {
+        // Lossy: tail drop when the buffer is full, or past the egress queue's dynamic threshold
+        // at a switch (the ingress XOFF at a NIC's receive buffer). The ingress accounting below
+        // still counts it: PFC's thresholds see the pool it takes.
+        const bool room = mmu_.fits(q, size) &&
+                          (out != nullptr ? mmu_.admits_lossy(q, out->held, size) : mmu_.held(q) + size <= threshold);
+        if (!room) {
+            ++drops_;
+            if (out != nullptr) ++egress_drops_[out->queue];
+            return false;
+        }
+    } else if (!mmu_.fits(q, size) || (ps.pausing && mmu_.held(q) + size > ps.limit)) {
+        ++lossless_drops_;
+        return false;
+    }
+    mmu_.admit(q, size);
+    if (lossless(q) && !ps.pausing && mmu_.held(q) > threshold) {
+        ps.pausing = true;
+        ps.limit = threshold + mmu_.headroom(q);
+        send_pause(sim, q, true);
+    }
+    return true;
+}
+
 }  // namespace fabricsim::fabric

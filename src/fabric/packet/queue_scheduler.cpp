@@ -12,24 +12,8 @@
 
 namespace fabricsim::fabric {
 
-std::uint32_t PacketNetwork::pick(std::uint32_t port, Time& start) {
-    Port& p = ports_[port];
-    if (p.classes == 1) {
-        const std::uint32_t k = queues_[p.first].fifo.head;
-        if (k == kNone) return kNone;
-        start = std::max(p.free_at, packets_[k].ready);
-        if (!fc_may_send(p, p.first, Bytes{packets_[k].bytes}, start)) return kNone;
-        return p.first;
-    }
-    if ((p.backlog & (p.backlog - 1)) == 0) {  // one queue holds packets: it goes if it may
-        const auto c = static_cast<std::uint32_t>(__builtin_ctz(p.backlog));
-        const Packet& head = packets_[queues_[p.first + c].fifo.head];
-        start = std::max(p.free_at, head.ready);
-        if (!fc_may_send(p, p.first + c, Bytes{head.bytes}, start)) return kNone;
-        queues_[p.first + c].deficit = 0;
-        p.rr = static_cast<std::uint8_t>(c);
-        return p.first + c;
-    }
+// The one-queue cases are pick()'s, inline (packet_network.hpp): here several queues hold packets.
+std::uint32_t PacketNetwork::pick_among(Port& p, std::uint32_t port, Time& start) {
     Time t0 = Time::max();
     std::uint32_t ready = 0;  // bit c: queue c's head may start at t0
     std::uint32_t last = 0;   // bit c: queue c's head is its last packet
