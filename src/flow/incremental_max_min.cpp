@@ -214,18 +214,18 @@ bool IncrementalMaxMin::collapse_series(bool distinct) {
     // them.
     order_.clear();
     for (std::size_t i = 0; i < n; ++i)
-        if (count_[i] > 0) order_.push_back(static_cast<std::uint32_t>(i));
-    std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (count_[a] != count_[b]) return count_[a] < count_[b];
-        if (signature_[a] != signature_[b]) return signature_[a] < signature_[b];
-        if (residual_[a] != residual_[b]) return residual_[a] < residual_[b];
-        return a < b;
+        if (count_[i] > 0) order_.push_back({signature_[i], residual_[i], count_[i], static_cast<std::uint32_t>(i)});
+    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
+        if (a.signature != b.signature) return a.signature < b.signature;
+        if (a.count != b.count) return a.count < b.count;
+        if (a.residual != b.residual) return a.residual < b.residual;
+        return a.link < b.link;
     });
     bool any = false;
     for (std::size_t j = 1; j < order_.size(); ++j) {
-        const std::uint32_t a = order_[j - 1], b = order_[j];
-        if (count_[a] == count_[b] && signature_[a] == signature_[b]) {
-            representative_[b] = representative_[a];
+        const Candidate &a = order_[j - 1], &b = order_[j];
+        if (a.count == b.count && a.signature == b.signature) {
+            representative_[b.link] = representative_[a.link];
             any = true;
         }
     }

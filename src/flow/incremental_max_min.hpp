@@ -162,7 +162,13 @@ private:
     static constexpr std::uint32_t kDropped = UINT32_MAX;
     std::vector<double> rates_, inside_, residual_, mark_share_;
     std::vector<std::uint64_t> signature_;
-    std::vector<std::uint32_t> count_, representative_, system_link_, order_, mark_, unproven_;
+    std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
+    struct Candidate {  // a link of the set in collapse_series()'s order
+        std::uint64_t signature;
+        double residual;
+        std::uint32_t count, link;
+    };
+    std::vector<Candidate> order_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
     std::size_t active_ = 0, largest_ = 0;
     std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0;
