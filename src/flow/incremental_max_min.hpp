@@ -22,7 +22,9 @@
 // rates stop changing).
 //
 // Changes accumulate until solve(), so every arrival and departure at one instant costs one
-// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem.
+// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem, less the links
+// in series that carry the same flows of the set as a tighter one (collapse_series()): they
+// cannot bind, so the allocation is the same without them.
 #pragma once
 
 #include "flow/flow_system.hpp"
