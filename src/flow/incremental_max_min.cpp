@@ -29,7 +29,8 @@ IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& 
       on_link_(capacity_.size()),
       held_(capacity_.size()),
       link_seen_(capacity_.size(), 0),
-      local_(capacity_.size(), 0) {}
+      local_(capacity_.size(), 0),
+      use_mark_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
     if (link_seen_[link] == epoch_ + 1) return;  // already queued for the next solve
@@ -57,11 +58,18 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     f.active = true;
     f.uses.assign(uses.begin(), uses.end());
     f.slot.resize(uses.size());
+    f.distinct = true;
+    if (++adds_ == 0) {  // the marks wrapped: clear them
+        std::fill(use_mark_.begin(), use_mark_.end(), 0);
+        adds_ = 1;
+    }
     for (std::size_t i = 0; i < uses.size(); ++i) {
         const std::uint32_t l = uses[i].link;
         if (l >= capacity_.size() || !(uses[i].share > 0))
             throw InternalError(
                 fmt::format("flow solver: a use of link {} of {} with share {}", l, capacity_.size(), uses[i].share));
+        if (use_mark_[l] == adds_) f.distinct = false;
+        use_mark_[l] = adds_;
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
         on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
         mark_link(l);
@@ -138,27 +146,130 @@ void IncrementalMaxMin::take(std::uint32_t id) {
         }
 }
 
+namespace {
+// A flow's part of the signature of each link it crosses: a link's signature, the sum over
+// its flows in the set, is the same in any order of the flows, and two links with other flows
+// have the same one rarely (which the build then finds: build_system). splitmix64's
+// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+}  // namespace
+
 void IncrementalMaxMin::refill() {
-    system_.clear();
-    // What the flows outside the set leave of each link: its load less the set's part of it
-    // (the set's flows and links, not every flow on the links).
-    inside_.assign(set_links_.size(), 0.0);
-    for (std::size_t i = 0; i < set_links_.size(); ++i) local_[set_links_[i]] = static_cast<std::uint32_t>(i);
-    for (std::uint32_t f : solved_)
-        for (const LinkUse& u : flows_[f].uses) inside_[local_[u.link]] += u.share * flows_[f].rate;
-    for (std::size_t i = 0; i < set_links_.size(); ++i) {
-        const std::uint32_t l = set_links_[i];
-        system_.add_link(std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i])));
-    }
+    const std::size_t n = set_links_.size();
+    // Per link of the set: what the set puts on it (the flows outside leave its load less
+    // that), and a signature and a count of the set's flows that cross it.
+    inside_.assign(n, 0.0);
+    signature_.assign(n, 0);
+    count_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) local_[set_links_[i]] = static_cast<std::uint32_t>(i);
+    bool distinct = true;
     for (std::uint32_t f : solved_) {
         const Flow& fl = flows_[f];
-        system_.begin_flow(fl.weight, fl.cap);
-        for (const LinkUse& u : fl.uses) system_.add_use(local_[u.link], u.share);
-        system_.end_flow();
+        distinct = distinct && fl.distinct;
+        const std::uint64_t id = mix(f);
+        for (const LinkUse& u : fl.uses) {
+            const std::uint32_t i = local_[u.link];
+            inside_[i] += u.share * fl.rate;
+            signature_[i] += id;
+            ++count_[i];
+        }
     }
+    residual_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        residual_[i] = std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i]));
+    }
+    // A candidate that the build finds carrying other flows or shares than its representative
+    // is a constraint of its own: built again with it (rare: a collision of signatures).
+    if (!build_system(collapse_series(distinct))) build_system(false);
+    for (std::size_t i = 0; i < n; ++i)
+        if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
     if (!solved_.empty()) backend_.solve(system_, rates_);
     for (std::size_t i = 0; i < solved_.size(); ++i) set_rate(solved_[i], rates_[i]);
     ++refills_;
+}
+
+bool IncrementalMaxMin::collapse_series(bool distinct) {
+    // Links of the set that carry the same flows of the set with the same shares are one
+    // constraint in series: Σ a_f·x_f <= c holds for every c of them once it holds for the
+    // lowest, so the others are left out of the filling. Max-min's allocation depends on the
+    // feasible set alone, so it is unchanged; and so is the filling (max_min_cpu.cpp): those
+    // links start from higher or equal remaining capacities, lose the same amounts and have
+    // the same loads, so they are never below the one kept (the first of the lowest), and
+    // where one ties with it, it freezes the same flows at the same level. (Only where a third
+    // link ties with them to the bit may the freezes come in another order, which moves
+    // other links' remaining capacities by rounding.) Of the uses the 512-GPU cut of the 175B
+    // job re-fills (its DP rings' flows), 74 % are left out (docs/BENCHMARKS.md, "Series
+    // links left out").
+    const std::size_t n = set_links_.size();
+    representative_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) representative_[i] = static_cast<std::uint32_t>(i);
+    if (!distinct) return false;
+    // Candidates: equal signature and count; the lowest residual, then the first, stands for
+    // them.
+    order_.clear();
+    for (std::size_t i = 0; i < n; ++i)
+        if (count_[i] > 0) order_.push_back({signature_[i], residual_[i], count_[i], static_cast<std::uint32_t>(i)});
+    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
+        if (a.signature != b.signature) return a.signature < b.signature;
+        if (a.count != b.count) return a.count < b.count;
+        if (a.residual != b.residual) return a.residual < b.residual;
+        return a.link < b.link;
+    });
+    bool any = false;
+    for (std::size_t j = 1; j < order_.size(); ++j) {
+        const Candidate &a = order_[j - 1], &b = order_[j];
+        if (a.count == b.count && a.signature == b.signature) {
+            representative_[b.link] = representative_[a.link];
+            any = true;
+        }
+    }
+    return any;
+}
+
+bool IncrementalMaxMin::build_system(bool verify) {
+    system_.clear();
+    const std::size_t n = set_links_.size();
+    system_link_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        system_link_[i] = count_[i] > 0 && representative_[i] == i ? system_.add_link(residual_[i]) : kDropped;
+    // Proof, not the signature's word: every flow on a candidate crosses its representative
+    // with the same share (with the counts equal, the same flows), seen by marking the links
+    // of each flow before its uses are built.
+    if (verify) {
+        mark_.assign(n, 0);
+        mark_share_.resize(n);
+    }
+    std::uint32_t flow_mark = 0;
+    for (std::uint32_t f : solved_) {
+        const Flow& fl = flows_[f];
+        if (verify) {
+            ++flow_mark;
+            for (const LinkUse& u : fl.uses) {
+                const std::uint32_t i = local_[u.link];
+                mark_[i] = flow_mark;
+                mark_share_[i] = u.share;
+            }
+        }
+        system_.begin_flow(fl.weight, fl.cap);
+        for (const LinkUse& u : fl.uses) {
+            const std::uint32_t i = local_[u.link], r = representative_[i];
+            if (r == i)
+                system_.add_use(system_link_[i], u.share);
+            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u.share))
+                unproven_.push_back(i);
+        }
+        system_.end_flow();
+    }
+    for (std::uint32_t i : unproven_) representative_[i] = i;
+    const bool proven = unproven_.empty();
+    unproven_.clear();
+    return proven;
 }
 
 void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {

@@ -22,7 +22,9 @@
 // rates stop changing).
 //
 // Changes accumulate until solve(), so every arrival and departure at one instant costs one
-// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem.
+// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem, less the links
+// in series that carry the same flows of the set as a tighter one (collapse_series()): they
+// cannot bind, so the allocation is the same without them.
 #pragma once
 
 #include "flow/flow_system.hpp"
@@ -81,6 +83,9 @@ public:
     // Flows recomputed over all solves, and the re-fills the checks asked for.
     std::uint64_t flows_solved() const { return flows_solved_; }
     std::uint64_t refills() const { return refills_; }
+    // Uses the re-fills left out as redundant series constraints (collapse_series), over all
+    // re-fills.
+    std::uint64_t uses_dropped() const { return uses_dropped_; }
 
 private:
     static constexpr std::uint32_t kAtCap = UINT32_MAX - 1;
@@ -91,6 +96,7 @@ private:
         std::uint32_t bottleneck = kNone;  // a link, kAtCap, or kNone (not known)
         std::uint32_t held_slot = 0;       // its position in held_[bottleneck]
         bool active = false;
+        bool distinct = true;  // no link twice among its uses
     };
     struct LinkState {
         double load, top;  // Σ share·rate and the highest level (rate/weight) of its flows
@@ -100,6 +106,14 @@ private:
     void take(std::uint32_t flow);  // into the solved set
     // Re-fills the solved set on what the flows outside it leave of its links.
     void refill();
+    // Groups the links of the set whose flows of the set look the same (signature and count)
+    // under one representative each (representative_), unless a flow names a link twice
+    // (`distinct` false); returns whether any link was grouped.
+    bool collapse_series(bool distinct);
+    // The re-fill's system of the representatives; with `verify`, proves each grouped link
+    // carries its representative's flows and shares, and where one does not, makes it its own
+    // representative and returns false (the system is then to be built again).
+    bool build_system(bool verify);
     // A link's load and highest level; the level is found again only where a flow that may
     // have held it slowed down or left.
     LinkState state(std::uint32_t link);
@@ -139,13 +153,27 @@ private:
     std::vector<std::uint32_t> unknown_, held_scratch_;
     std::vector<std::uint32_t> dirty_links_, dirty_flows_;
     std::vector<std::uint64_t> link_seen_, flow_seen_;  // epoch of the last visit
-    std::vector<std::uint32_t> local_;                  // link -> its index in system_
+    std::vector<std::uint32_t> local_;                  // link -> its index in set_links_
     std::uint64_t epoch_ = 0;
+    std::vector<std::uint32_t> use_mark_;  // add(): the last flow that named each link
+    std::uint32_t adds_ = 0;
     FlowSystem system_;
-    std::vector<double> rates_, inside_;
+    // Per link of the set during a re-fill (index as in set_links_): the set's load on it,
+    // a signature and a count of the set's uses of it, what the others leave of it, the
+    // link standing for it, its index in system_ (kDropped: left out) and scratch.
+    static constexpr std::uint32_t kDropped = UINT32_MAX;
+    std::vector<double> rates_, inside_, residual_, mark_share_;
+    std::vector<std::uint64_t> signature_;
+    std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
+    struct Candidate {  // a link of the set in collapse_series()'s order
+        std::uint64_t signature;
+        double residual;
+        std::uint32_t count, link;
+    };
+    std::vector<Candidate> order_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
     std::size_t active_ = 0, largest_ = 0;
-    std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0;
+    std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0;
 };
 
 }  // namespace fabricsim::flow

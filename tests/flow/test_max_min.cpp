@@ -404,3 +404,122 @@ TEST_CASE("the local re-solve gives a fresh solve's rates on rings that each cro
         CHECK(inc.flows_solved() < every_live);
     }
 }
+
+TEST_CASE("links in series that carry the same flows are one constraint: the tightest binds, every link's load is kept",
+          "[flow][maxmin]") {
+    // A host's path up: PCIe P (16 B/s), NIC up link U (12.5), leaf port L (14), then a spine
+    // link S (8). X and Y cross P, U and L; Y crosses S as well, with Z. S's level 8/2 = 4 is
+    // the lowest: Y = Z = 4. X takes what U, the tightest of P, U, L, leaves: 12.5 - 4 = 8.5.
+    // P, U and L carry X and Y with share 1 each: the re-fill keeps U and leaves P and L out
+    // (2 uses each), and each of the three links still carries X + Y = 12.5.
+    const std::uint32_t p = 0, u = 1, l = 2, s = 3;
+    const std::vector<double> capacity{16.0, 12.5, 14.0, 8.0};
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    const std::vector<LinkUse> ux{{p, 1.0}, {u, 1.0}, {l, 1.0}}, uy{{p, 1.0}, {u, 1.0}, {l, 1.0}, {s, 1.0}},
+        uz{{s, 1.0}};
+    const auto x = inc.add(1.0, kUncapped, ux), y = inc.add(1.0, kUncapped, uy), z = inc.add(1.0, kUncapped, uz);
+    inc.solve();
+    CHECK(inc.refills() == 1);
+    CHECK(inc.uses_dropped() == 4);
+    rates_are(inc, {{x, 8.5}, {y, 4.0}, {z, 4.0}});
+    for (std::uint32_t link : {p, u, l}) CHECK(inc.link_rate(link) == Approx(12.5).epsilon(1e-12));
+    CHECK(inc.link_rate(s) == Approx(8.0).epsilon(1e-12));
+
+    SECTION("the same flows with other shares are another constraint") {
+        // A: X + Y <= 10 (level 5); B: X/2 + 3Y/2 <= 8 (level 8/2 = 4) binds first: X = Y = 4,
+        // and A carries 8. Leaving B out for A (or A for B) would give 5 each (or other rates).
+        const std::vector<double> c2{10.0, 8.0};
+        IncrementalMaxMin two(c2, cpu);
+        const std::vector<LinkUse> vx{{0, 1.0}, {1, 0.5}}, vy{{0, 1.0}, {1, 1.5}};
+        const auto a = two.add(1.0, kUncapped, vx), b = two.add(1.0, kUncapped, vy);
+        two.solve();
+        CHECK(two.uses_dropped() == 0);
+        rates_are(two, {{a, 4.0}, {b, 4.0}});
+        CHECK(two.link_rate(0) == Approx(8.0).epsilon(1e-12));
+    }
+    SECTION("a flow that names a link twice keeps every link of its re-fill") {
+        // X puts half its bytes on A twice (X + Y <= 9 on A) and crosses B (X + Y <= 10):
+        // A binds at 4.5 each. The re-fill does not collapse links around such a flow.
+        const std::vector<double> c2{9.0, 10.0};
+        IncrementalMaxMin two(c2, cpu);
+        const std::vector<LinkUse> vx{{0, 0.5}, {0, 0.5}, {1, 1.0}}, vy{{0, 1.0}, {1, 1.0}};
+        const auto a = two.add(1.0, kUncapped, vx), b = two.add(1.0, kUncapped, vy);
+        two.solve();
+        CHECK(two.uses_dropped() == 0);
+        rates_are(two, {{a, 4.5}, {b, 4.5}});
+    }
+}
+
+TEST_CASE("re-fills that leave out series links give a fresh filling of the full system on random fabrics",
+          "[flow][maxmin]") {
+    // Hosts with a path up (PCIe, NIC, leaf port) and down (the same three), 8 spines; a
+    // message crosses its source's three up links, one spine (or half its bytes on each of
+    // two) and its destination's three down links; a copy inside a host crosses only its PCIe
+    // links, which splits them off the NIC's. Capacities draw ties and differences. After
+    // every batch, a re-fill of every connected component (solve_components) against a fresh
+    // filling of every live flow on the full system, to 1e-9 relative (the filling's rounding
+    // of what other components leave), no link above its capacity; and the local solve on a
+    // twin against the same, to the checks' 1e-6.
+    std::mt19937_64 rng(11);
+    const std::uint32_t hosts = 12, spines = 8, links = 6 * hosts + spines;
+    for (int trial = 0; trial < 4; ++trial) {
+        std::vector<double> capacity;
+        for (std::uint32_t l = 0; l < links; ++l)
+            capacity.push_back(l < 6 * hosts ? 10.0 + static_cast<double>(rng() % 4)
+                                             : 20.0 + static_cast<double>(rng() % 30));
+        CpuMaxMin cpu, cpu2;
+        IncrementalMaxMin whole(capacity, cpu), local(capacity, cpu2);
+        struct Live {
+            std::uint32_t id, twin;
+            double weight, cap;
+            std::vector<LinkUse> uses;
+        };
+        std::vector<Live> live;
+        const auto up = [](std::uint32_t h, std::uint32_t k) { return 3 * h + k; };
+        const auto down = [&](std::uint32_t h, std::uint32_t k) { return 3 * hosts + 3 * h + k; };
+        const auto spine = [&](std::uint32_t s) { return 6 * hosts + s; };
+        for (int step = 0; step < 150; ++step) {
+            for (int batch = 1 + static_cast<int>(rng() % 3); batch > 0; --batch) {
+                if (live.size() > 8 && rng() % 2 == 0) {
+                    const std::size_t i = rng() % live.size();
+                    whole.remove(live[i].id);
+                    local.remove(live[i].twin);
+                    live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+                    continue;
+                }
+                const std::uint32_t a = static_cast<std::uint32_t>(rng() % hosts),
+                                    b = (a + 1 + static_cast<std::uint32_t>(rng() % (hosts - 1))) % hosts;
+                Live f;
+                f.weight = 1.0 + static_cast<double>(rng() % 3);
+                f.cap = rng() % 5 == 0 ? 1.0 + static_cast<double>(rng() % 8) : kUncapped;
+                if (rng() % 4 == 0) {
+                    f.uses = {{up(a, 0), 1.0}, {down(a, 0), 1.0}};  // a copy inside host a
+                } else {
+                    for (std::uint32_t k = 0; k < 3; ++k) f.uses.push_back({up(a, k), 1.0});
+                    const std::uint32_t s = static_cast<std::uint32_t>(rng() % spines);
+                    if (rng() % 3 == 0) {
+                        f.uses.push_back({spine(s), 0.5});
+                        f.uses.push_back({spine((s + 1) % spines), 0.5});
+                    } else {
+                        f.uses.push_back({spine(s), 1.0});
+                    }
+                    for (std::uint32_t k = 0; k < 3; ++k) f.uses.push_back({down(b, k), 1.0});
+                }
+                f.id = whole.add(f.weight, f.cap, f.uses);
+                f.twin = local.add(f.weight, f.cap, f.uses);
+                live.push_back(std::move(f));
+            }
+            whole.solve_components();
+            local.solve();
+            const std::vector<double> fresh = fresh_rates(capacity, live);
+            for (std::size_t i = 0; i < live.size(); ++i) {
+                REQUIRE(whole.rate(live[i].id) == Approx(fresh[i]).epsilon(1e-9));
+                REQUIRE(local.rate(live[i].twin) == Approx(fresh[i]).epsilon(1e-6));
+            }
+            for (std::uint32_t l = 0; l < links; ++l) REQUIRE(whole.link_rate(l) <= capacity[l] * (1 + 1e-9));
+        }
+        CHECK(whole.uses_dropped() > 0);
+        CHECK(local.uses_dropped() > 0);
+    }
+}
