@@ -151,7 +151,6 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
         t += standing_ ? standing_->delay(h, members_on_[h], unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
-    if (congestion_) t += congestion_->queueing_delay(hops);  // the overlay's queues
     return t;
 }
 
@@ -227,7 +226,7 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
 std::uint32_t FlowNetwork::new_message(const Message& m, DeliveryListener& listener, std::uint32_t parts,
                                        Time latency) {
     const std::uint32_t slot = take_slot(messages_, free_messages_);
-    messages_[slot] = MessageState{m.id, &listener, m.size, parts, latency, true};
+    messages_[slot] = MessageState{m.id, &listener, m.size, parts, latency, Time::zero(), true};
     sent_ += m.size;
     in_flight_ += m.size;
     return slot;
@@ -267,6 +266,8 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
     f.bytes = bytes;
     f.rate = 0;
     f.updated = sim.now();
+    f.started = f.wait_end = sim.now();
+    f.wait_bytes = 0;
     f.unit = unit;
     f.gate = kNoGate;
     f.ports = 0;
@@ -362,6 +363,10 @@ void FlowNetwork::send(Simulator& sim, const Message& message, DeliveryListener&
         if (!inside || cap == kUncapped) {
             const std::uint32_t id = start_solver_flow(sim, slot, bytes, cap, r.uses, unit, group_slot(r));
             if (congestion_ && !inside) {
+                // Its first byte waits behind what the overlay's queues on its path hold now.
+                const Time wait = congestion_->queueing_delay(r.hops);
+                flows_[id].wait_end = sim.now() + wait;
+                flows_[id].wait_bytes = wait > Time::zero() ? -1.0 : 0.0;
                 const std::uint32_t g = flows_[id].group;
                 const double qp_cap = congestion_->add(g, key_of(j), r.hops, bytes, sim.now());
                 if (qp_cap < cap) solver_.set_cap(g, qp_cap);  // a QP DCQCN has cut
@@ -416,6 +421,7 @@ void FlowNetwork::resolve(Simulator& sim) {
             // Same rate as before: its bytes and projected completion still hold.
             if (f.rate > 0 && each == f.rate) continue;
             // Bytes sent at the old rate since the last change, then the new rate from now.
+            note_wait(f, now);
             f.left = std::max(0.0, f.left - f.rate * static_cast<double>((now - f.updated).picoseconds()) * 1e-12);
             f.updated = now;
             f.rate = each;
@@ -457,7 +463,22 @@ void FlowNetwork::finish_due(Simulator& sim) {
             if (freed_[u.link] == 0) freed_links_.push_back(u.link);
             freed_[u.link] += u.share * f.rate;
         }
-        if (congestion_ && groups_[f.group].members == 1) congestion_->remove(f.group);
+        if (congestion_ && congestion_->tracked(f.group)) {
+            // The overlay's queues. The solve served the flow from its start, where its
+            // packets only began to leave the queues at wait_end: what it got before then
+            // leaves after its last byte, at its rate now. In a steady state that is the wait
+            // itself; where its share grew once it got through (the other inputs of its port
+            // were done), less. Never more than the wait: a rate that fell since is not
+            // taken for the rate of the bytes still ahead.
+            note_wait(f, now);
+            const double early = f.wait_bytes < 0 ? f.bytes : f.wait_bytes;
+            const Time wait = f.wait_end - f.started;
+            const Time out = std::max(now, f.wait_end) +
+                             (early > 0 && f.rate > 0 ? std::min(wait, fluid_time(early, f.rate)) : Time::zero());
+            Time& until = messages_[f.message].queued_until;
+            until = std::max(until, out);
+            if (groups_[f.group].members == 1) congestion_->remove(f.group);
+        }
         leave_group(d.flow);
         f.left = 0;
         f.rate = 0;
@@ -468,12 +489,20 @@ void FlowNetwork::finish_due(Simulator& sim) {
             admit(sim, gate);  // may start flows (and grow flows_)
         }
         MessageState& m = messages_[message];
-        if (--m.parts_left == 0) sim.at(now + m.latency - std::min(turn, m.latency), *this, kDeliverBase + message);
+        if (--m.parts_left == 0)
+            sim.at(std::max(now, m.queued_until) + m.latency - std::min(turn, m.latency), *this,
+                   kDeliverBase + message);
     }
     for (std::uint32_t l : freed_links_) freed_[l] = 0;
     freed_links_.clear();
     if (solver_.pending()) request_solve(sim);
     schedule_wake(sim);
+}
+
+void FlowNetwork::note_wait(FlowState& f, Time now) {
+    if (f.wait_bytes >= 0 || f.wait_end > now) return;
+    const double left = f.left - f.rate * static_cast<double>((f.wait_end - f.updated).picoseconds()) * 1e-12;
+    f.wait_bytes = std::clamp(f.bytes - left, 0.0, f.bytes);
 }
 
 Time FlowNetwork::last_turn(const FlowState& f) const {

@@ -150,7 +150,8 @@ private:
         DeliveryListener* listener = nullptr;
         Bytes size;
         std::uint32_t parts_left = 0;
-        Time latency;  // added after its last flow finishes
+        Time latency;       // added after its last flow finishes
+        Time queued_until;  // with the congestion overlay: its parts' last bytes out of its queues
         bool in_use = false;
     };
     // One part of a message: a member of its group (a solver flow).
@@ -165,6 +166,10 @@ private:
         std::uint32_t unit = 0;
         std::uint32_t gate = kNoGate;  // the source node whose ports it holds (admission)
         std::uint32_t ports = 0;       // how many: its segments, fewer than the ports
+        // With the congestion overlay: its first byte is out of the queues it found at its
+        // start at `wait_end`; what it was served before then, once known (< 0: not yet).
+        Time started, wait_end;
+        double wait_bytes = 0;
     };
     static constexpr std::uint32_t kNoGate = UINT32_MAX;
     // Per solver flow: identical flows running at once (the header).
@@ -235,6 +240,9 @@ private:
     // How much sooner than processor sharing round-robin ports send `f`'s last packet, on
     // average (the header's "Round robin"); zero for a flow at its cap or on no saturated link.
     Time last_turn(const FlowState& f) const;
+    // Notes what `f` was served by its wait_end, once `now` has passed it (before its bytes
+    // are brought up to `now`).
+    static void note_wait(FlowState& f, Time now);
     // A flow out of its group (the group leaves the solver with its last member).
     void leave_group(std::uint32_t flow);
     // Starts the messages waiting at `node`, oldest first, while its capped messages leave

@@ -222,3 +222,48 @@ TEST_CASE("coupled fluid: on InfiniBand a port holds only the VL buffers of the 
     REQUIRE(sink.at[0] < Time::ms(2));  // host 1's message is delivered
     CHECK(m.network.congestion()->queue(port.index()) <= alone * (1 + 1e-9));
 }
+
+TEST_CASE("coupled fluid: a message behind a queue is late by what it was served before its first byte got through",
+          "[flow][flow-congestion]") {
+    // InfiniBand, credits alone (IB CC off). Host 1 sends A (L bytes) and host 2 a long D to
+    // host 0 from t = 0: each runs at C/2 and host 0's port fills to Q, the VL buffers of its
+    // two input links. At t0 host 2 sends M (S bytes) on a second QP. Per input port, then per
+    // QP, M runs at C/4 until A's bytes end at t1 = L/(C/2), then host 2's input has the port
+    // and M runs at C/2: its bytes end at T = t1 + (S - (C/4)(t1 - t0)) / (C/2).
+    // Its first packet waits behind host 2's buffer, Q/2, drained at host 2's C/2: it leaves
+    // at t0 + w with w = Q/C (the overlay's Σ q/C). From then M leaves at C/4 until t1, at C/2
+    // after, so its last byte leaves at T + (C/4)·w / (C/2) = T + w/2: the (C/4)·w bytes the
+    // solve served M before its packets got through, at its rate at the end. A wait of w
+    // added whole at its start (the overlay before) gives T + w, which holds only while M's
+    // share stays what it was during the wait.
+    scenario::ClusterSpec c = packet_test::hosts(3);
+    c.fabric.technology = scenario::Technology::infiniband;
+    c.infiniband.congestion_control.enabled = false;
+    Coupled m(c);
+    const auto one = m.routing.path(RankId{1}, RankId{0}), two = m.routing.path(RankId{2}, RankId{0});
+    const fabric::DirectedLink port = one[2];
+    const double C = m.payload(port);
+    const double Q = static_cast<double>(fluid_queue_limit(m.topology, c, port, {one[1], two[1]}).count());
+    const double w = Q / C;
+    const double t0 = 100e-6, t1 = t0 + w + 200e-6;
+    const double L = C / 2 * t1, S = C * (t1 - t0);
+    const double T = t1 + (S - C / 4 * (t1 - t0)) / (C / 2);
+    const double packet = 4096 / C;
+    REQUIRE(w / 2 > 10 * packet);  // the two answers are apart
+
+    Simulator sim(1);
+    packet_test::Sink sink;
+    m.network.send(sim, packet_test::msg(0, 1, 0, Bytes{static_cast<std::int64_t>(L)}), sink);
+    m.network.send(sim, packet_test::msg(1, 2, 0, Bytes{1'000'000'000}), sink);
+    sim.run(Time::ps(static_cast<std::int64_t>(t0 * 1e12)));
+    CHECK(m.network.congestion()->queue(port.index()) == Approx(Q).epsilon(1e-6));
+    const Message M = packet_test::msg(2, 2, 0, Bytes{static_cast<std::int64_t>(S)}, 1);
+    // The path's latency: a lone M's time less its bytes at C.
+    const double latency = static_cast<double>(m.network.unloaded_time(M).picoseconds()) * 1e-12 - S / C;
+    m.network.send(sim, M, sink);
+    sim.run(Time::ps(static_cast<std::int64_t>((T + w + 1e-3) * 1e12)));
+    REQUIRE(sink.at.size() >= 3);
+    REQUIRE(sink.at[0] < sink.at[2]);  // A was done first
+    const double at = static_cast<double>(sink.at[2].picoseconds()) * 1e-12;
+    CHECK(std::abs(at - (T + w / 2 + latency)) < packet);
+}
