@@ -329,7 +329,10 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
         // Marks come back only on what the QP sent: none while it is idle. (The NIC preset's
         // packets carry the marks of the queue they leave, which may be after the QP stopped.)
         hist[slot].p = sending || events_ ? 1 - keep : 0.0;
-        hist[slot].x = sending ? q.send : 0.0;
+        // IB CC: a switch sets FECN on the packets it forwards (IBA Vol. 1 Annex A10), so a
+        // QP's marks come with the packets the port serves it, its solve rate, not with what
+        // it pushes into the queue.
+        hist[slot].x = sending ? (control_ == Control::ib_cc ? q.rate : q.send) : 0.0;
         const double p_d = hist[back].p, x_d = hist[back].x;
         if (control_ == Control::dcqcn) {
             // The timer runs whether or not the QP sends; the byte counter and marks need
