@@ -267,3 +267,40 @@ TEST_CASE("coupled fluid: a message behind a queue is late by what it was served
     const double at = static_cast<double>(sink.at[2].picoseconds()) * 1e-12;
     CHECK(std::abs(at - (T + w / 2 + latency)) < packet);
 }
+
+TEST_CASE("coupled fluid: IB CC marks a QP's packets as the congested port sends them, not as the QP pushes them",
+          "[flow][flow-congestion]") {
+    // Host 0's port has two input links: host 1's with one QP, host 2's with three. Per input
+    // port the QPs are served C/2 and C/6 each, while back-pressure lets every QP push the
+    // same C/4 into the full queue. A switch sets FECN on the packets it forwards (IBA Vol. 1
+    // Annex A10), one in marking_rate + 1 while the queue is above the threshold, so a QP
+    // gets BECNs at its served rate / MTU / (marking_rate + 1) and its CCT index falls one per
+    // ccti_timer. Host 1's QP then gets more BECNs than its timer takes back and is cut; host
+    // 2's get fewer and stay at line. Counted on what each pushes (C/4), no QP would be cut.
+    scenario::ClusterSpec c = packet_test::hosts(3);
+    c.fabric.technology = scenario::Technology::infiniband;
+    const auto& cc = c.infiniband.congestion_control;
+    REQUIRE(cc.enabled);
+    Coupled m(c);
+    const auto one = m.routing.path(RankId{1}, RankId{0});
+    const double C = m.payload(one[2]);
+    const double becn_per_Bps = 1.0 / static_cast<double>(c.fabric.mtu.count()) / (cc.marking_rate + 1.0);
+    const double decay = 1.0 / (static_cast<double>(cc.ccti_timer.picoseconds()) * 1e-12);
+    REQUIRE(C / 2 * becn_per_Bps > decay);
+    REQUIRE(C / 4 * becn_per_Bps < decay);
+    REQUIRE(C / 6 * becn_per_Bps < decay);
+
+    Simulator sim(1);
+    packet_test::Sink sink;
+    const Bytes size{1'000'000'000};
+    m.network.send(sim, packet_test::msg(0, 1, 0, size), sink);
+    for (std::uint32_t k = 0; k < 3; ++k) m.network.send(sim, packet_test::msg(1 + k, 2, 0, size, k), sink);
+    sim.run(500_us);
+    const FlowCongestion& f = *m.network.congestion();
+    REQUIRE(f.queue(one[2].index()) > static_cast<double>(cc.threshold.count()));
+    // The four messages are the overlay's flows 0 (host 1) and 1-3 (host 2), in send order.
+    for (std::uint32_t id = 0; id < 4; ++id) REQUIRE(f.tracked(id));
+    const double line = m.payload(one[1]);
+    CHECK(f.allowed_rate(0) < line * (1 - 1e-6));
+    for (std::uint32_t id = 1; id < 4; ++id) CHECK(f.allowed_rate(id) == Approx(line).epsilon(1e-9));
+}
