@@ -28,13 +28,12 @@ IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& 
       backend_(backend),
       on_link_(capacity_.size()),
       held_(capacity_.size()),
-      link_seen_(capacity_.size(), 0),
-      local_(capacity_.size(), 0),
+      link_seen_(capacity_.size(), LinkSeen{0, 0}),
       use_mark_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
-    if (link_seen_[link] == epoch_ + 1) return;  // already queued for the next solve
-    link_seen_[link] = epoch_ + 1;
+    if (link_seen_[link].epoch == epoch_ + 1) return;  // already queued for the next solve
+    link_seen_[link].epoch = epoch_ + 1;
     dirty_links_.push_back(link);
 }
 
@@ -48,12 +47,14 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     } else {
         id = static_cast<std::uint32_t>(flows_.size());
         flows_.emplace_back();
+        levels_.emplace_back();
         flow_seen_.push_back(0);
     }
     Flow& f = flows_[id];
     f.weight = weight;
     f.cap = cap;
     f.rate = 0;
+    levels_[id] = {0.0, weight};
     f.bottleneck = kNone;
     f.active = true;
     f.uses.assign(uses.begin(), uses.end());
@@ -103,6 +104,7 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
     }
     f.active = false;
     f.rate = 0;
+    levels_[id].rate = 0;
     free_.push_back(id);
     --active_;
 }
@@ -122,6 +124,7 @@ void IncrementalMaxMin::reweight(std::uint32_t id, double weight, double cap) {
         mark_link(u.link);
     }
     f.weight = weight;
+    levels_[id].weight = weight;
     f.cap = cap;
     dirty_flows_.push_back(id);
 }
@@ -139,11 +142,27 @@ void IncrementalMaxMin::set_cap(std::uint32_t id, double cap) {
 void IncrementalMaxMin::take(std::uint32_t id) {
     flow_seen_[id] = epoch_;
     solved_.push_back(id);
-    for (const LinkUse& u : flows_[id].uses)
-        if (link_seen_[u.link] != epoch_) {
-            link_seen_[u.link] = epoch_;
-            set_links_.push_back(u.link);
-        }
+    take_uses(id);
+}
+
+void IncrementalMaxMin::take_uses(std::uint32_t id) {
+    // Its links into the set, and its uses as (index in set_links_, share) after those of the
+    // flows taken before it: the re-fill's passes read them in a row and touch only arrays of
+    // the set's links, where flows_[f].uses and the per-link arrays of the whole network would
+    // cost a cache miss a use.
+    for (const LinkUse& u : flows_[id].uses) {
+        LinkSeen& seen = link_seen_[u.link];
+        if (seen.epoch != epoch_) add_set_link(u.link, seen);
+        set_uses_.push_back({seen.local, u.share});
+    }
+    set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
+    start_rate_.push_back(flows_[id].rate);
+}
+
+void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
+    seen.epoch = epoch_;
+    seen.local = static_cast<std::uint32_t>(set_links_.size());
+    set_links_.push_back(link);
 }
 
 namespace {
@@ -166,17 +185,18 @@ void IncrementalMaxMin::refill() {
     inside_.assign(n, 0.0);
     signature_.assign(n, 0);
     count_.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) local_[set_links_[i]] = static_cast<std::uint32_t>(i);
     bool distinct = true;
-    for (std::uint32_t f : solved_) {
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        const std::uint32_t f = solved_[k];
         const Flow& fl = flows_[f];
         distinct = distinct && fl.distinct;
         const std::uint64_t id = mix(f);
-        for (const LinkUse& u : fl.uses) {
-            const std::uint32_t i = local_[u.link];
-            inside_[i] += u.share * fl.rate;
-            signature_[i] += id;
-            ++count_[i];
+        const double rate = fl.rate;
+        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
+            const SetUse& u = set_uses_[j];
+            inside_[u.local] += u.share * rate;
+            signature_[u.local] += id;
+            ++count_[u.local];
         }
     }
     residual_.resize(n);
@@ -190,8 +210,44 @@ void IncrementalMaxMin::refill() {
     for (std::size_t i = 0; i < n; ++i)
         if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
     if (!solved_.empty()) backend_.solve(system_, rates_);
-    for (std::size_t i = 0; i < solved_.size(); ++i) set_rate(solved_[i], rates_[i]);
+    set_rates();
     ++refills_;
+}
+
+void IncrementalMaxMin::set_rates() {
+    // set_rate() for every flow of the set in solved_'s order, on copies of its links' load
+    // and highest level: each link sees the same steps in the same order, so the same sums.
+    const std::size_t n = set_links_.size();
+    set_rate_.resize(n);
+    set_top_.resize(n);
+    set_top_valid_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        set_rate_[i] = link_rate_[l];
+        set_top_[i] = top_[l];
+        set_top_valid_[i] = top_valid_[l];
+    }
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        Flow& f = flows_[solved_[k]];
+        const double rate = rates_[k], old = f.rate, level = rate / f.weight;
+        if (rate == old) continue;
+        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
+            const SetUse& u = set_uses_[j];
+            set_rate_[u.local] += u.share * (rate - old);
+            if (level > set_top_[u.local])
+                set_top_[u.local] = level;
+            else if (rate < old && old / f.weight >= set_top_[u.local])
+                set_top_valid_[u.local] = 0;
+        }
+        f.rate = rate;
+        levels_[solved_[k]].rate = rate;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        link_rate_[l] = set_rate_[i];
+        top_[l] = set_top_[i];
+        top_valid_[l] = set_top_valid_[i];
+    }
 }
 
 bool IncrementalMaxMin::collapse_series(bool distinct) {
@@ -211,24 +267,35 @@ bool IncrementalMaxMin::collapse_series(bool distinct) {
     for (std::size_t i = 0; i < n; ++i) representative_[i] = static_cast<std::uint32_t>(i);
     if (!distinct) return false;
     // Candidates: equal signature and count; the lowest residual, then the first, stands for
-    // them.
-    order_.clear();
-    for (std::size_t i = 0; i < n; ++i)
-        if (count_[i] > 0) order_.push_back({signature_[i], residual_[i], count_[i], static_cast<std::uint32_t>(i)});
-    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.signature != b.signature) return a.signature < b.signature;
-        if (a.count != b.count) return a.count < b.count;
-        if (a.residual != b.residual) return a.residual < b.residual;
-        return a.link < b.link;
-    });
+    // them. Grouped by an open-addressed table keyed on (signature, count) that holds each
+    // group's representative so far (links come in index order, so a later one replaces it
+    // only with a lower residual).
+    std::size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    const std::size_t mask = size - 1;
+    table_.assign(size, kDropped);
+    slot_.resize(n);
     bool any = false;
-    for (std::size_t j = 1; j < order_.size(); ++j) {
-        const Candidate &a = order_[j - 1], &b = order_[j];
-        if (a.count == b.count && a.signature == b.signature) {
-            representative_[b.link] = representative_[a.link];
-            any = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (count_[i] == 0) continue;
+        std::size_t h = mix(signature_[i] ^ (static_cast<std::uint64_t>(count_[i]) << 32)) & mask;
+        for (;; h = (h + 1) & mask) {
+            const std::uint32_t r = table_[h];
+            if (r == kDropped) {
+                table_[h] = static_cast<std::uint32_t>(i);
+                break;
+            }
+            if (signature_[r] == signature_[i] && count_[r] == count_[i]) {
+                if (residual_[i] < residual_[r]) table_[h] = static_cast<std::uint32_t>(i);
+                any = true;
+                break;
+            }
         }
+        slot_[i] = static_cast<std::uint32_t>(h);
     }
+    if (any)
+        for (std::size_t i = 0; i < n; ++i)
+            if (count_[i] > 0) representative_[i] = table_[slot_[i]];
     return any;
 }
 
@@ -246,22 +313,22 @@ bool IncrementalMaxMin::build_system(bool verify) {
         mark_share_.resize(n);
     }
     std::uint32_t flow_mark = 0;
-    for (std::uint32_t f : solved_) {
-        const Flow& fl = flows_[f];
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        const Flow& fl = flows_[solved_[k]];
+        const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
         if (verify) {
             ++flow_mark;
-            for (const LinkUse& u : fl.uses) {
-                const std::uint32_t i = local_[u.link];
-                mark_[i] = flow_mark;
-                mark_share_[i] = u.share;
+            for (const SetUse* u = first; u != last; ++u) {
+                mark_[u->local] = flow_mark;
+                mark_share_[u->local] = u->share;
             }
         }
         system_.begin_flow(fl.weight, fl.cap);
-        for (const LinkUse& u : fl.uses) {
-            const std::uint32_t i = local_[u.link], r = representative_[i];
+        for (const SetUse* u = first; u != last; ++u) {
+            const std::uint32_t i = u->local, r = representative_[i];
             if (r == i)
-                system_.add_use(system_link_[i], u.share);
-            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u.share))
+                system_.add_use(system_link_[i], u->share);
+            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u->share))
                 unproven_.push_back(i);
         }
         system_.end_flow();
@@ -284,6 +351,7 @@ void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
             top_valid_[u.link] = 0;  // it may have been the highest: find the highest again
     }
     f.rate = rate;
+    levels_[id].rate = rate;
 }
 
 IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
@@ -292,7 +360,7 @@ IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
         // (dropping what the increments have rounded).
         double load = 0, top = 0;
         for (const OnLink& e : on_link_[link]) {
-            const Flow& fg = flows_[e.flow];
+            const FlowLevel& fg = levels_[e.flow];
             load += e.share * fg.rate;
             top = std::max(top, fg.rate / fg.weight);
         }
@@ -356,7 +424,7 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
             if (state(u.link).load < capacity_[u.link] * (1 - kCheckTolerance)) continue;
             for (std::size_t j = 0; j < on_link_[u.link].size(); ++j) {
                 const std::uint32_t h = on_link_[u.link][j].flow;
-                if (!in_set(h) && flows_[h].rate / flows_[h].weight > level * (1 + kCheckTolerance)) take(h);
+                if (!in_set(h) && levels_[h].rate / levels_[h].weight > level * (1 + kCheckTolerance)) take(h);
             }
         }
     }
@@ -386,8 +454,9 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
 }
 
 void IncrementalMaxMin::gather_components() {
-    // Breadth-first over links -> flows -> links from the set and its links.
-    std::size_t li = 0, fi = 0;
+    // Breadth-first over links -> flows -> links from the set and its links (the flows taken
+    // so far have their links in already).
+    std::size_t li = 0, fi = set_first_.size() - 1;
     while (li < set_links_.size() || fi < solved_.size()) {
         for (; li < set_links_.size(); ++li)
             for (const OnLink& e : on_link_[set_links_[li]])
@@ -395,12 +464,7 @@ void IncrementalMaxMin::gather_components() {
                     flow_seen_[e.flow] = epoch_;
                     solved_.push_back(e.flow);
                 }
-        for (; fi < solved_.size(); ++fi)
-            for (const LinkUse& u : flows_[solved_[fi]].uses)
-                if (link_seen_[u.link] != epoch_) {
-                    link_seen_[u.link] = epoch_;
-                    set_links_.push_back(u.link);
-                }
+        for (; fi < solved_.size(); ++fi) take_uses(solved_[fi]);
     }
 }
 
@@ -408,9 +472,14 @@ void IncrementalMaxMin::begin() {
     solved_.clear();
     touched_links_.clear();
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
-    set_links_.assign(dirty_links_.begin(), dirty_links_.end());
+    set_links_.clear();
+    set_uses_.clear();
+    set_first_.assign(1, 0);
+    start_rate_.clear();
+    for (std::uint32_t l : dirty_links_) add_set_link(l, link_seen_[l]);
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
+    changed_flows_ = solved_.size();
     // The flows whose bottleneck a change touched move with it (a departure frees their
     // link, an arrival takes from it), and so on along the chain: a flow taken in may move,
     // and with it every flow whose bottleneck is one of its links. All of them go into the
@@ -428,6 +497,10 @@ void IncrementalMaxMin::begin() {
 
 void IncrementalMaxMin::finish() {
     touched_links_.assign(set_links_.begin(), set_links_.end());
+    touched_moved_.assign(set_links_.size(), 0);
+    for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
+        if (flows_[solved_[k]].rate != start_rate_[k])
+            for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) touched_moved_[set_uses_[j].local] = 1;
     largest_ = std::max(largest_, solved_.size());
     flows_solved_ += solved_.size();
     ++solves_;
@@ -461,6 +534,8 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
     if (!pending()) {
         solved_.clear();
         touched_links_.clear();
+        touched_moved_.clear();
+        changed_flows_ = 0;
         return solved_;
     }
     begin();
@@ -493,6 +568,8 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve_components() {
     if (!pending()) {
         solved_.clear();
         touched_links_.clear();
+        touched_moved_.clear();
+        changed_flows_ = 0;
         return solved_;
     }
     begin();
