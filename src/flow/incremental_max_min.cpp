@@ -18,6 +18,16 @@ constexpr double kCheckTolerance = 1e-7;
 // grows by every flow that failed a check, so a change that reaches far gets there in a few
 // rounds; past this many, the component is cheaper.
 constexpr int kMaxRefills = 8;
+// A flow's part of the signature of each link it crosses: a link's signature, the sum over
+// its flows in the set, is the same in any order of the flows, and two links with other flows
+// have the same one rarely (which the build then finds: build_system). splitmix64's
+// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
 }  // namespace
 
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
@@ -149,47 +159,71 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // Its links into the set, and its uses as (index in set_links_, share) after those of the
     // flows taken before it: the re-fill's passes read them in a row and touch only arrays of
     // the set's links, where flows_[f].uses and the per-link arrays of the whole network would
-    // cost a cache miss a use.
-    for (const LinkUse& u : flows_[id].uses) {
-        LinkSeen& seen = link_seen_[u.link];
-        if (seen.epoch != epoch_) add_set_link(u.link, seen);
-        set_uses_.push_back({seen.local, u.share});
+    // cost a cache miss a use. Until the set's first re-fill moves rates, the same pass sums
+    // what the set puts on each link, and its signature and count (refill()).
+    const Flow& fl = flows_[id];
+    if (sums_valid_) {
+        const std::uint64_t sign = mix(id);
+        distinct_ = distinct_ && fl.distinct;
+        for (const LinkUse& u : fl.uses) {
+            LinkSeen& seen = link_seen_[u.link];
+            if (seen.epoch != epoch_) add_set_link(u.link, seen);
+            set_uses_.push_back({seen.local, u.share});
+            inside_[seen.local] += u.share * fl.rate;
+            signature_[seen.local] += sign;
+            ++count_[seen.local];
+        }
+    } else {
+        for (const LinkUse& u : fl.uses) {
+            LinkSeen& seen = link_seen_[u.link];
+            if (seen.epoch != epoch_) add_set_link(u.link, seen);
+            set_uses_.push_back({seen.local, u.share});
+        }
     }
     set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
-    start_rate_.push_back(flows_[id].rate);
+    start_rate_.push_back(fl.rate);
 }
 
 void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
     seen.epoch = epoch_;
     seen.local = static_cast<std::uint32_t>(set_links_.size());
     set_links_.push_back(link);
+    inside_.push_back(0.0);
+    signature_.push_back(0);
+    count_.push_back(0);
 }
-
-namespace {
-// A flow's part of the signature of each link it crosses: a link's signature, the sum over
-// its flows in the set, is the same in any order of the flows, and two links with other flows
-// have the same one rarely (which the build then finds: build_system). splitmix64's
-// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-}  // namespace
 
 void IncrementalMaxMin::refill() {
     const std::size_t n = set_links_.size();
     // Per link of the set: what the set puts on it (the flows outside leave its load less
-    // that), and a signature and a count of the set's flows that cross it.
+    // that), and a signature and a count of the set's flows that cross it. take_uses() has
+    // summed them unless an earlier re-fill of this solve has moved rates since.
+    if (!sums_valid_) sum_set();
+    residual_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        residual_[i] = std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i]));
+    }
+    // A candidate that the build finds carrying other flows or shares than its representative
+    // is a constraint of its own: built again with it (rare: a collision of signatures).
+    if (!build_system(collapse_series(distinct_))) build_system(false);
+    for (std::size_t i = 0; i < n; ++i)
+        if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
+    if (!solved_.empty()) backend_.solve(system_, rates_);
+    set_rates();
+    ++refills_;
+}
+
+void IncrementalMaxMin::sum_set() {
+    const std::size_t n = set_links_.size();
     inside_.assign(n, 0.0);
     signature_.assign(n, 0);
     count_.assign(n, 0);
-    bool distinct = true;
+    distinct_ = true;
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const std::uint32_t f = solved_[k];
         const Flow& fl = flows_[f];
-        distinct = distinct && fl.distinct;
+        distinct_ = distinct_ && fl.distinct;
         const std::uint64_t id = mix(f);
         const double rate = fl.rate;
         for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
@@ -199,19 +233,6 @@ void IncrementalMaxMin::refill() {
             ++count_[u.local];
         }
     }
-    residual_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t l = set_links_[i];
-        residual_[i] = std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i]));
-    }
-    // A candidate that the build finds carrying other flows or shares than its representative
-    // is a constraint of its own: built again with it (rare: a collision of signatures).
-    if (!build_system(collapse_series(distinct))) build_system(false);
-    for (std::size_t i = 0; i < n; ++i)
-        if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
-    if (!solved_.empty()) backend_.solve(system_, rates_);
-    set_rates();
-    ++refills_;
 }
 
 void IncrementalMaxMin::set_rates() {
@@ -227,13 +248,23 @@ void IncrementalMaxMin::set_rates() {
         set_top_[i] = top_[l];
         set_top_valid_[i] = top_valid_[l];
     }
+    // And touched_moved() as of now (finish()): the links of the flows not changed since the
+    // last solve whose rate is now another than the one they began it with.
+    touched_moved_.assign(n, 0);
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
-        if (rate == old) continue;
+        const char moved = k >= changed_flows_ && rate != start_rate_[k];
+        if (rate == old) {
+            if (moved)
+                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j)
+                    touched_moved_[set_uses_[j].local] = 1;
+            continue;
+        }
         for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
             const SetUse& u = set_uses_[j];
             set_rate_[u.local] += u.share * (rate - old);
+            touched_moved_[u.local] |= moved;
             if (level > set_top_[u.local])
                 set_top_[u.local] = level;
             else if (rate < old && old / f.weight >= set_top_[u.local])
@@ -242,6 +273,8 @@ void IncrementalMaxMin::set_rates() {
         f.rate = rate;
         levels_[solved_[k]].rate = rate;
     }
+    sums_valid_ = false;
+    moved_valid_ = true;
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t l = set_links_[i];
         link_rate_[l] = set_rate_[i];
@@ -476,6 +509,12 @@ void IncrementalMaxMin::begin() {
     set_uses_.clear();
     set_first_.assign(1, 0);
     start_rate_.clear();
+    inside_.clear();
+    signature_.clear();
+    count_.clear();
+    distinct_ = true;
+    sums_valid_ = true;
+    moved_valid_ = false;
     for (std::uint32_t l : dirty_links_) add_set_link(l, link_seen_[l]);
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
@@ -497,10 +536,13 @@ void IncrementalMaxMin::begin() {
 
 void IncrementalMaxMin::finish() {
     touched_links_.assign(set_links_.begin(), set_links_.end());
-    touched_moved_.assign(set_links_.size(), 0);
-    for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
-        if (flows_[solved_[k]].rate != start_rate_[k])
-            for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) touched_moved_[set_uses_[j].local] = 1;
+    if (!moved_valid_) {  // no re-fill (fill_isolated()): what set_rates() finds, here
+        touched_moved_.assign(set_links_.size(), 0);
+        for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
+            if (flows_[solved_[k]].rate != start_rate_[k])
+                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j)
+                    touched_moved_[set_uses_[j].local] = 1;
+    }
     largest_ = std::max(largest_, solved_.size());
     flows_solved_ += solved_.size();
     ++solves_;

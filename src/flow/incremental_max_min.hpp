@@ -116,6 +116,8 @@ private:
     };
     void take_uses(std::uint32_t flow);  // its links into the set, its uses into set_uses_
     void add_set_link(std::uint32_t link, LinkSeen& seen);
+    // inside_, signature_, count_ and distinct_ summed afresh over the set.
+    void sum_set();
     // The filling's rates (rates_) to the set's flows and their links' loads and levels.
     void set_rates();
     // Re-fills the solved set on what the flows outside it leave of its links.
@@ -196,6 +198,9 @@ private:
     std::vector<std::uint32_t> set_first_{0};
     std::vector<double> start_rate_;  // per flow of the set: its rate when the solve began
     std::size_t changed_flows_ = 0;
+    // Whether inside_, signature_, count_ and distinct_ hold the set at its rates (none moved
+    // yet in this solve), and whether touched_moved_ is current (set_rates() ran).
+    bool distinct_ = true, sums_valid_ = true, moved_valid_ = false;
     std::vector<char> touched_moved_;
     std::vector<double> set_rate_, set_top_;
     std::vector<char> set_top_valid_;
