@@ -162,22 +162,24 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // cost a cache miss a use. Until the set's first re-fill moves rates, the same pass sums
     // what the set puts on each link, and its signature and count (refill()).
     const Flow& fl = flows_[id];
+    const std::size_t first = set_uses_.size();
+    for (const LinkUse& u : fl.uses) {
+        LinkSeen& seen = link_seen_[u.link];
+        if (seen.epoch != epoch_) add_set_link(u.link, seen);
+        set_uses_.push_back({seen.local, u.share});
+    }
     if (sums_valid_) {
+        const SetUse* out = set_uses_.data() + set_uses_.size();
         const std::uint64_t sign = mix(id);
+        const double rate = fl.rate;
         distinct_ = distinct_ && fl.distinct;
-        for (const LinkUse& u : fl.uses) {
-            LinkSeen& seen = link_seen_[u.link];
-            if (seen.epoch != epoch_) add_set_link(u.link, seen);
-            set_uses_.push_back({seen.local, u.share});
-            inside_[seen.local] += u.share * fl.rate;
-            signature_[seen.local] += sign;
-            ++count_[seen.local];
-        }
-    } else {
-        for (const LinkUse& u : fl.uses) {
-            LinkSeen& seen = link_seen_[u.link];
-            if (seen.epoch != epoch_) add_set_link(u.link, seen);
-            set_uses_.push_back({seen.local, u.share});
+        double* inside = inside_.data();
+        std::uint64_t* signature = signature_.data();
+        std::uint32_t* count = count_.data();
+        for (const SetUse* u = set_uses_.data() + first; u != out; ++u) {
+            inside[u->local] += u->share * rate;
+            signature[u->local] += sign;
+            ++count[u->local];
         }
     }
     set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
@@ -251,24 +253,25 @@ void IncrementalMaxMin::set_rates() {
     // And touched_moved() as of now (finish()): the links of the flows not changed since the
     // last solve whose rate is now another than the one they began it with.
     touched_moved_.assign(n, 0);
+    // Raw pointers: the flags are chars, through which the compiler would otherwise reload
+    // every vector's data pointer at each use.
+    double *load = set_rate_.data(), *top = set_top_.data();
+    char *top_valid = set_top_valid_.data(), *moved_on = touched_moved_.data();
+    const SetUse* uses = set_uses_.data();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
-        const char moved = k >= changed_flows_ && rate != start_rate_[k];
-        if (rate == old) {
-            if (moved)
-                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j)
-                    touched_moved_[set_uses_[j].local] = 1;
-            continue;
-        }
-        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
-            const SetUse& u = set_uses_[j];
-            set_rate_[u.local] += u.share * (rate - old);
-            touched_moved_[u.local] |= moved;
-            if (level > set_top_[u.local])
-                set_top_[u.local] = level;
-            else if (rate < old && old / f.weight >= set_top_[u.local])
-                set_top_valid_[u.local] = 0;
+        const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
+        if (k >= changed_flows_ && rate != start_rate_[k])
+            for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
+        if (rate == old) continue;
+        const double delta = rate - old, old_level = old / f.weight;
+        for (const SetUse* u = first; u != last; ++u) {
+            load[u->local] += u->share * delta;
+            if (level > top[u->local])
+                top[u->local] = level;
+            else if (rate < old && old_level >= top[u->local])
+                top_valid[u->local] = 0;
         }
         f.rate = rate;
         levels_[solved_[k]].rate = rate;
