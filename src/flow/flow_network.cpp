@@ -96,6 +96,7 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       rate_(topology.directed_link_count(), 0.0),
       members_on_(topology.directed_link_count(), 0),
       since_(topology.directed_link_count(), Time::zero()),
+      moved_(topology.directed_link_count(), 0),
       freed_(topology.directed_link_count(), 0.0) {
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
@@ -409,7 +410,10 @@ void FlowNetwork::resolve(Simulator& sim) {
     if (!solver_.pending()) return;
     const Time now = sim.now();
     last_solve_ = now;
-    for (std::uint32_t g : solver_.solve()) {
+    ++resolves_;
+    const std::vector<std::uint32_t>& solved = solver_.solve();
+    for (std::size_t k = 0; k < solved.size(); ++k) {
+        const std::uint32_t g = solved[k];
         Group& group = groups_[g];
         const double total = solver_.rate(g), each = total / group.members;
         if (!(each > 0))
@@ -427,14 +431,26 @@ void FlowNetwork::resolve(Simulator& sim) {
             f.rate = each;
             due_.set(id, now + fluid_time(f.left, f.rate));
         }
-        if (total != group.rate)
-            for (const LinkUse& u : solver_.uses(g)) change_load(u.link, u.share * (total - group.rate), now);
+        // Where its load moves, a link's busy time is integrated up to now at the load before
+        // this solve (change_load()'s first step; any later one at this instant adds 0). A
+        // group the solver did not see change since the last solve has group.rate equal to
+        // the rate it began this solve with (set below; members join and leave only through
+        // reweight and add), so the solver's touched_moved() marks its links; a changed one's
+        // are marked here.
+        if (k < solver_.changed_flows() && total != group.rate)
+            for (const LinkUse& u : solver_.uses(g)) moved_[u.link] = resolves_;
         group.rate = total;
         group.each = each;
         if (congestion_) congestion_->set_rate(g, total);
     }
-    // The solver's sums are the exact loads: drop the rounding of the increments.
-    for (std::uint32_t l : solver_.touched_links()) rate_[l] = solver_.link_rate(l);
+    // The solver's sums are the exact loads (every link of a re-rated group is a touched
+    // one): they replace the increments, and their rounding.
+    const std::vector<std::uint32_t>& touched = solver_.touched_links();
+    for (std::size_t i = 0; i < touched.size(); ++i) {
+        const std::uint32_t l = touched[i];
+        if (solver_.touched_moved()[i] || moved_[l] == resolves_) change_load(l, 0.0, now);
+        rate_[l] = solver_.link_rate(l);
+    }
     schedule_wake(sim);
     schedule_congestion(sim);
 }

@@ -297,6 +297,9 @@ private:
     std::vector<double> carried_, busy_ps_, rate_;
     std::vector<std::uint32_t> members_on_;  // per link: running flows (members, not groups)
     std::vector<Time> since_;
+    // Per link: the last resolve() in which a group crossing it changed rate (resolves_).
+    std::vector<std::uint64_t> moved_;
+    std::uint64_t resolves_ = 0;
     // Per link: the load of the flows that ended in this finish_due() (last_turn() counts them
     // as still in the round), and the links that have some.
     std::vector<double> freed_;

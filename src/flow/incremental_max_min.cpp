@@ -18,6 +18,16 @@ constexpr double kCheckTolerance = 1e-7;
 // grows by every flow that failed a check, so a change that reaches far gets there in a few
 // rounds; past this many, the component is cheaper.
 constexpr int kMaxRefills = 8;
+// A flow's part of the signature of each link it crosses: a link's signature, the sum over
+// its flows in the set, is the same in any order of the flows, and two links with other flows
+// have the same one rarely (which the build then finds: build_system). splitmix64's
+// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
 }  // namespace
 
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
@@ -28,13 +38,12 @@ IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& 
       backend_(backend),
       on_link_(capacity_.size()),
       held_(capacity_.size()),
-      link_seen_(capacity_.size(), 0),
-      local_(capacity_.size(), 0),
+      link_seen_(capacity_.size(), LinkSeen{0, 0}),
       use_mark_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
-    if (link_seen_[link] == epoch_ + 1) return;  // already queued for the next solve
-    link_seen_[link] = epoch_ + 1;
+    if (link_seen_[link].epoch == epoch_ + 1) return;  // already queued for the next solve
+    link_seen_[link].epoch = epoch_ + 1;
     dirty_links_.push_back(link);
 }
 
@@ -48,12 +57,14 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     } else {
         id = static_cast<std::uint32_t>(flows_.size());
         flows_.emplace_back();
+        levels_.emplace_back();
         flow_seen_.push_back(0);
     }
     Flow& f = flows_[id];
     f.weight = weight;
     f.cap = cap;
     f.rate = 0;
+    levels_[id] = {0.0, weight};
     f.bottleneck = kNone;
     f.active = true;
     f.uses.assign(uses.begin(), uses.end());
@@ -103,6 +114,7 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
     }
     f.active = false;
     f.rate = 0;
+    levels_[id].rate = 0;
     free_.push_back(id);
     --active_;
 }
@@ -122,6 +134,7 @@ void IncrementalMaxMin::reweight(std::uint32_t id, double weight, double cap) {
         mark_link(u.link);
     }
     f.weight = weight;
+    levels_[id].weight = weight;
     f.cap = cap;
     dirty_flows_.push_back(id);
 }
@@ -139,46 +152,55 @@ void IncrementalMaxMin::set_cap(std::uint32_t id, double cap) {
 void IncrementalMaxMin::take(std::uint32_t id) {
     flow_seen_[id] = epoch_;
     solved_.push_back(id);
-    for (const LinkUse& u : flows_[id].uses)
-        if (link_seen_[u.link] != epoch_) {
-            link_seen_[u.link] = epoch_;
-            set_links_.push_back(u.link);
-        }
+    take_uses(id);
 }
 
-namespace {
-// A flow's part of the signature of each link it crosses: a link's signature, the sum over
-// its flows in the set, is the same in any order of the flows, and two links with other flows
-// have the same one rarely (which the build then finds: build_system). splitmix64's
-// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+void IncrementalMaxMin::take_uses(std::uint32_t id) {
+    // Its links into the set, and its uses as (index in set_links_, share) after those of the
+    // flows taken before it: the re-fill's passes read them in a row and touch only arrays of
+    // the set's links, where flows_[f].uses and the per-link arrays of the whole network would
+    // cost a cache miss a use. Until the set's first re-fill moves rates, the same pass sums
+    // what the set puts on each link, and its signature and count (refill()).
+    const Flow& fl = flows_[id];
+    const std::size_t first = set_uses_.size();
+    for (const LinkUse& u : fl.uses) {
+        LinkSeen& seen = link_seen_[u.link];
+        if (seen.epoch != epoch_) add_set_link(u.link, seen);
+        set_uses_.push_back({seen.local, u.share});
+    }
+    if (sums_valid_) {
+        const SetUse* out = set_uses_.data() + set_uses_.size();
+        const std::uint64_t sign = mix(id);
+        const double rate = fl.rate;
+        distinct_ = distinct_ && fl.distinct;
+        double* inside = inside_.data();
+        std::uint64_t* signature = signature_.data();
+        std::uint32_t* count = count_.data();
+        for (const SetUse* u = set_uses_.data() + first; u != out; ++u) {
+            inside[u->local] += u->share * rate;
+            signature[u->local] += sign;
+            ++count[u->local];
+        }
+    }
+    set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
+    start_rate_.push_back(fl.rate);
 }
-}  // namespace
+
+void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
+    seen.epoch = epoch_;
+    seen.local = static_cast<std::uint32_t>(set_links_.size());
+    set_links_.push_back(link);
+    inside_.push_back(0.0);
+    signature_.push_back(0);
+    count_.push_back(0);
+}
 
 void IncrementalMaxMin::refill() {
     const std::size_t n = set_links_.size();
     // Per link of the set: what the set puts on it (the flows outside leave its load less
-    // that), and a signature and a count of the set's flows that cross it.
-    inside_.assign(n, 0.0);
-    signature_.assign(n, 0);
-    count_.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) local_[set_links_[i]] = static_cast<std::uint32_t>(i);
-    bool distinct = true;
-    for (std::uint32_t f : solved_) {
-        const Flow& fl = flows_[f];
-        distinct = distinct && fl.distinct;
-        const std::uint64_t id = mix(f);
-        for (const LinkUse& u : fl.uses) {
-            const std::uint32_t i = local_[u.link];
-            inside_[i] += u.share * fl.rate;
-            signature_[i] += id;
-            ++count_[i];
-        }
-    }
+    // that), and a signature and a count of the set's flows that cross it. take_uses() has
+    // summed them unless an earlier re-fill of this solve has moved rates since.
+    if (!sums_valid_) sum_set();
     residual_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t l = set_links_[i];
@@ -186,12 +208,82 @@ void IncrementalMaxMin::refill() {
     }
     // A candidate that the build finds carrying other flows or shares than its representative
     // is a constraint of its own: built again with it (rare: a collision of signatures).
-    if (!build_system(collapse_series(distinct))) build_system(false);
+    if (!build_system(collapse_series(distinct_))) build_system(false);
     for (std::size_t i = 0; i < n; ++i)
         if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
     if (!solved_.empty()) backend_.solve(system_, rates_);
-    for (std::size_t i = 0; i < solved_.size(); ++i) set_rate(solved_[i], rates_[i]);
+    set_rates();
     ++refills_;
+}
+
+void IncrementalMaxMin::sum_set() {
+    const std::size_t n = set_links_.size();
+    inside_.assign(n, 0.0);
+    signature_.assign(n, 0);
+    count_.assign(n, 0);
+    distinct_ = true;
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        const std::uint32_t f = solved_[k];
+        const Flow& fl = flows_[f];
+        distinct_ = distinct_ && fl.distinct;
+        const std::uint64_t id = mix(f);
+        const double rate = fl.rate;
+        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
+            const SetUse& u = set_uses_[j];
+            inside_[u.local] += u.share * rate;
+            signature_[u.local] += id;
+            ++count_[u.local];
+        }
+    }
+}
+
+void IncrementalMaxMin::set_rates() {
+    // set_rate() for every flow of the set in solved_'s order, on copies of its links' load
+    // and highest level: each link sees the same steps in the same order, so the same sums.
+    const std::size_t n = set_links_.size();
+    set_rate_.resize(n);
+    set_top_.resize(n);
+    set_top_valid_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        set_rate_[i] = link_rate_[l];
+        set_top_[i] = top_[l];
+        set_top_valid_[i] = top_valid_[l];
+    }
+    // And touched_moved() as of now (finish()): the links of the flows not changed since the
+    // last solve whose rate is now another than the one they began it with.
+    touched_moved_.assign(n, 0);
+    // Raw pointers: the flags are chars, through which the compiler would otherwise reload
+    // every vector's data pointer at each use.
+    double *load = set_rate_.data(), *top = set_top_.data();
+    char *top_valid = set_top_valid_.data(), *moved_on = touched_moved_.data();
+    const SetUse* uses = set_uses_.data();
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        Flow& f = flows_[solved_[k]];
+        const double rate = rates_[k], old = f.rate, level = rate / f.weight;
+        const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
+        if (k >= changed_flows_ && rate != start_rate_[k])
+            for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
+        if (rate == old) continue;
+        const double delta = rate - old, old_level = old / f.weight;
+        for (const SetUse* u = first; u != last; ++u) {
+            load[u->local] += u->share * delta;
+            if (level > top[u->local])
+                top[u->local] = level;
+            else if (rate < old && old_level >= top[u->local])
+                top_valid[u->local] = 0;
+        }
+        f.rate = rate;
+        levels_[solved_[k]].rate = rate;
+    }
+    sums_valid_ = false;
+    moved_valid_ = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = set_links_[i];
+        link_rate_[l] = set_rate_[i];
+        top_[l] = set_top_[i];
+        top_valid_[l] = set_top_valid_[i];
+    }
 }
 
 bool IncrementalMaxMin::collapse_series(bool distinct) {
@@ -211,24 +303,35 @@ bool IncrementalMaxMin::collapse_series(bool distinct) {
     for (std::size_t i = 0; i < n; ++i) representative_[i] = static_cast<std::uint32_t>(i);
     if (!distinct) return false;
     // Candidates: equal signature and count; the lowest residual, then the first, stands for
-    // them.
-    order_.clear();
-    for (std::size_t i = 0; i < n; ++i)
-        if (count_[i] > 0) order_.push_back({signature_[i], residual_[i], count_[i], static_cast<std::uint32_t>(i)});
-    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.signature != b.signature) return a.signature < b.signature;
-        if (a.count != b.count) return a.count < b.count;
-        if (a.residual != b.residual) return a.residual < b.residual;
-        return a.link < b.link;
-    });
+    // them. Grouped by an open-addressed table keyed on (signature, count) that holds each
+    // group's representative so far (links come in index order, so a later one replaces it
+    // only with a lower residual).
+    std::size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    const std::size_t mask = size - 1;
+    table_.assign(size, kDropped);
+    slot_.resize(n);
     bool any = false;
-    for (std::size_t j = 1; j < order_.size(); ++j) {
-        const Candidate &a = order_[j - 1], &b = order_[j];
-        if (a.count == b.count && a.signature == b.signature) {
-            representative_[b.link] = representative_[a.link];
-            any = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (count_[i] == 0) continue;
+        std::size_t h = mix(signature_[i] ^ (static_cast<std::uint64_t>(count_[i]) << 32)) & mask;
+        for (;; h = (h + 1) & mask) {
+            const std::uint32_t r = table_[h];
+            if (r == kDropped) {
+                table_[h] = static_cast<std::uint32_t>(i);
+                break;
+            }
+            if (signature_[r] == signature_[i] && count_[r] == count_[i]) {
+                if (residual_[i] < residual_[r]) table_[h] = static_cast<std::uint32_t>(i);
+                any = true;
+                break;
+            }
         }
+        slot_[i] = static_cast<std::uint32_t>(h);
     }
+    if (any)
+        for (std::size_t i = 0; i < n; ++i)
+            if (count_[i] > 0) representative_[i] = table_[slot_[i]];
     return any;
 }
 
@@ -246,22 +349,22 @@ bool IncrementalMaxMin::build_system(bool verify) {
         mark_share_.resize(n);
     }
     std::uint32_t flow_mark = 0;
-    for (std::uint32_t f : solved_) {
-        const Flow& fl = flows_[f];
+    for (std::size_t k = 0; k < solved_.size(); ++k) {
+        const Flow& fl = flows_[solved_[k]];
+        const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
         if (verify) {
             ++flow_mark;
-            for (const LinkUse& u : fl.uses) {
-                const std::uint32_t i = local_[u.link];
-                mark_[i] = flow_mark;
-                mark_share_[i] = u.share;
+            for (const SetUse* u = first; u != last; ++u) {
+                mark_[u->local] = flow_mark;
+                mark_share_[u->local] = u->share;
             }
         }
         system_.begin_flow(fl.weight, fl.cap);
-        for (const LinkUse& u : fl.uses) {
-            const std::uint32_t i = local_[u.link], r = representative_[i];
+        for (const SetUse* u = first; u != last; ++u) {
+            const std::uint32_t i = u->local, r = representative_[i];
             if (r == i)
-                system_.add_use(system_link_[i], u.share);
-            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u.share))
+                system_.add_use(system_link_[i], u->share);
+            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u->share))
                 unproven_.push_back(i);
         }
         system_.end_flow();
@@ -284,6 +387,7 @@ void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
             top_valid_[u.link] = 0;  // it may have been the highest: find the highest again
     }
     f.rate = rate;
+    levels_[id].rate = rate;
 }
 
 IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
@@ -292,7 +396,7 @@ IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
         // (dropping what the increments have rounded).
         double load = 0, top = 0;
         for (const OnLink& e : on_link_[link]) {
-            const Flow& fg = flows_[e.flow];
+            const FlowLevel& fg = levels_[e.flow];
             load += e.share * fg.rate;
             top = std::max(top, fg.rate / fg.weight);
         }
@@ -356,7 +460,7 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
             if (state(u.link).load < capacity_[u.link] * (1 - kCheckTolerance)) continue;
             for (std::size_t j = 0; j < on_link_[u.link].size(); ++j) {
                 const std::uint32_t h = on_link_[u.link][j].flow;
-                if (!in_set(h) && flows_[h].rate / flows_[h].weight > level * (1 + kCheckTolerance)) take(h);
+                if (!in_set(h) && levels_[h].rate / levels_[h].weight > level * (1 + kCheckTolerance)) take(h);
             }
         }
     }
@@ -386,8 +490,9 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
 }
 
 void IncrementalMaxMin::gather_components() {
-    // Breadth-first over links -> flows -> links from the set and its links.
-    std::size_t li = 0, fi = 0;
+    // Breadth-first over links -> flows -> links from the set and its links (the flows taken
+    // so far have their links in already).
+    std::size_t li = 0, fi = set_first_.size() - 1;
     while (li < set_links_.size() || fi < solved_.size()) {
         for (; li < set_links_.size(); ++li)
             for (const OnLink& e : on_link_[set_links_[li]])
@@ -395,12 +500,7 @@ void IncrementalMaxMin::gather_components() {
                     flow_seen_[e.flow] = epoch_;
                     solved_.push_back(e.flow);
                 }
-        for (; fi < solved_.size(); ++fi)
-            for (const LinkUse& u : flows_[solved_[fi]].uses)
-                if (link_seen_[u.link] != epoch_) {
-                    link_seen_[u.link] = epoch_;
-                    set_links_.push_back(u.link);
-                }
+        for (; fi < solved_.size(); ++fi) take_uses(solved_[fi]);
     }
 }
 
@@ -408,9 +508,20 @@ void IncrementalMaxMin::begin() {
     solved_.clear();
     touched_links_.clear();
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
-    set_links_.assign(dirty_links_.begin(), dirty_links_.end());
+    set_links_.clear();
+    set_uses_.clear();
+    set_first_.assign(1, 0);
+    start_rate_.clear();
+    inside_.clear();
+    signature_.clear();
+    count_.clear();
+    distinct_ = true;
+    sums_valid_ = true;
+    moved_valid_ = false;
+    for (std::uint32_t l : dirty_links_) add_set_link(l, link_seen_[l]);
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
+    changed_flows_ = solved_.size();
     // The flows whose bottleneck a change touched move with it (a departure frees their
     // link, an arrival takes from it), and so on along the chain: a flow taken in may move,
     // and with it every flow whose bottleneck is one of its links. All of them go into the
@@ -428,6 +539,13 @@ void IncrementalMaxMin::begin() {
 
 void IncrementalMaxMin::finish() {
     touched_links_.assign(set_links_.begin(), set_links_.end());
+    if (!moved_valid_) {  // no re-fill (fill_isolated()): what set_rates() finds, here
+        touched_moved_.assign(set_links_.size(), 0);
+        for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
+            if (flows_[solved_[k]].rate != start_rate_[k])
+                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j)
+                    touched_moved_[set_uses_[j].local] = 1;
+    }
     largest_ = std::max(largest_, solved_.size());
     flows_solved_ += solved_.size();
     ++solves_;
@@ -461,6 +579,8 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve() {
     if (!pending()) {
         solved_.clear();
         touched_links_.clear();
+        touched_moved_.clear();
+        changed_flows_ = 0;
         return solved_;
     }
     begin();
@@ -493,6 +613,8 @@ const std::vector<std::uint32_t>& IncrementalMaxMin::solve_components() {
     if (!pending()) {
         solved_.clear();
         touched_links_.clear();
+        touched_moved_.clear();
+        changed_flows_ = 0;
         return solved_;
     }
     begin();

@@ -76,6 +76,12 @@ public:
     std::size_t flows_on(std::uint32_t link) const { return on_link_[link].size(); }
     // Links whose link_rate may have changed in the last solve (valid until the next call).
     const std::vector<std::uint32_t>& touched_links() const { return touched_links_; }
+    // The first changed_flows() flows solve() returned are the ones changed since the solve
+    // before (added, re-weighted, re-capped); every other one it returned kept its weight,
+    // cap and links. Per touched link (same index): whether one of those others crossing it
+    // ended the solve at another rate than it began with.
+    std::size_t changed_flows() const { return changed_flows_; }
+    const std::vector<char>& touched_moved() const { return touched_moved_; }
     std::size_t active_flows() const { return active_; }
     // Most flows one solve recomputed so far, for reports and tests.
     std::size_t largest_component() const { return largest_; }
@@ -104,6 +110,16 @@ private:
     void mark_link(std::uint32_t link);
     bool in_set(std::uint32_t flow) const { return flow_seen_[flow] == epoch_; }
     void take(std::uint32_t flow);  // into the solved set
+    struct LinkSeen {
+        std::uint64_t epoch;  // of the last visit (the next solve's for a changed link)
+        std::uint32_t local;  // its index in set_links_ in that solve
+    };
+    void take_uses(std::uint32_t flow);  // its links into the set, its uses into set_uses_
+    void add_set_link(std::uint32_t link, LinkSeen& seen);
+    // inside_, signature_, count_ and distinct_ summed afresh over the set.
+    void sum_set();
+    // The filling's rates (rates_) to the set's flows and their links' loads and levels.
+    void set_rates();
     // Re-fills the solved set on what the flows outside it leave of its links.
     void refill();
     // Groups the links of the set whose flows of the set look the same (signature and count)
@@ -141,6 +157,12 @@ private:
     std::vector<char> top_valid_;
     RateBackend& backend_;
     std::vector<Flow> flows_;
+    // Every flow's rate and weight again, side by side: the passes over a link's flows
+    // (state(), grow()) read these and not the whole Flow.
+    struct FlowLevel {
+        double rate = 0, weight = 1;
+    };
+    std::vector<FlowLevel> levels_;
     std::vector<std::uint32_t> free_;
     struct OnLink {
         std::uint32_t flow, use;  // the flow and the index of this link in its uses
@@ -152,8 +174,8 @@ private:
     std::vector<std::vector<std::uint32_t>> held_;
     std::vector<std::uint32_t> unknown_, held_scratch_;
     std::vector<std::uint32_t> dirty_links_, dirty_flows_;
-    std::vector<std::uint64_t> link_seen_, flow_seen_;  // epoch of the last visit
-    std::vector<std::uint32_t> local_;                  // link -> its index in set_links_
+    std::vector<LinkSeen> link_seen_;
+    std::vector<std::uint64_t> flow_seen_;  // epoch of the last visit
     std::uint64_t epoch_ = 0;
     std::vector<std::uint32_t> use_mark_;  // add(): the last flow that named each link
     std::uint32_t adds_ = 0;
@@ -165,12 +187,23 @@ private:
     std::vector<double> rates_, inside_, residual_, mark_share_;
     std::vector<std::uint64_t> signature_;
     std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
-    struct Candidate {  // a link of the set in collapse_series()'s order
-        std::uint64_t signature;
-        double residual;
-        std::uint32_t count, link;
+    std::vector<std::uint32_t> table_, slot_;  // collapse_series()'s groups
+    // The set's uses in solved_'s order (flow k's are [set_first_[k], set_first_[k + 1])), each
+    // with its link's index in set_links_; and set_rates()'s copies of the set's links' figures.
+    struct SetUse {
+        std::uint32_t local;
+        double share;
     };
-    std::vector<Candidate> order_;
+    std::vector<SetUse> set_uses_;
+    std::vector<std::uint32_t> set_first_{0};
+    std::vector<double> start_rate_;  // per flow of the set: its rate when the solve began
+    std::size_t changed_flows_ = 0;
+    // Whether inside_, signature_, count_ and distinct_ hold the set at its rates (none moved
+    // yet in this solve), and whether touched_moved_ is current (set_rates() ran).
+    bool distinct_ = true, sums_valid_ = true, moved_valid_ = false;
+    std::vector<char> touched_moved_;
+    std::vector<double> set_rate_, set_top_;
+    std::vector<char> set_top_valid_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
     std::size_t active_ = 0, largest_ = 0;
     std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0;

@@ -523,3 +523,108 @@ TEST_CASE("re-fills that leave out series links give a fresh filling of the full
         CHECK(local.uses_dropped() > 0);
     }
 }
+
+TEST_CASE("a solve reports the flows changed since the last first, and the links whose other flows moved",
+          "[flow][maxmin]") {
+    // Link 0 (10 B/s) carries A and B, link 1 (8 B/s) carries B only: link 0 binds, A = B = 5.
+    const std::vector<double> capacity{10.0, 8.0};
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    const std::vector<LinkUse> ua{{0, 1.0}}, ub{{0, 1.0}, {1, 1.0}};
+    const auto a = inc.add(1.0, kUncapped, ua), b = inc.add(1.0, kUncapped, ub);
+    inc.solve();
+    CHECK(inc.rate(a) == 5.0);
+    CHECK(inc.rate(b) == 5.0);
+    const auto moved = [&](std::uint32_t link) {
+        const auto& t = inc.touched_links();
+        const auto it = std::find(t.begin(), t.end(), link);
+        REQUIRE(it != t.end());
+        return inc.touched_moved()[static_cast<std::size_t>(it - t.begin())] != 0;
+    };
+    SECTION("a re-weight to the same weight moves nobody") {
+        inc.reweight(a, 1.0, kUncapped);
+        const auto& solved = inc.solve();
+        REQUIRE(inc.changed_flows() == 1);
+        CHECK(solved[0] == a);
+        CHECK(std::find(solved.begin(), solved.end(), b) != solved.end());  // held at link 0
+        CHECK(inc.rate(b) == 5.0);
+        CHECK_FALSE(moved(0));
+        CHECK_FALSE(moved(1));
+    }
+    SECTION("an arrival on link 0 moves B down to 10/3 on both its links") {
+        const std::vector<LinkUse> uc{{0, 1.0}};
+        const auto c = inc.add(1.0, kUncapped, uc);
+        const auto& solved = inc.solve();
+        REQUIRE(inc.changed_flows() == 1);
+        CHECK(solved[0] == c);
+        CHECK(inc.rate(b) == Approx(10.0 / 3));
+        CHECK(moved(0));
+        CHECK(moved(1));  // only B, which did not change, crosses it
+    }
+}
+
+TEST_CASE("the links a solve reports moved are those of unchanged flows whose rate moved, on random fabrics",
+          "[flow][maxmin]") {
+    // Random arrivals, departures, re-weights and caps on hosts with three links up and down
+    // and a few spines (as above). After each solve: its first changed_flows() flows are the
+    // live flows changed since the solve before, and a touched link is reported moved exactly
+    // when one of the other flows solved crosses it and ended at another rate than it had.
+    std::mt19937_64 rng(23);
+    const std::uint32_t hosts = 10, spines = 4, links = 6 * hosts + spines;
+    std::vector<double> capacity;
+    for (std::uint32_t l = 0; l < links; ++l) capacity.push_back(10.0 + static_cast<double>(rng() % 20));
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    std::vector<std::uint32_t> live;
+    std::vector<double> before;
+    std::size_t moved_links = 0;
+    for (int step = 0; step < 400; ++step) {
+        std::vector<std::uint32_t> changed;
+        for (int batch = 1 + static_cast<int>(rng() % 3); batch > 0; --batch) {
+            const auto pick = rng() % 4;
+            if (live.size() > 8 && pick == 0) {
+                const std::size_t i = rng() % live.size();
+                inc.remove(live[i]);
+                changed.erase(std::remove(changed.begin(), changed.end(), live[i]), changed.end());
+                live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+            } else if (!live.empty() && pick == 1) {
+                const std::uint32_t f = live[rng() % live.size()];
+                inc.reweight(f, 1.0 + static_cast<double>(rng() % 3), kUncapped);
+                changed.push_back(f);
+            } else {
+                const std::uint32_t a = static_cast<std::uint32_t>(rng() % hosts),
+                                    b = (a + 1 + static_cast<std::uint32_t>(rng() % (hosts - 1))) % hosts;
+                std::vector<LinkUse> uses;
+                for (std::uint32_t k = 0; k < 3; ++k) uses.push_back({3 * a + k, 1.0});
+                uses.push_back({6 * hosts + static_cast<std::uint32_t>(rng() % spines), 1.0});
+                for (std::uint32_t k = 0; k < 3; ++k) uses.push_back({3 * hosts + 3 * b + k, 1.0});
+                const double cap = rng() % 4 == 0 ? 2.0 + static_cast<double>(rng() % 6) : kUncapped;
+                const std::uint32_t f = inc.add(1.0, cap, uses);
+                live.push_back(f);
+                changed.push_back(f);
+            }
+        }
+        before.assign(*std::max_element(live.begin(), live.end()) + 1, -1.0);
+        for (std::uint32_t f : live) before[f] = inc.rate(f);
+        const std::vector<std::uint32_t> solved = inc.solve();
+        std::sort(changed.begin(), changed.end());
+        changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+        REQUIRE(inc.changed_flows() == changed.size());
+        std::vector<std::uint32_t> first(solved.begin(), solved.begin() + static_cast<std::ptrdiff_t>(changed.size()));
+        std::sort(first.begin(), first.end());
+        REQUIRE(first == changed);
+        const auto& touched = inc.touched_links();
+        REQUIRE(inc.touched_moved().size() == touched.size());
+        for (std::size_t i = 0; i < touched.size(); ++i) {
+            bool expected = false;
+            for (std::size_t k = changed.size(); k < solved.size(); ++k) {
+                const std::uint32_t f = solved[k];
+                if (inc.rate(f) == before.at(f)) continue;
+                for (const LinkUse& u : inc.uses(f)) expected = expected || u.link == touched[i];
+            }
+            REQUIRE((inc.touched_moved()[i] != 0) == expected);
+            moved_links += expected;
+        }
+    }
+    CHECK(moved_links > 0);
+}
