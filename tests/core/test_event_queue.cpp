@@ -521,6 +521,27 @@ TEST_CASE("upcoming(1) names the event after next, across the buckets' ends", "[
     CHECK(hints >= n - n / 100);
 }
 
+TEST_CASE("an event pushed into an empty coarse bucket after the run found none to load pops last", "[event_queue]") {
+    // 100 000 events 1 ns apart: the re-spread makes coarse buckets for about four times their
+    // span, the last three quarters of them empty. Near the end of the last filled one the run
+    // asks for the next bucket (kLookahead) and finds none; the last two events then push one
+    // each 3 us ahead, into those empty buckets, and both must still pop, last and in order.
+    EventQueue q;
+    constexpr std::int64_t n = 100'000;
+    for (std::int64_t k = 0; k < n; ++k) q.post(Time::ns(k), nullptr, static_cast<std::uint64_t>(k));
+    Time last = Time::zero();
+    std::int64_t popped = 0;
+    while (!q.empty()) {
+        const Event e = q.pop();
+        REQUIRE(e.time >= last);
+        last = e.time;
+        ++popped;
+        if (e.time >= Time::ns(n - 2) && e.time < Time::ns(n)) q.post(e.time + Time::us(3), nullptr, 0);
+    }
+    CHECK(popped == n + 2);
+    CHECK(last == Time::ns(n - 1) + Time::us(3));
+}
+
 TEST_CASE("a large bucket of a few distinct times pushed out of order pops in push order per time", "[event_queue]") {
     // A permutation's packets at equal rates finish their hops at the same picoseconds: a
     // bucket as wide as the front's density asks for then holds a few distinct times, each many
