@@ -219,11 +219,15 @@ bool EventQueue::settle_slow() {
 // position, so no stable sort (and no allocation) is needed.
 void EventQueue::start_run(std::vector<Entry>& bucket) {
     const std::size_t n = bucket.size();
-    if (run_.size() < n) run_.resize(n);  // run_ was spent; it only grows to its peak
-    run_end_ = n;
+    const std::size_t keep = run_end_ - run_pos_;  // a run extended before it is spent (extend_run)
+    if (keep != 0 && run_pos_ != 0)
+        std::copy(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_),
+                  run_.begin() + static_cast<std::ptrdiff_t>(run_end_), run_.begin());
+    if (run_.size() < keep + n) run_.resize(keep + n);  // it only grows to its peak
+    run_end_ = keep + n;
     run_pos_ = 0;
     const Entry* in = bucket.data();
-    Entry* v = run_.data();
+    Entry* v = run_.data() + keep;
     if (n <= kInsertionMax) {
         for (std::size_t i = 0; i < n; ++i) {
             const Entry x = in[i];
@@ -310,11 +314,18 @@ bool EventQueue::load_fine() {
     return false;
 }
 
+// The next non-empty coarse bucket, split into fine buckets of which the first is loaded (or
+// loaded whole when small); false when none is left before the overflow.
+// The empty buckets before it are passed over only when one is found: with none, they stay
+// unspent, as the fine level still names the bucket before them (extend_run() asks while the
+// run still holds that bucket's events, and the events they run may push into the empty ones).
 bool EventQueue::load_coarse() {
-    while (coarse_.current < coarse_.count) {
-        const std::uint64_t index = coarse_.current++;
+    for (;;) {
+        std::uint64_t index = coarse_.current;
+        while (index < coarse_.count && coarse_.buckets[index].size == 0) ++index;
+        if (index == coarse_.count) return false;
+        coarse_.current = index + 1;
         ChunkList& bucket = coarse_.buckets[index];
-        if (bucket.size == 0) continue;
         fine_start_ = index << coarse_.shift;
         if (bucket.size <= kSplitMin || coarse_.shift == 0) {
             fine_.shift = coarse_.shift;  // one spent fine bucket: pushes into it go to late_
@@ -340,10 +351,15 @@ bool EventQueue::load_coarse() {
             }
             fine_.buckets[(offset(e.time) - fine_start_) >> fine_.shift].push_back(e);
         });
-        prefetch_generations(fine_.buckets[0]);
-        return true;
+        if (load_fine()) return true;  // else every entry was stale
     }
-    return false;
+}
+
+// Every bucket's entries lie after the run's (buckets are consumed in time order), so the next
+// one sorted onto the run's end keeps it in order. The overflow's re-spread waits until the run
+// is spent: it moves the levels' base.
+void EventQueue::extend_run() {
+    if (!load_fine()) load_coarse();
 }
 
 // Called when everything but the overflow is spent. Picks a coarse width (a power of two) for

@@ -15,8 +15,9 @@
 //            ~kCoarseTarget each at the front
 //   overflow an unsorted chunk list of everything at or beyond the last coarse bucket
 // push appends to one bucket (O(1), one cache line touched); pop takes the smaller of the
-// run's head and the heap's top. When both are spent the next non-empty fine bucket is sorted
-// into the run; when those are spent the next coarse bucket is split into fine ones; when the
+// run's head and the heap's top. When the run is down to its last few entries the next
+// non-empty fine bucket is sorted onto its end (so that a prefetch hint sees a few events
+// ahead across a bucket's end); when those are spent the next coarse bucket is split into fine ones; when the
 // coarse buckets are spent the overflow is re-spread over new ones, with a width from the
 // density at the front of its time span. Every event moves O(1) times, so a hold costs O(1)
 // expected.
@@ -40,8 +41,8 @@ namespace fabricsim {
 class Simulator;
 
 // Where an event will first touch memory that went cold while it waited (a packet record, the
-// port it left), as data: the event loop reads it one event ahead and starts those loads, so
-// they overlap the event before, without a call. An event whose arg has (arg & kind_mask) ==
+// port it left), as data: the event loop reads it two events ahead and starts those loads, so
+// they overlap the two events before, without a call. An event whose arg has (arg & kind_mask) ==
 // kind touches, in each array i with a base, the element ((arg >> shift[i]) & mask[i]) of
 // 2^log2_size[i] bytes. The default matches no event. (No member prefetches: GCC 12 drops the
 // call of an inline function whose only effect is a prefetch; the loop prefetches itself.)
@@ -121,14 +122,22 @@ public:
     // pop() if the earliest event is at or before `stop` (true), else nothing (false): an event
     // loop's next_time() and pop() in one, settling the queue once. Precondition: !empty().
     bool pop_until(Time stop, Event& out);
+    // The sorted run holds at least this many entries (when as many are pending before the
+    // overflow): the next bucket is sorted onto its end when it runs shorter, so that upcoming()
+    // sees across a bucket's end. Pushes into that bucket's time span then go to the late heap.
+    static constexpr std::size_t kLookahead = 3;
     // The target (and in `arg` the argument) of the event most likely to pop next, read
     // without settling the queue (null when that would take work): the next live entry of
     // the sorted run, which a later push or a late entry may yet overtake. For prefetch
     // hints only.
-    const EventTarget* upcoming(std::uint64_t& arg) const {
-        if (run_pos_ >= run_end_ || (stale_ != 0 && stale(run_[run_pos_]))) return nullptr;
-        arg = run_[run_pos_].arg;
-        return run_[run_pos_].target;
+    const EventTarget* upcoming(std::uint64_t& arg) const { return upcoming(0, arg); }
+    // The same for the event `ahead` entries after that one in the sorted run (null past the
+    // run's end or for a cancelled entry): a hint may start loads several events early.
+    const EventTarget* upcoming(std::size_t ahead, std::uint64_t& arg) const {
+        const std::size_t i = run_pos_ + ahead;
+        if (i >= run_end_ || (stale_ != 0 && stale(run_[i]))) return nullptr;
+        arg = run_[i].arg;
+        return run_[i].target;
     }
 
 private:
@@ -235,8 +244,11 @@ private:
         return settle_slow();
     }
     bool settle_slow();
-    void take(bool from_run, Event& out);        // removes the settled front
-    void start_run(std::vector<Entry>& bucket);  // moves bucket's entries into run_, sorted
+    void take(bool from_run, Event& out);  // removes the settled front
+    // Moves bucket's entries, sorted, onto the run's end (its unspent entries, all earlier,
+    // moved to the front of run_ first).
+    void start_run(std::vector<Entry>& bucket);
+    [[gnu::noinline]] void extend_run();  // the next bucket onto the run, if one is loaded that cheaply
     bool counting_sort(const Entry* in, std::size_t n, Entry* out);
     void prefetch_generations(const std::vector<Entry>& bucket) const;
     bool load_fine();    // false when the fine buckets are spent
@@ -382,6 +394,7 @@ inline void EventQueue::take(bool from_run, Event& out) {
     if (top.slot != kPosted) release(top.slot);
     if (__builtin_expect(from_run, 1)) {
         ++run_pos_;
+        if (__builtin_expect(run_end_ - run_pos_ < kLookahead, 0)) extend_run();
     } else {
         late_pop();
     }

@@ -494,6 +494,54 @@ TEST_CASE("upcoming() names the run's next live event, never a cancelled one", "
     CHECK(hints >= 1);
 }
 
+TEST_CASE("upcoming(1) names the event after next, across the buckets' ends", "[event_queue]") {
+    // 10 000 events 1 ns apart fill about 1 250 fine buckets of ~8: without the run reaching
+    // into the next bucket (kLookahead) the last entry or two of every bucket would have no
+    // hint, 1 in 8 pops or more. Only the last two pops, and the pops just before a re-spread
+    // of the overflow, may go without.
+    struct Target final : fabricsim::EventTarget {
+        void on_event(fabricsim::Simulator&, std::uint64_t) override {}
+    } target;
+    EventQueue q;
+    constexpr std::uint64_t n = 10'000;
+    for (std::uint64_t k = 1; k <= n; ++k) q.post(Time::ns(static_cast<std::int64_t>(k)), &target, k);
+    std::vector<std::uint64_t> hinted;  // after pop i: the arg upcoming(1) names, 0 for none
+    std::uint64_t expected = 1;
+    while (!q.empty()) {
+        REQUIRE(q.pop().arg == expected++);
+        std::uint64_t arg = 0;
+        hinted.push_back(q.upcoming(1, arg) == &target ? arg : 0);
+    }
+    std::size_t hints = 0;
+    for (std::size_t i = 0; i < hinted.size(); ++i) {
+        if (hinted[i] == 0) continue;
+        ++hints;
+        CHECK(hinted[i] == i + 3);  // pop i popped i + 1; two pops later comes i + 3
+    }
+    CHECK(hints >= n - n / 100);
+}
+
+TEST_CASE("an event pushed into an empty coarse bucket after the run found none to load pops last", "[event_queue]") {
+    // 100 000 events 1 ns apart: the re-spread makes coarse buckets for about four times their
+    // span, the last three quarters of them empty. Near the end of the last filled one the run
+    // asks for the next bucket (kLookahead) and finds none; the last two events then push one
+    // each 3 us ahead, into those empty buckets, and both must still pop, last and in order.
+    EventQueue q;
+    constexpr std::int64_t n = 100'000;
+    for (std::int64_t k = 0; k < n; ++k) q.post(Time::ns(k), nullptr, static_cast<std::uint64_t>(k));
+    Time last = Time::zero();
+    std::int64_t popped = 0;
+    while (!q.empty()) {
+        const Event e = q.pop();
+        REQUIRE(e.time >= last);
+        last = e.time;
+        ++popped;
+        if (e.time >= Time::ns(n - 2) && e.time < Time::ns(n)) q.post(e.time + Time::us(3), nullptr, 0);
+    }
+    CHECK(popped == n + 2);
+    CHECK(last == Time::ns(n - 1) + Time::us(3));
+}
+
 TEST_CASE("a large bucket of a few distinct times pushed out of order pops in push order per time", "[event_queue]") {
     // A permutation's packets at equal rates finish their hops at the same picoseconds: a
     // bucket as wide as the front's density asks for then holds a few distinct times, each many

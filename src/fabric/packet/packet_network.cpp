@@ -68,7 +68,7 @@ void PacketNetwork::init() {
         }
     }
     // An arrival's packet record and the port it left went cold while it flew: the event loop
-    // starts both loads one event early (perf: the first touch of each was most of arrive()'s
+    // starts both loads two events early (perf: the first touch of each was most of arrive()'s
     // time). The link rides above the packet index in the event (commit()).
     hint_.kind_mask = 15;
     hint_.kind = kArrival;
