@@ -177,6 +177,7 @@ void FlowCongestion::catch_up(Qp& q, Time now) {
         ++q.generation;  // its packets in flight are forgotten
         q.last_due = kNoDue;
         q.back = 0;
+        q.partial = 0;
         for (Sent& x : history(q)) x.p = 0;
         return;
     }
@@ -350,8 +351,17 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
                     leave(q, qi, steps_ + q.delay + static_cast<std::uint64_t>(std::llround(wait / h)), packets);
                 }
                 come_back(q);
-                const double out = q.back;  // its packets leaving their last queue now
+                // Its whole packets leaving their last queue now: the switch marks packets (RED at
+                // dequeue) and the receiver answers a marked packet with a CNP (Zhu et al.,
+                // SIGCOMM 2015, §3.1; the NIC preset's cnp_interval is 0, roce_nic.cpp), so a
+                // step in which only part of a packet leaves brings no mark, and that part counts
+                // with the next. Drawn on fractions, a queue above Kmax (p = 1) cut a QP at 1 Gb/s
+                // every 4 µs decrease period, where its packets, 33 µs apart, allow one cut per
+                // packet (docs/models/flow.md, "Whole packets").
+                q.partial += q.back;
                 q.back = 0;
+                const double out = std::floor(q.partial);
+                q.partial -= out;
                 const double unmarked_log = out > 0 && p_d > 0 ? out * (p_d >= 1 ? -INFINITY : std::log1p(-p_d)) : 0.0;
                 dcqcn_event_step(dcqcn_, q.events, q.rc, q.rt, q.alpha, unmarked_log, q.send * h, seconds(now), q.line,
                                  rng);
@@ -476,6 +486,10 @@ void FlowCongestion::live_feeders() {
 
 void FlowCongestion::per_input_ports() {
     reweighted_.clear();
+    if (control_ == Control::dcqcn) {
+        per_qp();
+        return;
+    }
     if (!per_input_) return;
     for (Link& l : links_) l.per_feeder.assign(l.feeders.size(), 0);
     for (std::uint32_t qi : live_) {
@@ -497,6 +511,25 @@ void FlowCongestion::per_input_ports() {
         // The sending NIC serves its QPs in turn and a QP its messages one after another:
         // the QP's share is split among its messages in flight.
         const double w = n == 0 ? 1.0 : 1.0 / (static_cast<double>(n) * static_cast<double>(q.flows.size()));
+        for (std::uint32_t id : q.flows)
+            if (flow_weight_[id] != w) {
+                flow_weight_[id] = w;
+                reweighted_.emplace_back(id, w);
+            }
+    }
+}
+
+void FlowCongestion::per_qp() {
+    // RoCE with DCQCN: the rate limiter is per QP (Zhu et al., SIGCOMM 2015, §3: the reaction
+    // point runs per flow, a flow being a QP), the NIC serves its QPs in turn (NicScheduler) and
+    // a QP sends its messages one after another, so at a queued port a QP gets one share
+    // whatever number of messages it has in flight: each of its m messages weight 1/m. A flow
+    // that crosses no queued port keeps weight 1 (max-min per message, as without the overlay).
+    for (std::uint32_t qi : live_) {
+        const Qp& q = qps_[qi];
+        bool queued = false;
+        for (std::uint32_t li : links_of(q)) queued = queued || (links_[li].queue_port && links_[li].queue > kEmpty);
+        const double w = queued ? 1.0 / static_cast<double>(q.flows.size()) : 1.0;
         for (std::uint32_t id : q.flows)
             if (flow_weight_[id] != w) {
                 flow_weight_[id] = w;

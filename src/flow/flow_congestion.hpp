@@ -157,6 +157,7 @@ private:
         double last_packets = 0;
         std::uint32_t generation = 0;  // a batch of an older generation was dropped by catch_up()
         double back = 0;               // packets whose marks came back since its last step
+        double partial = 0;            // of those, the part of a packet not yet counted whole
         bool live = false;             // in live_
     };
     // A batch of a QP's packets, in the bucket of leaving_ of the step their marks reach it.
@@ -207,6 +208,7 @@ private:
     std::vector<double> flow_weight_;  // by solver id
     std::vector<std::pair<std::uint32_t, double>> reweighted_;
     void per_input_ports();
+    void per_qp();                     // RoCE with DCQCN: one share per QP at a queued port
     void live_feeders();               // each queue port's limit for this step
     std::vector<std::uint32_t> live_;  // QPs with flows, or a rate still below line
     std::vector<std::pair<std::uint32_t, double>> changed_;
