@@ -82,6 +82,23 @@ inline void dcqcn_event_periods(const FluidParams& P, DcqcnEventState& e, double
     }
 }
 
+// The marks that reach a QP in one step, on whole packets. A switch marks packets (RED at
+// dequeue) and the receiver answers each marked one with a CNP (Zhu et al., SIGCOMM 2015,
+// §3.1; the NIC preset's cnp_interval is 0, so none is held back), so a step in which only
+// part of a packet leaves its last queue brings no mark: that part counts with the next.
+// `partial` carries it; `back` is the packets whose marks came back this step, `p` the marking
+// probability of the queue they left. Returns the log of the chance that none of the whole
+// packets was marked (0: none came, or p = 0; −∞: p = 1 and one came). Drawn on fractions
+// instead, a queue above Kmax (p = 1) cut a QP at R_min = 1 Gb/s in every 4 µs decrease
+// period, where its 4 KiB packets, 33 µs apart, bring at most one CNP each.
+inline double unmarked_log_whole(double& partial, double back, double p) {
+    partial += back;
+    const double whole = std::floor(partial);
+    partial -= whole;
+    if (whole <= 0 || p <= 0) return 0.0;
+    return p >= 1 ? -INFINITY : whole * std::log1p(-p);
+}
+
 // One step of h ending at `now` (s): `unmarked_log` is the log of the chance that none of the
 // QP's packets whose marks reach it in this step was marked (0: none marked, or none came),
 // `sent` the bytes it sent this step; `rng` draws whether a CNP came.

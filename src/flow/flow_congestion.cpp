@@ -351,18 +351,9 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
                     leave(q, qi, steps_ + q.delay + static_cast<std::uint64_t>(std::llround(wait / h)), packets);
                 }
                 come_back(q);
-                // Its whole packets leaving their last queue now: the switch marks packets (RED at
-                // dequeue) and the receiver answers a marked packet with a CNP (Zhu et al.,
-                // SIGCOMM 2015, §3.1; the NIC preset's cnp_interval is 0, roce_nic.cpp), so a
-                // step in which only part of a packet leaves brings no mark, and that part counts
-                // with the next. Drawn on fractions, a queue above Kmax (p = 1) cut a QP at 1 Gb/s
-                // every 4 µs decrease period, where its packets, 33 µs apart, allow one cut per
-                // packet (docs/models/flow.md, "Whole packets").
-                q.partial += q.back;
+                // Its packets leaving their last queue now, whole (unmarked_log_whole).
+                const double unmarked_log = unmarked_log_whole(q.partial, q.back, p_d);
                 q.back = 0;
-                const double out = std::floor(q.partial);
-                q.partial -= out;
-                const double unmarked_log = out > 0 && p_d > 0 ? out * (p_d >= 1 ? -INFINITY : std::log1p(-p_d)) : 0.0;
                 dcqcn_event_step(dcqcn_, q.events, q.rc, q.rt, q.alpha, unmarked_log, q.send * h, seconds(now), q.line,
                                  rng);
             } else {

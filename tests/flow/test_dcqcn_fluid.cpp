@@ -361,3 +361,27 @@ TEST_CASE("the NIC's reaction point: a crash to R_min keeps R_T at line and one 
     CHECK(rc * 8 == Approx(50.5e9).epsilon(1e-12));
     CHECK(rt == line);
 }
+
+TEST_CASE("the NIC's reaction point: marks come back on whole packets, at most one CNP per packet",
+          "[flow][dcqcn-fluid]") {
+    // A quarter of a packet comes back in each step: the first whole one in step 4, then in
+    // steps 8 and 12, so with every packet marked (p = 1) only those three steps can bring a
+    // CNP, and with p = 1/2 each of them carries log(1/2).
+    double partial = 0;
+    std::vector<int> cnp_steps;
+    for (int k = 1; k <= 12; ++k)
+        if (unmarked_log_whole(partial, 0.25, 1.0) < 0) cnp_steps.push_back(k);
+    CHECK(cnp_steps == std::vector<int>{4, 8, 12});
+    partial = 0.75;
+    CHECK(unmarked_log_whole(partial, 0.25, 0.5) == Approx(std::log(0.5)).epsilon(1e-12));
+    CHECK(partial == 0);
+    CHECK(unmarked_log_whole(partial, 0.0, 1.0) == 0);  // nothing came back
+    // A QP at R_min = 1 Gb/s behind a queue above Kmax, steps of 100 ns, 4096-byte packets:
+    // 1e9 / 8 · 1e-3 / 4096 = 30.5 packets in 1 ms, so 30 steps that can bring a CNP, where
+    // drawing on fractions of a packet made all 10 000 of them certain.
+    const double per_step = 1e9 / 8 * 100e-9 / 4096;
+    partial = 0;
+    int cnps = 0;
+    for (int k = 0; k < 10'000; ++k) cnps += unmarked_log_whole(partial, per_step, 1.0) < 0 ? 1 : 0;
+    CHECK(cnps == 30);
+}

@@ -195,6 +195,62 @@ TEST_CASE("coupled fluid: on InfiniBand a QP's share is split among its messages
     CHECK(three == Approx(0.5).epsilon(1e-6));
 }
 
+TEST_CASE("coupled fluid: on RoCE with DCQCN a queued port gives each QP one share, split among its messages",
+          "[flow][flow-congestion]") {
+    // Host 1 sends one message to host 0 and host 2 three on one QP, with the paper's DCQCN
+    // (which settles, so host 0's port keeps a standing queue between Kmin and Kmax). DCQCN
+    // limits rates per QP (Zhu et al., SIGCOMM 2015, §3) and the NIC serves a QP's messages one
+    // after another, so each QP gets C/2 of the queued port and host 2's three messages C/6
+    // each: both uplinks carry C/2. Max-min per message gives host 1 C/4 and host 2 3C/4.
+    scenario::ClusterSpec c = packet_test::hosts(3);
+    c.roce.dcqcn.preset = scenario::DcqcnPreset::paper;
+    const Bytes size{1'000'000'000};
+    auto uplinks = [&](bool fluid) {
+        Coupled m(c, fluid);
+        Simulator sim(1);
+        packet_test::Sink sink;
+        m.network.send(sim, packet_test::msg(0, 1, 0, size), sink);
+        for (std::uint32_t k = 0; k < 3; ++k) m.network.send(sim, packet_test::msg(1 + k, 2, 0, size, 0), sink);
+        sim.run(20_ms);
+        const fabric::DirectedLink port = m.routing.path(RankId{1}, RankId{0})[2];
+        const double C = m.payload(port);
+        if (fluid) REQUIRE(m.network.congestion()->queue(port.index()) > 1.0);
+        CHECK(m.network.current_rate(port) == Approx(C).epsilon(1e-9));
+        return std::pair{m.network.current_rate(m.routing.path(RankId{1}, RankId{0})[1]) / C,
+                         m.network.current_rate(m.routing.path(RankId{2}, RankId{0})[1]) / C};
+    };
+    const auto [one, three] = uplinks(true);
+    CHECK(one == Approx(0.5).epsilon(1e-6));
+    CHECK(three == Approx(0.5).epsilon(1e-6));
+    const auto [one_maxmin, three_maxmin] = uplinks(false);
+    CHECK(one_maxmin == Approx(0.25).epsilon(1e-6));
+    CHECK(three_maxmin == Approx(0.75).epsilon(1e-6));
+}
+
+TEST_CASE("coupled fluid: a RoCE port's PFC limit is the dynamic threshold over the shared pool the MMU leaves",
+          "[flow][flow-congestion]") {
+    // The packet model's switch (SwitchMmu) takes out of its buffer B, at each of its P ports,
+    // the reserved space r of two priority groups (lossless priority 3, control priority 6) and
+    // the PFC headroom H of priority 3; an ingress queue pauses at r + α·(S − q), S the pool
+    // left. With n ingress queues full at one port, q = n·(r + α·(S − q)):
+    // q = n·(r + α·S) / (1 + n·α). The whole buffer in place of S overstated it.
+    scenario::ClusterSpec c = packet_test::hosts(5);
+    c.roce.pfc.headroom = Bytes{100'000};
+    const fabric::Topology topology = fabric::build_topology(c);
+    const fabric::Routing routing(topology, c.fabric.routing, c.fabric.technology, 1);
+    const auto a = routing.path(RankId{1}, RankId{0}), b = routing.path(RankId{2}, RankId{0});
+    const fabric::DirectedLink port = a[2];
+    const fabric::Node& sw = topology.node(topology.source(port));
+    const double B = static_cast<double>(sw.buffer.count()), P = static_cast<double>(sw.ports.size());
+    const double r = 4096, H = 100'000, alpha = c.roce.mmu.alpha, n = 2;
+    const double S = B - P * (2 * r + H);
+    REQUIRE(S > 0);
+    const double expected = n * (r + alpha * S) / (1 + n * alpha);
+    CHECK(static_cast<double>(fluid_queue_limit(topology, c, port, {a[1], b[1]}).count()) ==
+          Approx(expected).margin(1.0));
+    CHECK(expected < n * alpha * B / (1 + n * alpha));
+}
+
 TEST_CASE("coupled fluid: on InfiniBand a port holds only the VL buffers of the input links still sending",
           "[flow][flow-congestion]") {
     // Credits alone (IB CC off). Hosts 1 and 2 send to host 0; host 1's message is short. While
