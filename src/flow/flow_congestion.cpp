@@ -370,6 +370,13 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
             q.ccti = std::clamp(q.ccti + h * (ib_.increase * becn - down), ib_.min, ib_.limit);
         }
         const double r = allowed(q);
+        // RoCE: a switch's egress queue is first in, first out (one per priority), so a port
+        // serves a QP only the bytes it pushed in: once they are all served, the QP gets what
+        // it pushes, R·θ, however long the queue of the others. Without this a QP that DCQCN
+        // cut to R_min took its max-min share out of the others' queue (docs/models/flow.md,
+        // "What a FIFO port serves").
+        q.own = std::max(0.0, q.own + (q.send - q.rate) * h);
+        const bool empty_own = control_ == Control::dcqcn && q.own <= kEmpty;
         if (sending) {
             q.send = r * theta;
             if (!saturated && !queued) q.send = std::min(q.send, q.rate);
@@ -378,7 +385,7 @@ const std::vector<std::pair<std::uint32_t, double>>& FlowCongestion::advance(Tim
             q.send = 0;
         }
         q.cap = kUncapped;
-        if (sending && !queued) {
+        if (sending && (!queued || empty_own)) {
             q.cap = r * pfc;
             if (q.cap >= q.line * (1 - kSaturated)) q.cap = kUncapped;
         }

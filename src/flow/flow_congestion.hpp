@@ -50,7 +50,10 @@
 //
 // Coupling to the max-min rates: a flow whose path has a queue (q > 1 B) is served from it at
 // its max-min share (the port drains at C whatever the senders do now); otherwise its rate is
-// capped at R_f·π_f (what the rate control and pauses let through). Caps move the solve only
+// capped at R_f·π_f (what the rate control and pauses let through). On RoCE with DCQCN the
+// queue is a FIFO that holds only what was pushed into it: a QP whose pushed bytes the solve
+// has all served is capped at R_f·π_f too, and at a queued port each QP weighs one share,
+// split among its messages in flight (per_qp()). Caps move the solve only
 // when they change by more than kCapResolution, and the overlay steps only while something
 // can change: a queue, a rate below line, or a link offered more than it carries.
 #pragma once
@@ -116,6 +119,8 @@ public:
         return local_[directed] < 0 ? 0.0 : links_[static_cast<std::size_t>(local_[directed])].queue;
     }
     double allowed_rate(std::uint32_t flow) const { return allowed(qps_[flow_qp_[flow]]); }
+    // RoCE: the bytes a flow's QP pushed into the fabric that the solve has not yet served.
+    double unserved(std::uint32_t flow) const { return qps_[flow_qp_[flow]].own; }
     // InfiniBand: the solver weights of the flows whose weight the last advance() changed
     // (per-input-port arbitration, below), and a flow's cap (kUncapped: none).
     const std::vector<std::pair<std::uint32_t, double>>& reweighted() const { return reweighted_; }
@@ -157,6 +162,7 @@ private:
         double last_packets = 0;
         std::uint32_t generation = 0;  // a batch of an older generation was dropped by catch_up()
         double back = 0;               // packets whose marks came back since its last step
+        double own = 0;                // RoCE: bytes it pushed into the fabric that the solve has not served
         double partial = 0;            // of those, the part of a packet not yet counted whole
         bool live = false;             // in live_
     };

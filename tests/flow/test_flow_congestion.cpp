@@ -145,6 +145,35 @@ TEST_CASE("coupled fluid: an 8-to-1 RoCE incast loses to DCQCN what the packet m
     CHECK(fluid < 1.1 * packet);
 }
 
+TEST_CASE("coupled fluid: a RoCE port serves a QP no more than it pushed, however long the others' queue",
+          "[flow][flow-congestion]") {
+    // The 8-to-1 incast above, NIC preset. A switch's egress queue is first in, first out: it
+    // can serve a QP only the bytes the QP pushed into it. So while host 8's port holds a queue,
+    // a sender none of whose pushed bytes are left unserved gets no more than it pushes, its
+    // DCQCN rate R_C (θ ≤ 1), where its max-min share would be C/8 = 12.5 Gb/s; DCQCN's crash
+    // to R_min = 1 Gb/s makes that case come up.
+    const scenario::ClusterSpec c = packet_test::hosts(9);
+    Coupled m(c);
+    Simulator sim(1);
+    packet_test::Sink sink;
+    for (std::uint32_t s = 0; s < 8; ++s) m.network.send(sim, packet_test::msg(s, s, 8, Bytes{2'000'000}), sink);
+    const FlowCongestion* cc = m.network.congestion();
+    const fabric::DirectedLink port = m.routing.path(RankId{0}, RankId{8})[2];
+    const double C = m.payload(port);
+    int checked = 0;
+    for (Time t = 5_us; t < 1_ms && sink.at.empty(); t += 5_us) {
+        sim.run(t);
+        if (cc->queue(port.index()) <= 1.0) continue;
+        for (std::uint32_t s = 0; s < 8; ++s) {
+            if (!cc->tracked(s) || cc->unserved(s) > 1.0) continue;
+            const double served = m.network.current_rate(m.routing.path(RankId{s}, RankId{8})[1]);
+            CHECK(served <= cc->allowed_rate(s) * (1 + 2 * FlowCongestion::kCapResolution));
+            if (cc->allowed_rate(s) < C / 8 / 2) ++checked;
+        }
+    }
+    CHECK(checked > 0);  // a sender cut below half its share met a queue with nothing of its own
+}
+
 namespace {
 
 // InfiniBand hosts with credits alone (IB CC off): host 1 sends one message to host 0 and host
