@@ -11,7 +11,9 @@
 //   q_max        a NIC's uplink: 0 (the sender holds back what its port cannot take); a switch's
 //                egress with n ingress links feeding it: RoCE with PFC, n · XOFF, XOFF the
 //                static roce.pfc.xoff or the dynamic threshold's steady state with the n
-//                ingress queues full, α·(B − q) each: q_max = n·α·B / (1 + n·α); InfiniBand,
+//                ingress queues full, r + α·(S − q) each (S the shared pool the MMU leaves
+//                of the buffer, r the reserved space per queue, as SwitchMmu carves them):
+//                q_max = n·(r + α·S) / (1 + n·α); InfiniBand,
 //                n · the VL buffer of each ingress link (cluster.infiniband.vl_buffer, or as
 //                the packet model's credits size it); lossy RoCE or PFC off: unbounded
 //   τ*           the path's propagation and forwarding latency there and back: the data to

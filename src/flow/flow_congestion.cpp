@@ -509,12 +509,16 @@ void FlowCongestion::per_input_ports() {
         // The sending NIC serves its QPs in turn and a QP its messages one after another:
         // the QP's share is split among its messages in flight.
         const double w = n == 0 ? 1.0 : 1.0 / (static_cast<double>(n) * static_cast<double>(q.flows.size()));
-        for (std::uint32_t id : q.flows)
-            if (flow_weight_[id] != w) {
-                flow_weight_[id] = w;
-                reweighted_.emplace_back(id, w);
-            }
+        reweight(q, w);
     }
+}
+
+void FlowCongestion::reweight(const Qp& q, double w) {
+    for (std::uint32_t id : q.flows)
+        if (flow_weight_[id] != w) {
+            flow_weight_[id] = w;
+            reweighted_.emplace_back(id, w);
+        }
 }
 
 void FlowCongestion::per_qp() {
@@ -528,11 +532,7 @@ void FlowCongestion::per_qp() {
         bool queued = false;
         for (std::uint32_t li : links_of(q)) queued = queued || (links_[li].queue_port && links_[li].queue > kEmpty);
         const double w = queued ? 1.0 / static_cast<double>(q.flows.size()) : 1.0;
-        for (std::uint32_t id : q.flows)
-            if (flow_weight_[id] != w) {
-                flow_weight_[id] = w;
-                reweighted_.emplace_back(id, w);
-            }
+        reweight(q, w);
     }
 }
 

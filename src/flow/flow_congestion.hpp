@@ -121,8 +121,8 @@ public:
     double allowed_rate(std::uint32_t flow) const { return allowed(qps_[flow_qp_[flow]]); }
     // RoCE: the bytes a flow's QP pushed into the fabric that the solve has not yet served.
     double unserved(std::uint32_t flow) const { return qps_[flow_qp_[flow]].own; }
-    // InfiniBand: the solver weights of the flows whose weight the last advance() changed
-    // (per-input-port arbitration, below), and a flow's cap (kUncapped: none).
+    // The solver weights of the flows whose weight the last advance() changed (InfiniBand per
+    // input port, RoCE with DCQCN per QP; below), and a flow's cap (kUncapped: none).
     const std::vector<std::pair<std::uint32_t, double>>& reweighted() const { return reweighted_; }
     double cap(std::uint32_t flow) const { return flow_cap_[flow]; }
     double weight(std::uint32_t flow) const { return flow_weight_[flow]; }
@@ -209,14 +209,16 @@ private:
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> qp_of_;
     std::vector<std::uint32_t> flow_qp_;                     // by solver id
     std::vector<double> flow_bytes_, flow_cap_, flow_rate_;  // by solver id
-    // InfiniBand switches arbitrate among input ports (per_input_ports()); 1 elsewhere.
+    // InfiniBand switches arbitrate among input ports (per_input_ports()), RoCE ports with DCQCN
+    // share per QP (per_qp()); 1 elsewhere.
     bool per_input_ = false;
     std::vector<double> flow_weight_;  // by solver id
     std::vector<std::pair<std::uint32_t, double>> reweighted_;
     void per_input_ports();
-    void per_qp();                     // RoCE with DCQCN: one share per QP at a queued port
-    void live_feeders();               // each queue port's limit for this step
-    std::vector<std::uint32_t> live_;  // QPs with flows, or a rate still below line
+    void per_qp();                         // RoCE with DCQCN: one share per QP at a queued port
+    void reweight(const Qp& q, double w);  // each of its flows' solver weight, if it moved
+    void live_feeders();                   // each queue port's limit for this step
+    std::vector<std::uint32_t> live_;      // QPs with flows, or a rate still below line
     std::vector<std::pair<std::uint32_t, double>> changed_;
 };
 

@@ -587,7 +587,8 @@ void FlowNetwork::schedule_congestion(Simulator& sim) {
 void FlowNetwork::step_congestion(Simulator& sim) {
     stepping_ = false;
     for (const auto& [id, cap] : congestion_->advance(sim.now(), sim.rng("flow.dcqcn"))) solver_.set_cap(id, cap);
-    // InfiniBand: per-input-port arbitration as solver weights (flow_congestion.hpp).
+    // Per-input-port (InfiniBand) and per-QP (RoCE with DCQCN) shares as solver weights
+    // (flow_congestion.hpp).
     for (const auto& [id, weight] : congestion_->reweighted()) solver_.reweight(id, weight, congestion_->cap(id));
     if (solver_.pending())
         resolve(sim);  // schedules the next step
