@@ -79,6 +79,8 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     f.uses.assign(uses.begin(), uses.end());
     f.slot.resize(uses.size());
     f.distinct = true;
+    f.route = 0;
+    f.route_b = 0;
     if (++adds_ == 0) {  // the marks wrapped: clear them
         std::fill(use_mark_.begin(), use_mark_.end(), 0);
         adds_ = 1;
@@ -92,6 +94,9 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
         use_mark_[l] = adds_;
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
         on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
+        const std::uint64_t hl = use_hash(l, uses[i].share);
+        f.route = mix(f.route + hl);
+        f.route_b = mix(f.route_b ^ use_hash_b(hl));
         LinkFlows& lf = link_flows_[l];
         const std::uint64_t h = use_hash(id, uses[i].share);
         lf.a += h;
@@ -185,17 +190,27 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // classes, where flows_[f].uses and the per-link arrays of the whole network would cost a
     // cache miss a use. Until the set's first re-fill moves rates, the same pass sums what
     // the set puts on each class, and its signature and count (refill()).
+    // A flow with the same uses as one taken before it (another of a ring's channels or
+    // buckets on the same links: of the 600 flows a large solve of the 175B job's 4,096-GPU
+    // cut takes, 151 routes) has that flow's classes: they are copied, not found again.
     const Flow& fl = flows_[id];
     const std::size_t first = set_uses_.size();
     const auto stamp = static_cast<std::uint32_t>(set_first_.size());
-    for (const LinkUse& u : fl.uses) {
-        LinkSeen& seen = link_seen_[u.link];
-        if (seen.epoch != epoch_) add_set_link(u.link, seen);
-        if (fl.distinct) {
-            if (class_mark_[seen.cls] == stamp) continue;
-            class_mark_[seen.cls] = stamp;
+    if (const std::uint32_t same = same_route(id); same != kNone) {
+        const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
+        set_uses_.resize(first + count);
+        std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
+                    set_uses_.begin() + static_cast<std::ptrdiff_t>(first));
+    } else {
+        for (const LinkUse& u : fl.uses) {
+            LinkSeen& seen = link_seen_[u.link];
+            if (seen.epoch != epoch_) add_set_link(u.link, seen);
+            if (fl.distinct) {
+                if (class_mark_[seen.cls] == stamp) continue;
+                class_mark_[seen.cls] = stamp;
+            }
+            set_uses_.push_back({seen.cls, u.share});
         }
-        set_uses_.push_back({seen.cls, u.share});
     }
     if (sums_valid_) {
         const SetUse* out = set_uses_.data() + set_uses_.size();
@@ -213,6 +228,33 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     }
     set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
     start_rate_.push_back(fl.rate);
+}
+
+std::uint32_t IncrementalMaxMin::same_route(std::uint32_t id) {
+    // The table holds the first flow of the set of each route; `id` is about to be the set's
+    // flow set_first_.size() - 1, and goes in where its route is new. Routes are told apart
+    // by two 64-bit hashes, as links are by their flows (add()): comparing the uses one by one
+    // cost as many instructions as the uses it saves finding (docs/BENCHMARKS.md).
+    const auto k = static_cast<std::uint32_t>(set_first_.size() - 1);
+    if (2 * (routes_ + 1) > route_table_.size()) {
+        route_table_.assign(std::max<std::size_t>(1024, 2 * route_table_.size()), RouteSlot{});
+        routes_ = 0;
+        for (std::uint32_t j = 0; j < k; ++j) find_route(flows_[solved_[j]], j);
+    }
+    return find_route(flows_[id], k);
+}
+
+std::uint32_t IncrementalMaxMin::find_route(const Flow& flow, std::uint32_t k) {
+    const std::size_t mask = route_table_.size() - 1;
+    for (std::size_t h = flow.route & mask;; h = (h + 1) & mask) {
+        RouteSlot& slot = route_table_[h];
+        if (slot.epoch != epoch_) {
+            slot = {epoch_, flow.route, flow.route_b, k};
+            ++routes_;
+            return kNone;
+        }
+        if (slot.route == flow.route && slot.route_b == flow.route_b) return slot.k;
+    }
 }
 
 void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
@@ -594,6 +636,7 @@ void IncrementalMaxMin::begin() {
     set_uses_.clear();
     set_first_.assign(1, 0);
     start_rate_.clear();
+    routes_ = 0;
     class_of_.clear();
     class_rep_.clear();
     class_size_.clear();

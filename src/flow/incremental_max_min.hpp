@@ -102,7 +102,8 @@ private:
         std::uint32_t bottleneck = kNone;  // a link, kAtCap, or kNone (not known)
         std::uint32_t held_slot = 0;       // its position in held_[bottleneck]
         bool active = false;
-        bool distinct = true;  // no link twice among its uses
+        bool distinct = true;                  // no link twice among its uses
+        std::uint64_t route = 0, route_b = 0;  // two hashes of its uses, in order
     };
     struct LinkState {
         double load, top;  // Σ share·rate and the highest level (rate/weight) of its flows
@@ -122,6 +123,10 @@ private:
     // flows at the same shares (link_flows_), or a new one.
     std::uint32_t find_class(std::uint32_t link);
     std::uint32_t new_class(std::uint32_t link);
+    // An earlier flow of the set (its index in solved_) with the same uses as `flow`, about to
+    // be taken; or kNone, and `flow` is remembered for those after it.
+    std::uint32_t same_route(std::uint32_t flow);
+    std::uint32_t find_route(const Flow& flow, std::uint32_t k);
     void grow_class_table();
     // Per link of the set, whether a flow not changed since the last solve that crosses it
     // ended at another rate than it began with (touched_moved_), from class_moved_.
@@ -210,6 +215,12 @@ private:
         std::uint32_t cls = 0;
     };
     std::vector<ClassSlot> class_table_;
+    struct RouteSlot {  // same_route()'s table: the first flow of the set with a route
+        std::uint64_t epoch = 0, route = 0, route_b = 0;
+        std::uint32_t k = 0;
+    };
+    std::vector<RouteSlot> route_table_;
+    std::size_t routes_ = 0;
     std::vector<char> class_moved_;
     // Per class during a re-fill: the set's load on it, a signature and a count of the set's
     // uses of it, what the others leave of it (the least over its links), the class standing

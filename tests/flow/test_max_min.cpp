@@ -498,6 +498,28 @@ TEST_CASE("a flow on one link of a class splits it off, its departure joins it a
     CHECK(inc.link_rate(l) == 12.5);
 }
 
+TEST_CASE("flows on the same route share its classes, each with its own cap", "[flow][maxmin]") {
+    // X (cap 1) and Y cross links 0 (10 B/s) and 1 (6 B/s) in that order, Z crosses 1 and 0:
+    // the same links, another route. One class {0, 1}; link 1 binds: X = 1 at its cap, Y and Z
+    // share 6 - 1 = 5. Each flow names the class once: 3 of the 6 uses are left out.
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc({10.0, 6.0}, cpu);
+    const std::vector<LinkUse> forward{{0, 1.0}, {1, 1.0}}, backward{{1, 1.0}, {0, 1.0}};
+    const auto x = inc.add(1.0, 1.0, forward), y = inc.add(1.0, kUncapped, forward),
+               z = inc.add(1.0, kUncapped, backward);
+    inc.solve();
+    CHECK(inc.uses_dropped() == 3);
+    rates_are(inc, {{x, 1.0}, {y, 2.5}, {z, 2.5}});
+    CHECK(inc.link_rate(0) == 6.0);
+    CHECK(inc.link_rate(1) == 6.0);
+    // X's cap rises to 5, above the fair share: 6 / 3 = 2 each.
+    inc.set_cap(x, 5.0);
+    inc.solve();
+    rates_are(inc, {{x, 2.0}, {y, 2.0}, {z, 2.0}});
+    CHECK(inc.link_rate(0) == Approx(6.0).epsilon(1e-12));
+    CHECK(inc.link_rate(1) == Approx(6.0).epsilon(1e-12));
+}
+
 TEST_CASE("re-fills that leave out series links give a fresh filling of the full system on random fabrics",
           "[flow][maxmin]") {
     // Hosts with a path up (PCIe, NIC, leaf port) and down (the same three), 8 spines; a
