@@ -22,9 +22,13 @@
 // rates stop changing).
 //
 // Changes accumulate until solve(), so every arrival and departure at one instant costs one
-// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem, less the links
-// in series that carry the same flows of the set as a tighter one (collapse_series()): they
-// cannot bind, so the allocation is the same without them.
+// solve. A solve works on classes of links, not links: the links that carry the same flows of
+// the whole network at the same shares (a DP ring's hops between a GPU and the fabric) have
+// one load and highest level, and each flow of the set names each of its classes once, so the
+// passes over the set run over classes. Each re-fill is handed to a RateBackend (CPU or CUDA)
+// as a FlowSystem, less the classes in series that carry the same flows of the set as a
+// tighter one (collapse_series()): they cannot bind, so the allocation is the same without
+// them.
 #pragma once
 
 #include "flow/flow_system.hpp"
