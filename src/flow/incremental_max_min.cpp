@@ -271,6 +271,9 @@ std::uint32_t IncrementalMaxMin::new_class(std::uint32_t link) {
     class_rep_.push_back(link);
     class_size_.push_back(0);
     class_mark_.push_back(0);
+    class_summed_.push_back(0);
+    set_rate_.push_back(0.0);
+    set_top_.push_back(0.0);
     inside_.push_back(0.0);
     signature_.push_back(0);
     count_.push_back(0);
@@ -359,9 +362,8 @@ void IncrementalMaxMin::set_rates() {
     // class: links in series end with one load, where each link's own running sum would
     // differ from the others' by rounding.
     const std::size_t n = class_rep_.size();
-    set_rate_.resize(n);
-    set_top_.resize(n);
     set_top_valid_.resize(n);
+    std::fill(class_summed_.begin(), class_summed_.end(), 0);
     for (std::size_t c = 0; c < n; ++c) {
         const std::uint32_t l = class_rep_[c];
         set_rate_[c] = link_rate_[l];
@@ -517,15 +519,28 @@ void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
 IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
     if (!top_valid_[link]) {
         // One pass over the link's flows: its highest level, and its load summed afresh
-        // (dropping what the increments have rounded).
-        double load = 0, top = 0;
-        for (const OnLink& e : on_link_[link]) {
-            const FlowLevel& fg = levels_[e.flow];
-            load += e.share * fg.rate;
-            top = std::max(top, fg.rate / fg.weight);
+        // (dropping what the increments have rounded); once per class of the set since its
+        // last new rates, its other links taking the same figures.
+        const LinkSeen& seen = link_seen_[link];
+        const bool in_set = seen.epoch == epoch_;
+        if (in_set && class_summed_[seen.cls]) {
+            link_rate_[link] = set_rate_[seen.cls];
+            top_[link] = set_top_[seen.cls];
+        } else {
+            double load = 0, top = 0;
+            for (const OnLink& e : on_link_[link]) {
+                const FlowLevel& fg = levels_[e.flow];
+                load += e.share * fg.rate;
+                top = std::max(top, fg.rate / fg.weight);
+            }
+            link_rate_[link] = load;
+            top_[link] = top;
+            if (in_set) {
+                set_rate_[seen.cls] = load;
+                set_top_[seen.cls] = top;
+                class_summed_[seen.cls] = 1;
+            }
         }
-        link_rate_[link] = load;
-        top_[link] = top;
         top_valid_[link] = 1;
     }
     return {link_rate_[link], top_[link]};
@@ -641,6 +656,9 @@ void IncrementalMaxMin::begin() {
     class_rep_.clear();
     class_size_.clear();
     class_mark_.clear();
+    class_summed_.clear();
+    set_rate_.clear();
+    set_top_.clear();
     inside_.clear();
     signature_.clear();
     count_.clear();

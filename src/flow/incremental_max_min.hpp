@@ -226,6 +226,9 @@ private:
     std::vector<RouteSlot> route_table_;
     std::size_t routes_ = 0;
     std::vector<char> class_moved_;
+    // Per class: whether state() has summed one of its links since set_rates() (set_rate_ and
+    // set_top_ then hold what it found, for its other links).
+    std::vector<char> class_summed_;
     // Per class during a re-fill: the set's load on it, a signature and a count of the set's
     // uses of it, what the others leave of it (the least over its links), the class standing
     // for it, its index in system_ (kDropped: left out) and scratch.
