@@ -611,8 +611,11 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
         take(g);
     };
     for (std::size_t i = 0; i < links; ++i) {
-        // A copy: a check moves the flow to the list of the link that now holds it.
-        held_scratch_.assign(held_[set_links_[i]].begin(), held_[set_links_[i]].end());
+        // Mostly the set's own flows, which need no check here; else a copy: a check moves
+        // the flow to the list of the link that now holds it.
+        const std::vector<std::uint32_t>& held = held_[set_links_[i]];
+        if (std::all_of(held.begin(), held.end(), [&](std::uint32_t g) { return in_set(g); })) continue;
+        held_scratch_.assign(held.begin(), held.end());
         for (std::uint32_t g : held_scratch_) check(g);
     }
     held_scratch_.swap(unknown_);
