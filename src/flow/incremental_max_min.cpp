@@ -191,7 +191,7 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // cache miss a use. Until the set's first re-fill moves rates, the same pass sums what
     // the set puts on each class, and its signature and count (refill()).
     // A flow with the same uses as one taken before it (another of a ring's channels or
-    // buckets on the same links: of the 600 flows a large solve of the 175B job's 4,096-GPU
+    // buckets on the same links: of the 600 flows a large solve of the 175B job's 2,048-GPU
     // cut takes, 151 routes) has that flow's classes: they are copied, not found again.
     const Flow& fl = flows_[id];
     const std::size_t first = set_uses_.size();
