@@ -30,12 +30,15 @@ std::uint64_t mix(std::uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
-// Two hashes of a flow's use of a link, summed per link into LinkFlows: links whose sums and
-// counts agree carry the same flows at the same shares unless 128 bits collide.
-std::uint64_t use_hash(std::uint32_t flow, double share) {
-    return mix((static_cast<std::uint64_t>(flow) << 32) ^ mix(std::bit_cast<std::uint64_t>(share)));
+// A use's hash: of the flow that makes it (summed per link into LinkFlows) or of its link
+// (chained per flow into its route), and of its share. Two of them apart: the second, a
+// xorshift-multiply of the first, is not linear in it, so links whose two sums and counts
+// agree (or routes whose two chains do) are the same unless 128 bits collide.
+std::uint64_t share_hash(double share) { return mix(std::bit_cast<std::uint64_t>(share)); }
+std::uint64_t use_hash(std::uint32_t who, std::uint64_t share) {
+    return mix((static_cast<std::uint64_t>(who) << 32) ^ share);
 }
-std::uint64_t use_hash_b(std::uint64_t a) { return mix(a ^ 0xd1b54a32d192ed03ULL); }
+std::uint64_t second_hash(std::uint64_t h) { return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL; }
 }  // namespace
 
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
@@ -94,13 +97,12 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
         use_mark_[l] = adds_;
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
         on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
-        const std::uint64_t hl = use_hash(l, uses[i].share);
-        f.route = mix(f.route + hl);
-        f.route_b = mix(f.route_b ^ use_hash_b(hl));
+        const std::uint64_t sh = share_hash(uses[i].share), hl = use_hash(l, sh), h = use_hash(id, sh);
+        f.route = f.route * 0x9e3779b97f4a7c15ULL + hl;
+        f.route_b = (f.route_b + second_hash(hl)) * 0x94d049bb133111ebULL;
         LinkFlows& lf = link_flows_[l];
-        const std::uint64_t h = use_hash(id, uses[i].share);
         lf.a += h;
-        lf.b += use_hash_b(h);
+        lf.b += second_hash(h);
         ++lf.count;
         mark_link(l);
     }
@@ -124,9 +126,9 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
         list.pop_back();
         if (at < list.size()) flows_[list[at].flow].slot[list[at].use] = at;
         LinkFlows& lf = link_flows_[l];
-        const std::uint64_t h = use_hash(id, f.uses[i].share);
+        const std::uint64_t h = use_hash(id, share_hash(f.uses[i].share));
         lf.a -= h;
-        lf.b -= use_hash_b(h);
+        lf.b -= second_hash(h);
         --lf.count;
         lf.repeated -= f.distinct ? 0 : 1;
         if (list.empty()) {
