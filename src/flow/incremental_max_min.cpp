@@ -4,6 +4,8 @@
 #include "flow/flow_rules.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -28,6 +30,15 @@ std::uint64_t mix(std::uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
+// A use's hash: of the flow that makes it (summed per link into LinkFlows) or of its link
+// (chained per flow into its route), and of its share. Two of them apart: the second, a
+// xorshift-multiply of the first, is not linear in it, so links whose two sums and counts
+// agree (or routes whose two chains do) are the same unless 128 bits collide.
+std::uint64_t share_hash(double share) { return mix(std::bit_cast<std::uint64_t>(share)); }
+std::uint64_t use_hash(std::uint32_t who, std::uint64_t share) {
+    return mix((static_cast<std::uint64_t>(who) << 32) ^ share);
+}
+std::uint64_t second_hash(std::uint64_t h) { return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL; }
 }  // namespace
 
 IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& backend)
@@ -37,8 +48,9 @@ IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& 
       top_valid_(capacity_.size(), 1),
       backend_(backend),
       on_link_(capacity_.size()),
+      link_flows_(capacity_.size()),
       held_(capacity_.size()),
-      link_seen_(capacity_.size(), LinkSeen{0, 0}),
+      link_seen_(capacity_.size(), LinkSeen{0, 0, 0}),
       use_mark_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
@@ -70,6 +82,8 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
     f.uses.assign(uses.begin(), uses.end());
     f.slot.resize(uses.size());
     f.distinct = true;
+    f.route = 0;
+    f.route_b = 0;
     if (++adds_ == 0) {  // the marks wrapped: clear them
         std::fill(use_mark_.begin(), use_mark_.end(), 0);
         adds_ = 1;
@@ -83,8 +97,17 @@ std::uint32_t IncrementalMaxMin::add(double weight, double cap, std::span<const 
         use_mark_[l] = adds_;
         f.slot[i] = static_cast<std::uint32_t>(on_link_[l].size());
         on_link_[l].push_back({id, static_cast<std::uint32_t>(i), uses[i].share});
+        const std::uint64_t sh = share_hash(uses[i].share), hl = use_hash(l, sh), h = use_hash(id, sh);
+        f.route = f.route * 0x9e3779b97f4a7c15ULL + hl;
+        f.route_b = (f.route_b + second_hash(hl)) * 0x94d049bb133111ebULL;
+        LinkFlows& lf = link_flows_[l];
+        lf.a += h;
+        lf.b += second_hash(h);
+        ++lf.count;
         mark_link(l);
     }
+    if (!f.distinct)
+        for (const LinkUse& u : f.uses) ++link_flows_[u.link].repeated;
     dirty_flows_.push_back(id);
     ++active_;
     return id;
@@ -102,6 +125,12 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
         list[at] = list.back();
         list.pop_back();
         if (at < list.size()) flows_[list[at].flow].slot[list[at].use] = at;
+        LinkFlows& lf = link_flows_[l];
+        const std::uint64_t h = use_hash(id, share_hash(f.uses[i].share));
+        lf.a -= h;
+        lf.b -= second_hash(h);
+        --lf.count;
+        lf.repeated -= f.distinct ? 0 : 1;
         if (list.empty()) {
             link_rate_[l] = 0;  // exact again: no drift survives an empty link
             top_[l] = 0;
@@ -156,17 +185,34 @@ void IncrementalMaxMin::take(std::uint32_t id) {
 }
 
 void IncrementalMaxMin::take_uses(std::uint32_t id) {
-    // Its links into the set, and its uses as (index in set_links_, share) after those of the
-    // flows taken before it: the re-fill's passes read them in a row and touch only arrays of
-    // the set's links, where flows_[f].uses and the per-link arrays of the whole network would
-    // cost a cache miss a use. Until the set's first re-fill moves rates, the same pass sums
-    // what the set puts on each link, and its signature and count (refill()).
+    // Its links into the set, and its uses as (class, share) after those of the flows taken
+    // before it, once per class: every link of a class carries it at the same share (with no
+    // flow there naming a link twice; a flow that does is alone in its classes and keeps every
+    // use). The re-fill's passes read them in a row and touch only arrays of the set's
+    // classes, where flows_[f].uses and the per-link arrays of the whole network would cost a
+    // cache miss a use. Until the set's first re-fill moves rates, the same pass sums what
+    // the set puts on each class, and its signature and count (refill()).
+    // A flow with the same uses as one taken before it (another of a ring's channels or
+    // buckets on the same links: of the 600 flows a large solve of the 175B job's 2,048-GPU
+    // cut takes, 151 routes) has that flow's classes: they are copied, not found again.
     const Flow& fl = flows_[id];
     const std::size_t first = set_uses_.size();
-    for (const LinkUse& u : fl.uses) {
-        LinkSeen& seen = link_seen_[u.link];
-        if (seen.epoch != epoch_) add_set_link(u.link, seen);
-        set_uses_.push_back({seen.local, u.share});
+    const auto stamp = static_cast<std::uint32_t>(set_first_.size());
+    if (const std::uint32_t same = same_route(id); same != kNone) {
+        const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
+        set_uses_.resize(first + count);
+        std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
+                    set_uses_.begin() + static_cast<std::ptrdiff_t>(first));
+    } else {
+        for (const LinkUse& u : fl.uses) {
+            LinkSeen& seen = link_seen_[u.link];
+            if (seen.epoch != epoch_) add_set_link(u.link, seen);
+            if (fl.distinct) {
+                if (class_mark_[seen.cls] == stamp) continue;
+                class_mark_[seen.cls] = stamp;
+            }
+            set_uses_.push_back({seen.cls, u.share});
+        }
     }
     if (sums_valid_) {
         const SetUse* out = set_uses_.data() + set_uses_.size();
@@ -186,38 +232,113 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     start_rate_.push_back(fl.rate);
 }
 
+std::uint32_t IncrementalMaxMin::same_route(std::uint32_t id) {
+    // The table holds the first flow of the set of each route; `id` is about to be the set's
+    // flow set_first_.size() - 1, and goes in where its route is new. Routes are told apart
+    // by two 64-bit hashes, as links are by their flows (add()): comparing the uses one by one
+    // cost as many instructions as the uses it saves finding (docs/BENCHMARKS.md).
+    const auto k = static_cast<std::uint32_t>(set_first_.size() - 1);
+    if (2 * (routes_ + 1) > route_table_.size()) {
+        route_table_.assign(std::max<std::size_t>(1024, 2 * route_table_.size()), RouteSlot{});
+        routes_ = 0;
+        for (std::uint32_t j = 0; j < k; ++j) find_route(flows_[solved_[j]], j);
+    }
+    return find_route(flows_[id], k);
+}
+
+std::uint32_t IncrementalMaxMin::find_route(const Flow& flow, std::uint32_t k) {
+    const std::size_t mask = route_table_.size() - 1;
+    for (std::size_t h = flow.route & mask;; h = (h + 1) & mask) {
+        RouteSlot& slot = route_table_[h];
+        if (slot.epoch != epoch_) {
+            slot = {epoch_, flow.route, flow.route_b, k};
+            ++routes_;
+            return kNone;
+        }
+        if (slot.route == flow.route && slot.route_b == flow.route_b) return slot.k;
+    }
+}
+
 void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
     seen.epoch = epoch_;
     seen.local = static_cast<std::uint32_t>(set_links_.size());
     set_links_.push_back(link);
+    seen.cls = find_class(link);
+    class_of_.push_back(seen.cls);
+    ++class_size_[seen.cls];
+}
+
+std::uint32_t IncrementalMaxMin::new_class(std::uint32_t link) {
+    const auto c = static_cast<std::uint32_t>(class_rep_.size());
+    class_rep_.push_back(link);
+    class_size_.push_back(0);
+    class_mark_.push_back(0);
+    class_summed_.push_back(0);
+    set_rate_.push_back(0.0);
+    set_top_.push_back(0.0);
     inside_.push_back(0.0);
     signature_.push_back(0);
     count_.push_back(0);
+    return c;
+}
+
+std::uint32_t IncrementalMaxMin::find_class(std::uint32_t link) {
+    const LinkFlows& lf = link_flows_[link];
+    if (lf.repeated > 0) return new_class(link);
+    if (2 * (class_rep_.size() + 1) > class_table_.size()) grow_class_table();
+    const std::size_t mask = class_table_.size() - 1;
+    for (std::size_t h = (lf.a ^ lf.count) & mask;; h = (h + 1) & mask) {
+        ClassSlot& slot = class_table_[h];
+        if (slot.epoch != epoch_) {
+            slot = {epoch_, new_class(link)};
+            return slot.cls;
+        }
+        const LinkFlows& k = link_flows_[class_rep_[slot.cls]];
+        if (k.a == lf.a && k.b == lf.b && k.count == lf.count) return slot.cls;
+    }
+}
+
+void IncrementalMaxMin::grow_class_table() {
+    // Twice the size, the solve's classes so far in again (a class of a link with a flow that
+    // names a link twice was never in).
+    class_table_.assign(std::max<std::size_t>(1024, 2 * class_table_.size()), ClassSlot{});
+    const std::size_t mask = class_table_.size() - 1;
+    for (std::uint32_t c = 0; c < class_rep_.size(); ++c) {
+        const LinkFlows& lf = link_flows_[class_rep_[c]];
+        if (lf.repeated > 0) continue;
+        std::size_t h = (lf.a ^ lf.count) & mask;
+        while (class_table_[h].epoch == epoch_) h = (h + 1) & mask;
+        class_table_[h] = {epoch_, c};
+    }
 }
 
 void IncrementalMaxMin::refill() {
-    const std::size_t n = set_links_.size();
-    // Per link of the set: what the set puts on it (the flows outside leave its load less
+    const std::size_t n = class_rep_.size();
+    // Per class of the set: what the set puts on it (the flows outside leave its load less
     // that), and a signature and a count of the set's flows that cross it. take_uses() has
-    // summed them unless an earlier re-fill of this solve has moved rates since.
+    // summed them unless an earlier re-fill of this solve has moved rates since. What the
+    // others leave of a class is the least they leave of its links (the tightest of links in
+    // series; their loads differ by rounding only).
     if (!sums_valid_) sum_set();
-    residual_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t l = set_links_[i];
-        residual_[i] = std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[i]));
+    residual_.assign(n, std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < set_links_.size(); ++i) {
+        const std::uint32_t l = set_links_[i], c = class_of_[i];
+        residual_[c] = std::min(residual_[c], std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[c])));
     }
     // A candidate that the build finds carrying other flows or shares than its representative
     // is a constraint of its own: built again with it (rare: a collision of signatures).
     if (!build_system(collapse_series(distinct_))) build_system(false);
-    for (std::size_t i = 0; i < n; ++i)
-        if (count_[i] > 0 && system_link_[i] == kDropped) uses_dropped_ += count_[i];
+    // The uses left out: every link of a class but one, and every link of a class the collapse
+    // left out.
+    for (std::size_t c = 0; c < n; ++c)
+        uses_dropped_ += std::uint64_t{count_[c]} * class_size_[c] - (system_link_[c] == kDropped ? 0 : count_[c]);
     if (!solved_.empty()) backend_.solve(system_, rates_);
     set_rates();
     ++refills_;
 }
 
 void IncrementalMaxMin::sum_set() {
-    const std::size_t n = set_links_.size();
+    const std::size_t n = class_rep_.size();
     inside_.assign(n, 0.0);
     signature_.assign(n, 0);
     count_.assign(n, 0);
@@ -238,25 +359,26 @@ void IncrementalMaxMin::sum_set() {
 }
 
 void IncrementalMaxMin::set_rates() {
-    // set_rate() for every flow of the set in solved_'s order, on copies of its links' load
-    // and highest level: each link sees the same steps in the same order, so the same sums.
-    const std::size_t n = set_links_.size();
-    set_rate_.resize(n);
-    set_top_.resize(n);
+    // set_rate() for every flow of the set in solved_'s order, on copies of its classes' load
+    // and highest level (those of each class's first link), given back to every link of the
+    // class: links in series end with one load, where each link's own running sum would
+    // differ from the others' by rounding.
+    const std::size_t n = class_rep_.size();
     set_top_valid_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t l = set_links_[i];
-        set_rate_[i] = link_rate_[l];
-        set_top_[i] = top_[l];
-        set_top_valid_[i] = top_valid_[l];
+    std::fill(class_summed_.begin(), class_summed_.end(), 0);
+    for (std::size_t c = 0; c < n; ++c) {
+        const std::uint32_t l = class_rep_[c];
+        set_rate_[c] = link_rate_[l];
+        set_top_[c] = top_[l];
+        set_top_valid_[c] = top_valid_[l];
     }
-    // And touched_moved() as of now (finish()): the links of the flows not changed since the
+    // And touched_moved() as of now (finish()): the classes of the flows not changed since the
     // last solve whose rate is now another than the one they began it with.
-    touched_moved_.assign(n, 0);
+    class_moved_.assign(n, 0);
     // Raw pointers: the flags are chars, through which the compiler would otherwise reload
     // every vector's data pointer at each use.
     double *load = set_rate_.data(), *top = set_top_.data();
-    char *top_valid = set_top_valid_.data(), *moved_on = touched_moved_.data();
+    char *top_valid = set_top_valid_.data(), *moved_on = class_moved_.data();
     const SetUse* uses = set_uses_.data();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         Flow& f = flows_[solved_[k]];
@@ -278,12 +400,18 @@ void IncrementalMaxMin::set_rates() {
     }
     sums_valid_ = false;
     moved_valid_ = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t l = set_links_[i];
-        link_rate_[l] = set_rate_[i];
-        top_[l] = set_top_[i];
-        top_valid_[l] = set_top_valid_[i];
+    for (std::size_t i = 0; i < set_links_.size(); ++i) {
+        const std::uint32_t l = set_links_[i], c = class_of_[i];
+        link_rate_[l] = set_rate_[c];
+        top_[l] = set_top_[c];
+        top_valid_[l] = set_top_valid_[c];
     }
+    spread_moved();
+}
+
+void IncrementalMaxMin::spread_moved() {
+    touched_moved_.resize(set_links_.size());
+    for (std::size_t i = 0; i < set_links_.size(); ++i) touched_moved_[i] = class_moved_[class_of_[i]];
 }
 
 bool IncrementalMaxMin::collapse_series(bool distinct) {
@@ -298,7 +426,7 @@ bool IncrementalMaxMin::collapse_series(bool distinct) {
     // other links' remaining capacities by rounding.) Of the uses the 512-GPU cut of the 175B
     // job re-fills (its DP rings' flows), 74 % are left out (docs/BENCHMARKS.md, "Series
     // links left out").
-    const std::size_t n = set_links_.size();
+    const std::size_t n = class_rep_.size();
     representative_.resize(n);
     for (std::size_t i = 0; i < n; ++i) representative_[i] = static_cast<std::uint32_t>(i);
     if (!distinct) return false;
@@ -337,7 +465,7 @@ bool IncrementalMaxMin::collapse_series(bool distinct) {
 
 bool IncrementalMaxMin::build_system(bool verify) {
     system_.clear();
-    const std::size_t n = set_links_.size();
+    const std::size_t n = class_rep_.size();
     system_link_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
         system_link_[i] = count_[i] > 0 && representative_[i] == i ? system_.add_link(residual_[i]) : kDropped;
@@ -393,15 +521,28 @@ void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
 IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
     if (!top_valid_[link]) {
         // One pass over the link's flows: its highest level, and its load summed afresh
-        // (dropping what the increments have rounded).
-        double load = 0, top = 0;
-        for (const OnLink& e : on_link_[link]) {
-            const FlowLevel& fg = levels_[e.flow];
-            load += e.share * fg.rate;
-            top = std::max(top, fg.rate / fg.weight);
+        // (dropping what the increments have rounded); once per class of the set since its
+        // last new rates, its other links taking the same figures.
+        const LinkSeen& seen = link_seen_[link];
+        const bool in_set = seen.epoch == epoch_;
+        if (in_set && class_summed_[seen.cls]) {
+            link_rate_[link] = set_rate_[seen.cls];
+            top_[link] = set_top_[seen.cls];
+        } else {
+            double load = 0, top = 0;
+            for (const OnLink& e : on_link_[link]) {
+                const FlowLevel& fg = levels_[e.flow];
+                load += e.share * fg.rate;
+                top = std::max(top, fg.rate / fg.weight);
+            }
+            link_rate_[link] = load;
+            top_[link] = top;
+            if (in_set) {
+                set_rate_[seen.cls] = load;
+                set_top_[seen.cls] = top;
+                class_summed_[seen.cls] = 1;
+            }
         }
-        link_rate_[link] = load;
-        top_[link] = top;
         top_valid_[link] = 1;
     }
     return {link_rate_[link], top_[link]};
@@ -472,8 +613,11 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
         take(g);
     };
     for (std::size_t i = 0; i < links; ++i) {
-        // A copy: a check moves the flow to the list of the link that now holds it.
-        held_scratch_.assign(held_[set_links_[i]].begin(), held_[set_links_[i]].end());
+        // Mostly the set's own flows, which need no check here; else a copy: a check moves
+        // the flow to the list of the link that now holds it.
+        const std::vector<std::uint32_t>& held = held_[set_links_[i]];
+        if (std::all_of(held.begin(), held.end(), [&](std::uint32_t g) { return in_set(g); })) continue;
+        held_scratch_.assign(held.begin(), held.end());
         for (std::uint32_t g : held_scratch_) check(g);
     }
     held_scratch_.swap(unknown_);
@@ -512,6 +656,14 @@ void IncrementalMaxMin::begin() {
     set_uses_.clear();
     set_first_.assign(1, 0);
     start_rate_.clear();
+    routes_ = 0;
+    class_of_.clear();
+    class_rep_.clear();
+    class_size_.clear();
+    class_mark_.clear();
+    class_summed_.clear();
+    set_rate_.clear();
+    set_top_.clear();
     inside_.clear();
     signature_.clear();
     count_.clear();
@@ -540,11 +692,11 @@ void IncrementalMaxMin::begin() {
 void IncrementalMaxMin::finish() {
     touched_links_.assign(set_links_.begin(), set_links_.end());
     if (!moved_valid_) {  // no re-fill (fill_isolated()): what set_rates() finds, here
-        touched_moved_.assign(set_links_.size(), 0);
+        class_moved_.assign(class_rep_.size(), 0);
         for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
             if (flows_[solved_[k]].rate != start_rate_[k])
-                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j)
-                    touched_moved_[set_uses_[j].local] = 1;
+                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) class_moved_[set_uses_[j].local] = 1;
+        spread_moved();
     }
     largest_ = std::max(largest_, solved_.size());
     flows_solved_ += solved_.size();

@@ -22,9 +22,13 @@
 // rates stop changing).
 //
 // Changes accumulate until solve(), so every arrival and departure at one instant costs one
-// solve. Each re-fill is handed to a RateBackend (CPU or CUDA) as a FlowSystem, less the links
-// in series that carry the same flows of the set as a tighter one (collapse_series()): they
-// cannot bind, so the allocation is the same without them.
+// solve. A solve works on classes of links, not links: the links that carry the same flows of
+// the whole network at the same shares (a DP ring's hops between a GPU and the fabric) have
+// one load and highest level, and each flow of the set names each of its classes once, so the
+// passes over the set run over classes. Each re-fill is handed to a RateBackend (CPU or CUDA)
+// as a FlowSystem, less the classes in series that carry the same flows of the set as a
+// tighter one (collapse_series()): they cannot bind, so the allocation is the same without
+// them.
 #pragma once
 
 #include "flow/flow_system.hpp"
@@ -102,7 +106,8 @@ private:
         std::uint32_t bottleneck = kNone;  // a link, kAtCap, or kNone (not known)
         std::uint32_t held_slot = 0;       // its position in held_[bottleneck]
         bool active = false;
-        bool distinct = true;  // no link twice among its uses
+        bool distinct = true;                  // no link twice among its uses
+        std::uint64_t route = 0, route_b = 0;  // two hashes of its uses, in order
     };
     struct LinkState {
         double load, top;  // Σ share·rate and the highest level (rate/weight) of its flows
@@ -113,9 +118,23 @@ private:
     struct LinkSeen {
         std::uint64_t epoch;  // of the last visit (the next solve's for a changed link)
         std::uint32_t local;  // its index in set_links_ in that solve
+        std::uint32_t cls;    // its class in that solve
     };
-    void take_uses(std::uint32_t flow);  // its links into the set, its uses into set_uses_
+    // Its links into the set, and its uses into set_uses_, one per class of its links.
+    void take_uses(std::uint32_t flow);
     void add_set_link(std::uint32_t link, LinkSeen& seen);
+    // The class of a link joining the set: the one of an earlier link of the set with the same
+    // flows at the same shares (link_flows_), or a new one.
+    std::uint32_t find_class(std::uint32_t link);
+    std::uint32_t new_class(std::uint32_t link);
+    // An earlier flow of the set (its index in solved_) with the same uses as `flow`, about to
+    // be taken; or kNone, and `flow` is remembered for those after it.
+    std::uint32_t same_route(std::uint32_t flow);
+    std::uint32_t find_route(const Flow& flow, std::uint32_t k);
+    void grow_class_table();
+    // Per link of the set, whether a flow not changed since the last solve that crosses it
+    // ended at another rate than it began with (touched_moved_), from class_moved_.
+    void spread_moved();
     // inside_, signature_, count_ and distinct_ summed afresh over the set.
     void sum_set();
     // The filling's rates (rates_) to the set's flows and their links' loads and levels.
@@ -169,6 +188,14 @@ private:
         double share;
     };
     std::vector<std::vector<OnLink>> on_link_;  // active flows per link, with their share of it
+    // Per link, what its flows are, kept by add() and remove(): two sums of a hash of each
+    // (flow, share) on it, their count, and how many of them name some link twice. Links with
+    // the same three are one class of a solve (find_class()).
+    struct LinkFlows {
+        std::uint64_t a = 0, b = 0;
+        std::uint32_t count = 0, repeated = 0;
+    };
+    std::vector<LinkFlows> link_flows_;
     // Per link, the flows whose remembered bottleneck it is; and the flows whose bottleneck
     // is not known (a failed check), which every grow() looks at again.
     std::vector<std::vector<std::uint32_t>> held_;
@@ -180,18 +207,40 @@ private:
     std::vector<std::uint32_t> use_mark_;  // add(): the last flow that named each link
     std::uint32_t adds_ = 0;
     FlowSystem system_;
-    // Per link of the set during a re-fill (index as in set_links_): the set's load on it,
-    // a signature and a count of the set's uses of it, what the others leave of it, the
-    // link standing for it, its index in system_ (kDropped: left out) and scratch.
+    // The classes of a solve: the set's links that carry the same flows of the whole network
+    // at the same shares. Their loads, highest levels and the constraints they put on the set
+    // are one, so a flow's uses in the set name each of its classes once, and the passes over
+    // the set's uses run over classes. Per link of the set (index as in set_links_): its class;
+    // per class: its first link, its links in the set and take_uses()' mark; and the table that
+    // finds a class by its links' flows (slots of another epoch are empty).
+    std::vector<std::uint32_t> class_of_, class_rep_, class_size_, class_mark_;
+    struct ClassSlot {
+        std::uint64_t epoch = 0;
+        std::uint32_t cls = 0;
+    };
+    std::vector<ClassSlot> class_table_;
+    struct RouteSlot {  // same_route()'s table: the first flow of the set with a route
+        std::uint64_t epoch = 0, route = 0, route_b = 0;
+        std::uint32_t k = 0;
+    };
+    std::vector<RouteSlot> route_table_;
+    std::size_t routes_ = 0;
+    std::vector<char> class_moved_;
+    // Per class: whether state() has summed one of its links since set_rates() (set_rate_ and
+    // set_top_ then hold what it found, for its other links).
+    std::vector<char> class_summed_;
+    // Per class during a re-fill: the set's load on it, a signature and a count of the set's
+    // uses of it, what the others leave of it (the least over its links), the class standing
+    // for it, its index in system_ (kDropped: left out) and scratch.
     static constexpr std::uint32_t kDropped = UINT32_MAX;
     std::vector<double> rates_, inside_, residual_, mark_share_;
     std::vector<std::uint64_t> signature_;
     std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
     std::vector<std::uint32_t> table_, slot_;  // collapse_series()'s groups
-    // The set's uses in solved_'s order (flow k's are [set_first_[k], set_first_[k + 1])), each
-    // with its link's index in set_links_; and set_rates()'s copies of the set's links' figures.
+    // The set's uses in solved_'s order (flow k's are [set_first_[k], set_first_[k + 1])), one
+    // per class of the flow's links; and set_rates()'s copies of the classes' figures.
     struct SetUse {
-        std::uint32_t local;
+        std::uint32_t local;  // the class
         double share;
     };
     std::vector<SetUse> set_uses_;

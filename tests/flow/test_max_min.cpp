@@ -451,6 +451,75 @@ TEST_CASE("links in series that carry the same flows are one constraint: the tig
     }
 }
 
+TEST_CASE("a flow on one link of a class splits it off, its departure joins it again, rates as a fresh filling",
+          "[flow][maxmin]") {
+    // The path of the test above: P (16), U (12.5), L (14) carry X and Y, S (8) carries Y and
+    // Z; Y = Z = 4, X = 8.5, and P, U, L are one class (the same flows at the same shares).
+    const std::uint32_t p = 0, u = 1, l = 2, s = 3;
+    const std::vector<double> capacity{16.0, 12.5, 14.0, 8.0};
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    struct Live {
+        std::uint32_t id;
+        double weight, cap;
+        std::vector<LinkUse> uses;
+    };
+    std::vector<Live> live{{0, 1.0, kUncapped, {{p, 1.0}, {u, 1.0}, {l, 1.0}}},
+                           {0, 1.0, kUncapped, {{p, 1.0}, {u, 1.0}, {l, 1.0}, {s, 1.0}}},
+                           {0, 1.0, kUncapped, {{s, 1.0}}}};
+    for (Live& f : live) f.id = inc.add(f.weight, f.cap, f.uses);
+    solve_as_fresh(inc, capacity, live);
+    CHECK(inc.uses_dropped() == 4);  // X's and Y's uses of two of P, U, L
+    rates_are(inc, {{live[0].id, 8.5}, {live[1].id, 4.0}, {live[2].id, 4.0}});
+
+    // W arrives on L alone: L (X, Y, W) leaves the class, P and U stay one. S binds first at
+    // 4 (Y = Z = 4); then L at (14 - 4) / 2 = 5 below U's 12.5 - 4 = 8.5: X = W = 5. W alone is
+    // re-filled first (1.5, what L has left), fails its check under X and Y, and the second
+    // re-fill of W, X, Y leaves out X's and Y's use of one of P, U: 2 uses.
+    live.push_back({0, 1.0, kUncapped, {{l, 1.0}}});
+    live.back().id = inc.add(1.0, kUncapped, live.back().uses);
+    solve_as_fresh(inc, capacity, live);
+    CHECK(inc.uses_dropped() == 4 + 2);
+    rates_are(inc, {{live[0].id, 5.0}, {live[1].id, 4.0}, {live[2].id, 4.0}, {live[3].id, 5.0}});
+    CHECK(inc.link_rate(p) == 9.0);
+    CHECK(inc.link_rate(u) == 9.0);
+    CHECK(inc.link_rate(l) == 14.0);
+
+    // W leaves: P, U, L are one class again. X, held at L, is re-filled alone, once for the
+    // class: its uses of two of the three are left out (2), and it takes U's 12.5 - 4 = 8.5.
+    inc.remove(live.back().id);
+    live.pop_back();
+    solve_as_fresh(inc, capacity, live);
+    CHECK(inc.uses_dropped() == 6 + 2);
+    rates_are(inc, {{live[0].id, 8.5}, {live[1].id, 4.0}, {live[2].id, 4.0}});
+    // One load for the class, to the bit.
+    CHECK(inc.link_rate(p) == 12.5);
+    CHECK(inc.link_rate(u) == 12.5);
+    CHECK(inc.link_rate(l) == 12.5);
+}
+
+TEST_CASE("flows on the same route share its classes, each with its own cap", "[flow][maxmin]") {
+    // X (cap 1) and Y cross links 0 (10 B/s) and 1 (6 B/s) in that order, Z crosses 1 and 0:
+    // the same links, another route. One class {0, 1}; link 1 binds: X = 1 at its cap, Y and Z
+    // share 6 - 1 = 5. Each flow names the class once: 3 of the 6 uses are left out.
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc({10.0, 6.0}, cpu);
+    const std::vector<LinkUse> forward{{0, 1.0}, {1, 1.0}}, backward{{1, 1.0}, {0, 1.0}};
+    const auto x = inc.add(1.0, 1.0, forward), y = inc.add(1.0, kUncapped, forward),
+               z = inc.add(1.0, kUncapped, backward);
+    inc.solve();
+    CHECK(inc.uses_dropped() == 3);
+    rates_are(inc, {{x, 1.0}, {y, 2.5}, {z, 2.5}});
+    CHECK(inc.link_rate(0) == 6.0);
+    CHECK(inc.link_rate(1) == 6.0);
+    // X's cap rises to 5, above the fair share: 6 / 3 = 2 each.
+    inc.set_cap(x, 5.0);
+    inc.solve();
+    rates_are(inc, {{x, 2.0}, {y, 2.0}, {z, 2.0}});
+    CHECK(inc.link_rate(0) == Approx(6.0).epsilon(1e-12));
+    CHECK(inc.link_rate(1) == Approx(6.0).epsilon(1e-12));
+}
+
 TEST_CASE("re-fills that leave out series links give a fresh filling of the full system on random fabrics",
           "[flow][maxmin]") {
     // Hosts with a path up (PCIe, NIC, leaf port) and down (the same three), 8 spines; a
