@@ -198,7 +198,9 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     const Flow& fl = flows_[id];
     const std::size_t first = set_uses_.size();
     const auto stamp = static_cast<std::uint32_t>(set_first_.size());
-    if (const std::uint32_t same = same_route(id); same != kNone) {
+    const std::uint32_t same = same_route(id);
+    route_head_.push_back(same != kNone ? same : stamp - 1);
+    if (same != kNone) {
         const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
         set_uses_.resize(first + count);
         std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
@@ -332,7 +334,19 @@ void IncrementalMaxMin::refill() {
     // left out.
     for (std::size_t c = 0; c < n; ++c)
         uses_dropped_ += std::uint64_t{count_[c]} * class_size_[c] - (system_link_[c] == kDropped ? 0 : count_[c]);
-    if (!solved_.empty()) backend_.solve(system_, rates_);
+    if (!solved_.empty()) {
+        backend_.solve(system_, system_rates_);
+        // Each flow of a system flow at the system flow's level (rate over weight): its own
+        // rate then, as the filling's freeze gives it (flow_rules.hpp).
+        rates_.resize(solved_.size());
+        for (std::size_t k = 0; k < solved_.size(); ++k) {
+            const std::uint32_t sf = system_flow_[k];
+            const Flow& fl = flows_[solved_[k]];
+            rates_[k] = members_[sf] == 1 ? system_rates_[sf]
+                                          : frozen_rate(fl.weight, system_rates_[sf] / system_.weight[sf], fl.cap);
+        }
+        flows_merged_ += solved_.size() - system_.flows();
+    }
     set_rates();
     ++refills_;
 }
@@ -477,9 +491,27 @@ bool IncrementalMaxMin::build_system(bool verify) {
         mark_share_.resize(n);
     }
     std::uint32_t flow_mark = 0;
+    system_flow_.resize(solved_.size());
+    members_.clear();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const Flow& fl = flows_[solved_[k]];
         const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
+        // A flow on the route of an earlier flow of the set, at that flow's cap level (or both
+        // without a cap), has the same constraints and the same level in the allocation: it
+        // joins that flow's system flow as more weight and cap (a flow of weight k is k unit
+        // flows, Bertsekas & Gallager §6.5.2), and its uses, copies of that flow's and proven
+        // with them, are not built again.
+        if (const std::uint32_t head = route_head_[k]; head != k) {
+            const Flow& h = flows_[solved_[head]];
+            if (cap_level(fl.cap, fl.weight) == cap_level(h.cap, h.weight)) {
+                const std::uint32_t sf = system_flow_[head];
+                system_.weight[sf] += fl.weight;
+                system_.cap[sf] += fl.cap;
+                ++members_[sf];
+                system_flow_[k] = sf;
+                continue;
+            }
+        }
         if (verify) {
             ++flow_mark;
             for (const SetUse* u = first; u != last; ++u) {
@@ -487,6 +519,8 @@ bool IncrementalMaxMin::build_system(bool verify) {
                 mark_share_[u->local] = u->share;
             }
         }
+        system_flow_[k] = static_cast<std::uint32_t>(system_.flows());
+        members_.push_back(1);
         system_.begin_flow(fl.weight, fl.cap);
         for (const SetUse* u = first; u != last; ++u) {
             const std::uint32_t i = u->local, r = representative_[i];
@@ -656,6 +690,7 @@ void IncrementalMaxMin::begin() {
     set_uses_.clear();
     set_first_.assign(1, 0);
     start_rate_.clear();
+    route_head_.clear();
     routes_ = 0;
     class_of_.clear();
     class_rep_.clear();
