@@ -493,18 +493,26 @@ bool IncrementalMaxMin::build_system(bool verify) {
     std::uint32_t flow_mark = 0;
     system_flow_.resize(solved_.size());
     members_.clear();
+    system_level_.clear();
+    next_on_route_.clear();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const Flow& fl = flows_[solved_[k]];
         const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
-        // A flow on the route of an earlier flow of the set, at that flow's cap level (or both
-        // without a cap), has the same constraints and the same level in the allocation: it
+        // A flow on the route of an earlier flow of the set with the same cap level (or both
+        // without a cap) has the same constraints and the same level in the allocation: it
         // joins that flow's system flow as more weight and cap (a flow of weight k is k unit
         // flows, Bertsekas & Gallager §6.5.2), and its uses, copies of that flow's and proven
         // with them, are not built again.
+        const double level = cap_level(fl.cap, fl.weight);
+        std::uint32_t last_on_route = kNone;
         if (const std::uint32_t head = route_head_[k]; head != k) {
-            const Flow& h = flows_[solved_[head]];
-            if (cap_level(fl.cap, fl.weight) == cap_level(h.cap, h.weight)) {
-                const std::uint32_t sf = system_flow_[head];
+            // The route's system flows, one per cap level, chained from the first flow's.
+            std::uint32_t sf = system_flow_[head];
+            while (sf != kNone && system_level_[sf] != level) {
+                last_on_route = sf;
+                sf = next_on_route_[sf];
+            }
+            if (sf != kNone) {
                 system_.weight[sf] += fl.weight;
                 system_.cap[sf] += fl.cap;
                 ++members_[sf];
@@ -520,7 +528,10 @@ bool IncrementalMaxMin::build_system(bool verify) {
             }
         }
         system_flow_[k] = static_cast<std::uint32_t>(system_.flows());
+        if (last_on_route != kNone) next_on_route_[last_on_route] = system_flow_[k];
         members_.push_back(1);
+        system_level_.push_back(level);
+        next_on_route_.push_back(kNone);
         system_.begin_flow(fl.weight, fl.cap);
         for (const SetUse* u = first; u != last; ++u) {
             const std::uint32_t i = u->local, r = representative_[i];

@@ -238,9 +238,10 @@ private:
     static constexpr std::uint32_t kDropped = UINT32_MAX;
     std::vector<double> rates_, inside_, residual_, mark_share_;
     // Per flow of the set: the first flow of the set on its route (its index in solved_), and
-    // its flow in system_; per flow of system_: its rate and how many flows of the set it is.
-    std::vector<std::uint32_t> route_head_, system_flow_, members_;
-    std::vector<double> system_rates_;
+    // its flow in system_; per flow of system_: its rate, how many flows of the set it is,
+    // their cap level and the next system flow on their route (kNone: none).
+    std::vector<std::uint32_t> route_head_, system_flow_, members_, next_on_route_;
+    std::vector<double> system_rates_, system_level_;
     std::vector<std::uint64_t> signature_;
     std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
     std::vector<std::uint32_t> table_, slot_;  // collapse_series()'s groups
