@@ -657,7 +657,13 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
         failed = true;
         take(g);
     };
-    for (std::size_t i = 0; i < links; ++i) {
+    // The links that were in the set when begin() ended hold only the set's flows in the first
+    // grow() of a solve (begin() took every flow they held, and only the set's flows have been
+    // checked, and so moved, since): the loop starts after them (at 0 in later rounds, where a
+    // flow outside the set may have moved onto one of them).
+    const std::size_t from = held_checked_;
+    held_checked_ = 0;
+    for (std::size_t i = from; i < links; ++i) {
         // Mostly the set's own flows, which need no check here; else a copy: a check moves
         // the flow to the list of the link that now holds it.
         const std::vector<std::uint32_t>& held = held_[set_links_[i]];
@@ -731,6 +737,7 @@ void IncrementalMaxMin::begin() {
     for (std::size_t i = 0; i < set_links_.size(); ++i)
         for (std::uint32_t g : held_[set_links_[i]])
             if (!in_set(g)) take(g);
+    held_checked_ = set_links_.size();
     dirty_links_.clear();
     dirty_flows_.clear();
 }

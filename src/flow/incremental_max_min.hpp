@@ -262,6 +262,8 @@ private:
     std::vector<double> set_rate_, set_top_;
     std::vector<char> set_top_valid_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
+    // The first links of set_links_ whose held_ lists the next grow() need not look at.
+    std::size_t held_checked_ = 0;
     std::size_t active_ = 0, largest_ = 0;
     std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0, flows_merged_ = 0;
 };
