@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -398,17 +399,29 @@ void IncrementalMaxMin::set_rates() {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
         const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
-        if (k >= changed_flows_ && rate != start_rate_[k])
-            for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
-        if (rate == old) continue;
-        const double delta = rate - old, old_level = old / f.weight;
-        for (const SetUse* u = first; u != last; ++u) {
-            load[u->local] += u->share * delta;
-            if (level > top[u->local])
-                top[u->local] = level;
-            else if (rate < old && old_level >= top[u->local])
-                top_valid[u->local] = 0;
+        const bool moved = k >= changed_flows_ && rate != start_rate_[k];
+        if (rate == old) {
+            if (moved)
+                for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
+            continue;
         }
+        const double delta = rate - old, old_level = old / f.weight;
+        // One pass over the flow's classes for its increments and, for a flow that moved, the
+        // marks (most of a large solve's flows both move and change).
+        const auto increments = [&](auto mark) {
+            for (const SetUse* u = first; u != last; ++u) {
+                if constexpr (decltype(mark)::value) moved_on[u->local] = 1;
+                load[u->local] += u->share * delta;
+                if (level > top[u->local])
+                    top[u->local] = level;
+                else if (rate < old && old_level >= top[u->local])
+                    top_valid[u->local] = 0;
+            }
+        };
+        if (moved)
+            increments(std::true_type{});
+        else
+            increments(std::false_type{});
         f.rate = rate;
         levels_[solved_[k]].rate = rate;
     }
