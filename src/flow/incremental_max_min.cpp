@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -198,7 +199,9 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     const Flow& fl = flows_[id];
     const std::size_t first = set_uses_.size();
     const auto stamp = static_cast<std::uint32_t>(set_first_.size());
-    if (const std::uint32_t same = same_route(id); same != kNone) {
+    const std::uint32_t same = same_route(id);
+    route_head_.push_back(same != kNone ? same : stamp - 1);
+    if (same != kNone) {
         const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
         set_uses_.resize(first + count);
         std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
@@ -332,7 +335,19 @@ void IncrementalMaxMin::refill() {
     // left out.
     for (std::size_t c = 0; c < n; ++c)
         uses_dropped_ += std::uint64_t{count_[c]} * class_size_[c] - (system_link_[c] == kDropped ? 0 : count_[c]);
-    if (!solved_.empty()) backend_.solve(system_, rates_);
+    if (!solved_.empty()) {
+        backend_.solve(system_, system_rates_);
+        // Each flow of a system flow at the system flow's level (rate over weight): its own
+        // rate then, as the filling's freeze gives it (flow_rules.hpp).
+        rates_.resize(solved_.size());
+        for (std::size_t k = 0; k < solved_.size(); ++k) {
+            const std::uint32_t sf = system_flow_[k];
+            const Flow& fl = flows_[solved_[k]];
+            rates_[k] = members_[sf] == 1 ? system_rates_[sf]
+                                          : frozen_rate(fl.weight, system_rates_[sf] / system_.weight[sf], fl.cap);
+        }
+        flows_merged_ += solved_.size() - system_.flows();
+    }
     set_rates();
     ++refills_;
 }
@@ -384,17 +399,29 @@ void IncrementalMaxMin::set_rates() {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
         const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
-        if (k >= changed_flows_ && rate != start_rate_[k])
-            for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
-        if (rate == old) continue;
-        const double delta = rate - old, old_level = old / f.weight;
-        for (const SetUse* u = first; u != last; ++u) {
-            load[u->local] += u->share * delta;
-            if (level > top[u->local])
-                top[u->local] = level;
-            else if (rate < old && old_level >= top[u->local])
-                top_valid[u->local] = 0;
+        const bool moved = k >= changed_flows_ && rate != start_rate_[k];
+        if (rate == old) {
+            if (moved)
+                for (const SetUse* u = first; u != last; ++u) moved_on[u->local] = 1;
+            continue;
         }
+        const double delta = rate - old, old_level = old / f.weight;
+        // One pass over the flow's classes for its increments and, for a flow that moved, the
+        // marks (most of a large solve's flows both move and change).
+        const auto increments = [&](auto mark) {
+            for (const SetUse* u = first; u != last; ++u) {
+                if constexpr (decltype(mark)::value) moved_on[u->local] = 1;
+                load[u->local] += u->share * delta;
+                if (level > top[u->local])
+                    top[u->local] = level;
+                else if (rate < old && old_level >= top[u->local])
+                    top_valid[u->local] = 0;
+            }
+        };
+        if (moved)
+            increments(std::true_type{});
+        else
+            increments(std::false_type{});
         f.rate = rate;
         levels_[solved_[k]].rate = rate;
     }
@@ -477,9 +504,35 @@ bool IncrementalMaxMin::build_system(bool verify) {
         mark_share_.resize(n);
     }
     std::uint32_t flow_mark = 0;
+    system_flow_.resize(solved_.size());
+    members_.clear();
+    system_level_.clear();
+    next_on_route_.clear();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const Flow& fl = flows_[solved_[k]];
         const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
+        // A flow on the route of an earlier flow of the set with the same cap level (or both
+        // without a cap) has the same constraints and the same level in the allocation: it
+        // joins that flow's system flow as more weight and cap (a flow of weight k is k unit
+        // flows, Bertsekas & Gallager §6.5.2), and its uses, copies of that flow's and proven
+        // with them, are not built again.
+        const double level = cap_level(fl.cap, fl.weight);
+        std::uint32_t last_on_route = kNone;
+        if (const std::uint32_t head = route_head_[k]; head != k) {
+            // The route's system flows, one per cap level, chained from the first flow's.
+            std::uint32_t sf = system_flow_[head];
+            while (sf != kNone && system_level_[sf] != level) {
+                last_on_route = sf;
+                sf = next_on_route_[sf];
+            }
+            if (sf != kNone) {
+                system_.weight[sf] += fl.weight;
+                system_.cap[sf] += fl.cap;
+                ++members_[sf];
+                system_flow_[k] = sf;
+                continue;
+            }
+        }
         if (verify) {
             ++flow_mark;
             for (const SetUse* u = first; u != last; ++u) {
@@ -487,6 +540,11 @@ bool IncrementalMaxMin::build_system(bool verify) {
                 mark_share_[u->local] = u->share;
             }
         }
+        system_flow_[k] = static_cast<std::uint32_t>(system_.flows());
+        if (last_on_route != kNone) next_on_route_[last_on_route] = system_flow_[k];
+        members_.push_back(1);
+        system_level_.push_back(level);
+        next_on_route_.push_back(kNone);
         system_.begin_flow(fl.weight, fl.cap);
         for (const SetUse* u = first; u != last; ++u) {
             const std::uint32_t i = u->local, r = representative_[i];
@@ -612,7 +670,13 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
         failed = true;
         take(g);
     };
-    for (std::size_t i = 0; i < links; ++i) {
+    // The links that were in the set when begin() ended hold only the set's flows in the first
+    // grow() of a solve (begin() took every flow they held, and only the set's flows have been
+    // checked, and so moved, since): the loop starts after them (at 0 in later rounds, where a
+    // flow outside the set may have moved onto one of them).
+    const std::size_t from = held_checked_;
+    held_checked_ = 0;
+    for (std::size_t i = from; i < links; ++i) {
         // Mostly the set's own flows, which need no check here; else a copy: a check moves
         // the flow to the list of the link that now holds it.
         const std::vector<std::uint32_t>& held = held_[set_links_[i]];
@@ -656,6 +720,7 @@ void IncrementalMaxMin::begin() {
     set_uses_.clear();
     set_first_.assign(1, 0);
     start_rate_.clear();
+    route_head_.clear();
     routes_ = 0;
     class_of_.clear();
     class_rep_.clear();
@@ -685,6 +750,7 @@ void IncrementalMaxMin::begin() {
     for (std::size_t i = 0; i < set_links_.size(); ++i)
         for (std::uint32_t g : held_[set_links_[i]])
             if (!in_set(g)) take(g);
+    held_checked_ = set_links_.size();
     dirty_links_.clear();
     dirty_flows_.clear();
 }

@@ -96,6 +96,9 @@ public:
     // Uses the re-fills left out as redundant series constraints (collapse_series), over all
     // re-fills.
     std::uint64_t uses_dropped() const { return uses_dropped_; }
+    // Flows the re-fills' systems left out as more weight of an earlier flow of the set on the
+    // same route at the same cap level (build_system), over all re-fills.
+    std::uint64_t flows_merged() const { return flows_merged_; }
 
 private:
     static constexpr std::uint32_t kAtCap = UINT32_MAX - 1;
@@ -234,6 +237,11 @@ private:
     // for it, its index in system_ (kDropped: left out) and scratch.
     static constexpr std::uint32_t kDropped = UINT32_MAX;
     std::vector<double> rates_, inside_, residual_, mark_share_;
+    // Per flow of the set: the first flow of the set on its route (its index in solved_), and
+    // its flow in system_; per flow of system_: its rate, how many flows of the set it is,
+    // their cap level and the next system flow on their route (kNone: none).
+    std::vector<std::uint32_t> route_head_, system_flow_, members_, next_on_route_;
+    std::vector<double> system_rates_, system_level_;
     std::vector<std::uint64_t> signature_;
     std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
     std::vector<std::uint32_t> table_, slot_;  // collapse_series()'s groups
@@ -254,8 +262,10 @@ private:
     std::vector<double> set_rate_, set_top_;
     std::vector<char> set_top_valid_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
+    // The first links of set_links_ whose held_ lists the next grow() need not look at.
+    std::size_t held_checked_ = 0;
     std::size_t active_ = 0, largest_ = 0;
-    std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0;
+    std::uint64_t solves_ = 0, flows_solved_ = 0, refills_ = 0, uses_dropped_ = 0, flows_merged_ = 0;
 };
 
 }  // namespace fabricsim::flow

@@ -520,6 +520,38 @@ TEST_CASE("flows on the same route share its classes, each with its own cap", "[
     CHECK(inc.link_rate(1) == Approx(6.0).epsilon(1e-12));
 }
 
+TEST_CASE("flows on one route at one cap level are one flow of the re-fill's system, weighted", "[flow][maxmin]") {
+    // A (10 B/s) and B (12 B/s). X (weight 1) and Y (weight 2) cross A then B, uncapped; Z
+    // crosses B alone; W crosses A then B with cap 1. Progressive filling: W stops at its cap
+    // (level 1); B then has 12 - 1 = 11 for weights 1 + 2 + 1 = 4, level 2.75, below A's
+    // (10 - 1) / 3 = 3: X = Z = 2.75, Y = 5.5. Y joins X's system flow (same route, both
+    // without a cap); W, at another cap level, stays apart: one flow merged.
+    CpuMaxMin cpu;
+    const std::vector<double> capacity{10.0, 12.0};
+    IncrementalMaxMin inc(capacity, cpu);
+    const std::vector<LinkUse> route{{0, 1.0}, {1, 1.0}}, b_only{{1, 1.0}};
+    const auto x = inc.add(1.0, kUncapped, route), y = inc.add(2.0, kUncapped, route),
+               z = inc.add(1.0, kUncapped, b_only), w = inc.add(1.0, 1.0, route);
+    inc.solve();
+    CHECK(inc.flows_merged() == 1);
+    rates_are(inc, {{x, 2.75}, {y, 5.5}, {z, 2.75}, {w, 1.0}});
+    CHECK(inc.link_rate(0) == Approx(9.25).epsilon(1e-12));
+    CHECK(inc.link_rate(1) == Approx(12.0).epsilon(1e-12));
+    // Y capped at 4 (level 2, below B's 2.75): Y = 4, then B has 12 - 1 - 4 = 7 for X and Z,
+    // 3.5 each (A: 3.5 + 4 + 1 = 8.5). Y is the set's first flow on the route and X is at
+    // another cap level: nothing merged.
+    inc.set_cap(y, 4.0);
+    inc.solve();
+    CHECK(inc.flows_merged() == 1);
+    rates_are(inc, {{x, 3.5}, {y, 4.0}, {z, 3.5}, {w, 1.0}});
+    CHECK(inc.link_rate(0) == Approx(8.5).epsilon(1e-12));
+    // Y's cap lifted: the first allocation again, X merged into Y's system flow.
+    inc.set_cap(y, kUncapped);
+    inc.solve();
+    CHECK(inc.flows_merged() == 2);
+    rates_are(inc, {{x, 2.75}, {y, 5.5}, {z, 2.75}, {w, 1.0}});
+}
+
 TEST_CASE("re-fills that leave out series links give a fresh filling of the full system on random fabrics",
           "[flow][maxmin]") {
     // Hosts with a path up (PCIe, NIC, leaf port) and down (the same three), 8 spines; a
