@@ -8,7 +8,7 @@
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/packet/queue_sampler.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/busbw_curve.hpp"

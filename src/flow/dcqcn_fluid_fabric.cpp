@@ -2,7 +2,7 @@
 
 #include "core/errors.hpp"
 #include "fabric/ib_vl_buffer.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -17,25 +17,6 @@ using scenario::Technology;
 
 namespace {
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
-
-// A RoCE switch's shared pool, carved as the packet model's MMU carves it (SwitchMmu): its
-// buffer less, at every port, the reserved space of each priority group it is set up with
-// (the lossless priorities and the control priority) and the PFC headroom of each lossless
-// priority (the HPCC ns-3 switch MMU; Broadcom's ingress admission of lossless groups).
-double roce_shared_pool(const fabric::Topology& topology, const scenario::ClusterSpec& c, const fabric::Node& sw) {
-    const scenario::RoceSpec& roce = c.roce;
-    std::vector<int> groups = roce.pfc.priorities;
-    if (std::find(groups.begin(), groups.end(), roce.control_priority) == groups.end())
-        groups.push_back(roce.control_priority);
-    double reserved = 0;
-    for (const fabric::Port& port : sw.ports) {
-        const fabric::Link& link = topology.link(port.link);
-        reserved += static_cast<double>(groups.size()) * static_cast<double>(roce.mmu.reserved_per_queue.count()) +
-                    static_cast<double>(roce.pfc.priorities.size()) *
-                        static_cast<double>(fabric::roce_link_headroom(roce, link, c.fabric.mtu).count());
-    }
-    return std::max(0.0, static_cast<double>(sw.buffer.count()) - reserved);
-}
 }  // namespace
 
 Bytes fluid_queue_limit(const fabric::Topology& topology, const scenario::ClusterSpec& c, DirectedLink out,
@@ -58,9 +39,12 @@ Bytes fluid_queue_limit(const fabric::Topology& topology, const scenario::Cluste
     if (c.roce.pfc.xoff) return Bytes{n * c.roce.pfc.xoff->count()};
     const double alpha =
         scenario::mmu_alpha(c.roce.mmu, topology.link(feeders.empty() ? out.link : feeders[0].link).bandwidth);
-    // Each of the n ingress queues pauses at its reserved space plus α × the free shared pool
-    // (SwitchMmu::threshold): with all of them full at the port, q = n·(r + α·(S − q)).
-    const double pool = roce_shared_pool(topology, c, sw);
+    // Each of the n ingress queues pauses at its reserved space plus α × the free shared pool S
+    // (SwitchMmu::threshold; S is the buffer less what roce_switch_reservation sets aside):
+    // with all of them full at the port, q = n·(r + α·(S − q)).
+    const double pool = static_cast<double>(
+        std::max(Bytes::zero(), sw.buffer - fabric::roce_switch_reservation(topology, c.roce, c.fabric.mtu, sw).total())
+            .count());
     const double r = static_cast<double>(c.roce.mmu.reserved_per_queue.count());
     const double nd = static_cast<double>(n);
     return Bytes{static_cast<std::int64_t>(nd * (r + alpha * pool) / (1.0 + nd * alpha))};

@@ -2,7 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/display_units.hpp"
 

@@ -4,7 +4,7 @@
 // bisection, oversubscription, diameter and latency are TopologySummary's (reused, not redone).
 //
 // Per RoCE switch (the worst switch of each tier), as the packet model carves its buffer
-// (fabric/packet/pfc_headroom.hpp, docs/models/pfc.md):
+// (fabric/pfc_headroom.hpp, docs/models/pfc.md):
 //   headroom  = sum over its ports of the 802.1Qbb worst case of the port's link (or the
 //               scenario's pfc.headroom) x lossless priorities
 //   reserved  = mmu.reserved_per_queue x (lossless priorities + the control priority) x ports

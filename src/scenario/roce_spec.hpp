@@ -5,7 +5,7 @@
 // section (docs/SCENARIO.md).
 //
 // `auto` values are std::nullopt here and are worked out later from the link they apply to:
-// PFC headroom and XOFF by src/fabric/packet/pfc_headroom.hpp (docs/models/pfc.md), ECN
+// PFC headroom and XOFF by src/fabric/pfc_headroom.hpp (docs/models/pfc.md), ECN
 // Kmin/Kmax by ecn_kmin_auto()/ecn_kmax_auto() below. DCQCN overrides left unset take the
 // preset's value, which the congestion-control code owns (docs/models/).
 #pragma once

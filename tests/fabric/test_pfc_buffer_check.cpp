@@ -1,11 +1,11 @@
-// check_pfc_buffers (fabric/packet/pfc_headroom.hpp): a switch buffer too small for the PFC
+// check_pfc_buffers (fabric/pfc_headroom.hpp): a switch buffer too small for the PFC
 // headroom and reserved space the packet model would carve from it is bad input, found before
 // the run, with the numbers; and fabric capacities that once overflowed 32 bits.
 #include <catch2/catch.hpp>
 
 #include "core/errors.hpp"
 #include "fabric/fabric_plan.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/topology_builder.hpp"
 #include "fabric_test_helpers.hpp"
 

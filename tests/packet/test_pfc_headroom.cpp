@@ -1,8 +1,8 @@
-// PFC headroom and thresholds (src/fabric/packet/pfc_headroom.hpp, docs/models/pfc.md),
+// PFC headroom and thresholds (src/fabric/pfc_headroom.hpp, docs/models/pfc.md),
 // against the IEEE 802.1Qbb worst-case decomposition and the figures in
 // `docs/REFERENCES.md`. Expected totals are the sums of the published per-term bit
 // times, worked out by hand in the comments.
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 
 #include <catch2/catch.hpp>
 

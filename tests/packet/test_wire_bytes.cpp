@@ -7,7 +7,7 @@
 
 #include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/pfc.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/packet/switch_mmu.hpp"
 #include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"

@@ -3,7 +3,7 @@
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "core/time_limits.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #include "fabric/packet/switch_mmu.hpp"
 
 #include "core/errors.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 
 #include <fmt/format.h>
 

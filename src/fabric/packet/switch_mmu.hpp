@@ -27,7 +27,7 @@
 #pragma once
 
 #include "fabric/packet/link_flow_control.hpp"
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/topology.hpp"
 #include "scenario/roce_spec.hpp"
 

@@ -1,4 +1,4 @@
-#include "fabric/packet/pfc_headroom.hpp"
+#include "fabric/pfc_headroom.hpp"
 
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
@@ -88,14 +88,31 @@ Bytes roce_link_headroom(const scenario::RoceSpec& roce, const Link& link, Bytes
     return pfc_headroom(roce_headroom_inputs(link.bandwidth, link.length, mtu, Bytes{roce.header_bytes})).total();
 }
 
+SwitchReservation roce_switch_reservation(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu,
+                                          const Node& sw) {
+    SwitchReservation r;
+    const bool pfc = roce.lossless && roce.pfc.enabled;
+    std::vector<int> groups = pfc ? roce.pfc.priorities : std::vector<int>{};
+    r.lossless = static_cast<std::int64_t>(groups.size());
+    if (std::find(groups.begin(), groups.end(), roce.control_priority) == groups.end())
+        groups.push_back(roce.control_priority);
+    r.groups = static_cast<std::int64_t>(groups.size());
+    for (const Port& port : sw.ports) {
+        const Link& link = topology.link(port.link);
+        const Bytes h = roce_link_headroom(roce, link, mtu);
+        r.headroom += h * r.lossless;
+        if (r.longest == nullptr || h > r.largest) {
+            r.largest = h;
+            r.longest = &link;
+        }
+    }
+    r.reserved = roce.mmu.reserved_per_queue * r.groups * static_cast<std::int64_t>(sw.ports.size());
+    return r;
+}
+
 void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu) {
     const bool pfc = roce.lossless && roce.pfc.enabled;
     if (roce.lossless && !roce.pfc.enabled) return;  // no PFC, no reservations
-    std::vector<int> reserving = pfc ? roce.pfc.priorities : std::vector<int>{};
-    const auto lossless = static_cast<std::int64_t>(reserving.size());
-    if (std::find(reserving.begin(), reserving.end(), roce.control_priority) == reserving.end())
-        reserving.push_back(roce.control_priority);
-    const auto queues = static_cast<std::int64_t>(reserving.size());
     // A NIC's receive buffer holds its link's headroom and an MTU frame below it (pfc.cpp).
     for (const Node& node : topology.nodes()) {
         if (!pfc || (node.kind != NodeKind::nic && node.kind != NodeKind::storage_nic) || node.buffer <= Bytes::zero())
@@ -119,35 +136,24 @@ void check_pfc_buffers(const Topology& topology, const scenario::RoceSpec& roce,
     }
     for (const Node& node : topology.nodes()) {
         if (!is_fabric_switch(node.kind)) continue;
-        Bytes headroom = Bytes::zero(), largest = Bytes::zero();
-        const Link* longest = nullptr;
-        for (const Port& port : node.ports) {
-            const Link& link = topology.link(port.link);
-            const Bytes h = roce_link_headroom(roce, link, mtu);
-            headroom += h * lossless;
-            if (longest == nullptr || h > largest) {
-                largest = h;
-                longest = &link;
-            }
-        }
-        const Bytes reserved = roce.mmu.reserved_per_queue * queues * static_cast<std::int64_t>(node.ports.size());
-        if (headroom + reserved < node.buffer) continue;
+        const SwitchReservation r = roce_switch_reservation(topology, roce, mtu, node);
+        if (r.total() < node.buffer) continue;
         ConfigIssue issue;
-        if (reserved >= headroom) {
+        if (r.reserved >= r.headroom) {
             issue.key_path = "cluster.roce.mmu.reserved_per_queue";
         } else {
             issue.key_path = roce.pfc.headroom ? "cluster.roce.pfc.headroom" : "cluster.roce.pfc";
         }
-        const std::string worst = longest == nullptr || roce.pfc.headroom
+        const std::string worst = r.longest == nullptr || roce.pfc.headroom
                                       ? std::string()
-                                      : fmt::format(", {} for its {} {} link", to_string(largest),
-                                                    to_string(longest->length), to_string(longest->bandwidth));
+                                      : fmt::format(", {} for its {} {} link", to_string(r.largest),
+                                                    to_string(r.longest->length), to_string(r.longest->bandwidth));
         issue.message = fmt::format(
             "switch {}: its {} ports need {} of PFC headroom ({} lossless priorit{}{}) and {} of reserved space ({} "
             "queues x {} per port), {} in all; its buffer is {}: use shorter cables, fewer lossless priorities, less "
             "reserved space or a switch with a larger buffer",
-            node.name, node.ports.size(), to_string(headroom), lossless, lossless == 1 ? "y" : "ies", worst,
-            to_string(reserved), queues, to_string(roce.mmu.reserved_per_queue), to_string(headroom + reserved),
+            node.name, node.ports.size(), to_string(r.headroom), r.lossless, r.lossless == 1 ? "y" : "ies", worst,
+            to_string(r.reserved), r.groups, to_string(roce.mmu.reserved_per_queue), to_string(r.total()),
             to_string(node.buffer));
         throw ConfigError(std::move(issue));
     }

@@ -87,6 +87,22 @@ Bytes roce_link_headroom(const scenario::RoceSpec& roce, const Link& link, Bytes
 // Bytes that `rate` carries in `duration`, rounded up (a partial byte still needs room).
 Bytes bytes_during(Time duration, Bandwidth rate);
 
+// What a RoCE switch sets aside of its buffer before the shared pool, as the packet model's
+// MMU carves it (switch_mmu.cpp): at every port, reserved_per_queue for each priority group it
+// is set up with (the lossless priorities, when PFC is on, and the control priority) and the
+// link's headroom for each lossless priority. `longest` is the link of the largest headroom.
+struct SwitchReservation {
+    Bytes headroom;            // over every port and lossless priority
+    Bytes reserved;            // reserved_per_queue over every port and priority group
+    std::int64_t lossless{0};  // lossless priorities (0 without PFC)
+    std::int64_t groups{0};    // priority groups that reserve space per port
+    Bytes largest;             // the largest headroom of one port and priority
+    const Link* longest = nullptr;
+    Bytes total() const { return headroom + reserved; }
+};
+SwitchReservation roce_switch_reservation(const Topology& topology, const scenario::RoceSpec& roce, Bytes mtu,
+                                          const Node& sw);
+
 // The check the packet model's PFC makes when it carves each switch buffer (pfc.cpp), made
 // before the run so that a buffer too small for its headroom is bad input (ConfigError at
 // cluster.roce...) rather than a model error: every port of a fabric switch reserves
