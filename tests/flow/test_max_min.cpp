@@ -39,6 +39,13 @@ std::size_t solve_as_fresh(IncrementalMaxMin& inc, const std::vector<double>& ca
     for (std::size_t i = 0; i < live.size(); ++i) REQUIRE(inc.rate(live[i].id) == Approx(fresh[i]).epsilon(1e-6));
     return live.size();
 }
+// A host's path up and a spine link: PCIe P (16 B/s), NIC up link U (12.5), leaf port L (14),
+// spine link S (8). X crosses P, U and L; Y crosses them and S; Z crosses S alone.
+namespace series {
+constexpr std::uint32_t p = 0, u = 1, l = 2, s = 3;
+const std::vector<double> capacity{16.0, 12.5, 14.0, 8.0};
+const std::vector<LinkUse> x{{p, 1.0}, {u, 1.0}, {l, 1.0}}, y{{p, 1.0}, {u, 1.0}, {l, 1.0}, {s, 1.0}}, z{{s, 1.0}};
+}  // namespace series
 }  // namespace
 
 TEST_CASE("n flows on one link each get C/n", "[flow][maxmin]") {
@@ -407,18 +414,15 @@ TEST_CASE("the local re-solve gives a fresh solve's rates on rings that each cro
 
 TEST_CASE("links in series that carry the same flows are one constraint: the tightest binds, every link's load is kept",
           "[flow][maxmin]") {
-    // A host's path up: PCIe P (16 B/s), NIC up link U (12.5), leaf port L (14), then a spine
-    // link S (8). X and Y cross P, U and L; Y crosses S as well, with Z. S's level 8/2 = 4 is
-    // the lowest: Y = Z = 4. X takes what U, the tightest of P, U, L, leaves: 12.5 - 4 = 8.5.
-    // P, U and L carry X and Y with share 1 each: the re-fill keeps U and leaves P and L out
-    // (2 uses each), and each of the three links still carries X + Y = 12.5.
-    const std::uint32_t p = 0, u = 1, l = 2, s = 3;
-    const std::vector<double> capacity{16.0, 12.5, 14.0, 8.0};
+    // The series path (namespace series): S's level 8/2 = 4 is the lowest: Y = Z = 4. X takes
+    // what U, the tightest of P, U, L, leaves: 12.5 - 4 = 8.5. P, U and L carry X and Y with
+    // share 1 each: the re-fill keeps U and leaves P and L out (2 uses each), and each of the
+    // three links still carries X + Y = 12.5.
+    using series::p, series::u, series::l, series::s;
     CpuMaxMin cpu;
-    IncrementalMaxMin inc(capacity, cpu);
-    const std::vector<LinkUse> ux{{p, 1.0}, {u, 1.0}, {l, 1.0}}, uy{{p, 1.0}, {u, 1.0}, {l, 1.0}, {s, 1.0}},
-        uz{{s, 1.0}};
-    const auto x = inc.add(1.0, kUncapped, ux), y = inc.add(1.0, kUncapped, uy), z = inc.add(1.0, kUncapped, uz);
+    IncrementalMaxMin inc(series::capacity, cpu);
+    const auto x = inc.add(1.0, kUncapped, series::x), y = inc.add(1.0, kUncapped, series::y),
+               z = inc.add(1.0, kUncapped, series::z);
     inc.solve();
     CHECK(inc.refills() == 1);
     CHECK(inc.uses_dropped() == 4);
@@ -453,10 +457,9 @@ TEST_CASE("links in series that carry the same flows are one constraint: the tig
 
 TEST_CASE("a flow on one link of a class splits it off, its departure joins it again, rates as a fresh filling",
           "[flow][maxmin]") {
-    // The path of the test above: P (16), U (12.5), L (14) carry X and Y, S (8) carries Y and
-    // Z; Y = Z = 4, X = 8.5, and P, U, L are one class (the same flows at the same shares).
-    const std::uint32_t p = 0, u = 1, l = 2, s = 3;
-    const std::vector<double> capacity{16.0, 12.5, 14.0, 8.0};
+    // The series path (namespace series): P (16), U (12.5), L (14) carry X and Y, S (8) carries
+    // Y and Z; Y = Z = 4, X = 8.5, and P, U, L are one class (the same flows at the same shares).
+    using series::p, series::u, series::l, series::capacity;
     CpuMaxMin cpu;
     IncrementalMaxMin inc(capacity, cpu);
     struct Live {
@@ -464,9 +467,8 @@ TEST_CASE("a flow on one link of a class splits it off, its departure joins it a
         double weight, cap;
         std::vector<LinkUse> uses;
     };
-    std::vector<Live> live{{0, 1.0, kUncapped, {{p, 1.0}, {u, 1.0}, {l, 1.0}}},
-                           {0, 1.0, kUncapped, {{p, 1.0}, {u, 1.0}, {l, 1.0}, {s, 1.0}}},
-                           {0, 1.0, kUncapped, {{s, 1.0}}}};
+    std::vector<Live> live{
+        {0, 1.0, kUncapped, series::x}, {0, 1.0, kUncapped, series::y}, {0, 1.0, kUncapped, series::z}};
     for (Live& f : live) f.id = inc.add(f.weight, f.cap, f.uses);
     solve_as_fresh(inc, capacity, live);
     CHECK(inc.uses_dropped() == 4);  // X's and Y's uses of two of P, U, L
