@@ -477,7 +477,14 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
     // The loop prefetched the packet and the port it left; the lines they name (the port out
     // of here, its message's hop record, the buffer's records PFC admits it by) load while
     // the port it left is pumped.
-    if (const std::uint32_t out = packets_[packet].next; out != kNone) __builtin_prefetch(&ports_[out]);
+    if (const std::uint32_t out = packets_[packet].next; out != kNone) {
+        __builtin_prefetch(&ports_[out]);
+        // Its queue there, whose depth PFC's admission reads and enqueue() writes: from the
+        // layout (arrays that stay in cache), not from the port line still on its way.
+        const std::uint32_t first = layout_.first[out];
+        __builtin_prefetch(
+            &queues_[first + (layout_.first[out + 1] - first == 1 ? 0 : class_of_prio_[packets_[packet].prio])]);
+    }
     if (packets_[packet].type != kCnpFrame) __builtin_prefetch(&message_hops_[packets_[packet].message]);
     if (ports_[from].fc_kind == kFcPfc)
         for (const void* line : pfc_->admit_lines(queue_of(from, packets_[packet].prio), ports_[from].to))
