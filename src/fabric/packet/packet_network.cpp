@@ -519,6 +519,12 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
     } else {
         const std::uint32_t slot = packets_[packet].message;
         const MessageHop h = message_hops_[slot];  // a copy: receive() may send, which may grow the tables
+        // The route entry egress_ahead() reads when it is sent on from here: the message's
+        // record has just come in, so the entry's address is known now and not at the commit.
+        if (h.route != nullptr && packets_[packet].hop + 1u < kRouteDepth)
+            __builtin_prefetch(
+                &h.route[(std::size_t{qp_part_of(packets_[packet].seq, h.packets, h.qps)} * 2) * kRouteDepth +
+                         packets_[packet].hop + 1]);
         if (packets_[packet].generation != generation_bits(h.generation)) {  // its message is done
             drained(sim, from, packets_[packet]);
             dropped_ += Bytes{packets_[packet].bytes};
