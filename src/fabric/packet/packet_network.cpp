@@ -368,6 +368,10 @@ std::uint32_t PacketNetwork::dequeue(std::uint32_t port, std::uint32_t qi) {
     if (q.fifo.empty()) {
         Port& p = ports_[port];
         p.backlog &= static_cast<std::uint8_t>(~(1u << (qi - p.first)));
+    } else {
+        // The next head, which the port starts when this packet has gone (a transmission
+        // later): loaded now, it is nearer than memory then (issue 19).
+        __builtin_prefetch(&packets_[q.fifo.head]);
     }
     return k;
 }
