@@ -12,6 +12,7 @@ NicScheduler::NicScheduler(std::vector<PacketRecord>& packets, std::size_t ports
       qp_rate_interval_(qp_rate_interval),
       lazy_timers_(qp_rate_interval <= Time::zero()),
       active_(ports),
+      solo_(ports, kNoPacket),
       round_robin_(ports, 0),
       heaps_of_(ports, UINT32_MAX),
       heaped_(ports, 0) {}
@@ -28,6 +29,7 @@ void NicScheduler::add_qp(std::unique_ptr<congestion::CongestionControl> cc, Tim
     Pacing p;
     p.cls = cls;
     pacing_.push_back(p);
+    order_.emplace_back();
     if (heaps_of_[port] == UINT32_MAX) {  // the port's first QP: its heaps
         heaps_of_[port] = static_cast<std::uint32_t>(heaps_.size());
         heaps_.resize(heaps_.size() + kMaxClasses);
@@ -59,9 +61,10 @@ void NicScheduler::enqueue(Simulator& sim, std::uint32_t qp, std::uint32_t packe
     ++class_packets_[h];
     if (!q.listed) {
         q.listed = true;
-        q.stamp = stamps_++;
+        order_[qp].stamp = stamps_++;
         const std::uint32_t port = port_[qp];
         active_[port].push_back(qp);
+        solo_[port] = active_[port].size() == 1 ? qp : kNoPacket;
         if (heaped_[port] != 0)
             heap_push(h, qp);
         else if (active_[port].size() > kHeapAbove)
@@ -82,8 +85,7 @@ void NicScheduler::drop_heaps(std::uint32_t port) {
 void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, std::uint32_t first,
                          std::uint32_t classes, Offer& out, bool scan) const {
     out.start.fill(Time::max());
-    if (active_[port].size() == 1) {  // one QP holds packets (most uplinks): its head is the offer
-        const std::uint32_t qp = active_[port][0];
+    if (const std::uint32_t qp = solo_[port]; qp != kNoPacket) {  // one QP holds packets: its head is the offer
         const Pacing& q = pacing_[qp];
         const PacketRecord& head = packets_[q.fifo.head];
         Time start = std::max({free_at, head.ready, q.next_send});
@@ -109,7 +111,7 @@ void NicScheduler::offer(std::uint32_t port, Time free_at, LinkFlowControl* fc, 
             // The earliest start of any of its QPs; the flow control's answer for then holds
             // for every packet of the class (it moves the start past a pause that ended, or
             // refuses what a pause holds, the same for each).
-            Time start = std::max(free_at, pacing_[heap[0]].key);
+            Time start = std::max(free_at, order_[heap[0]].key);
             if (fc != nullptr && !fc->may_send(first + c, Bytes{packets_[pacing_[heap[0]].fifo.head].bytes}, start))
                 continue;
             // Every QP whose start comes to the same: round robin among them.
@@ -157,8 +159,8 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
     const std::vector<std::uint32_t>& heap = heaps_[h];
     const std::uint32_t rr = round_robin_[port];
     // The QP in turn is ready (always so when all tie, the port busy): it is the one, in O(1).
-    if (const Pacing& next = pacing_[active[rr]]; next.cls == pacing_[heap[0]].cls && next.key <= by) return rr;
-    const std::uint64_t from = pacing_[active[rr]].stamp;  // the list is in stamp order
+    if (pacing_[active[rr]].cls == pacing_[heap[0]].cls && order_[active[rr]].key <= by) return rr;
+    const std::uint64_t from = order_[active[rr]].stamp;  // the list is in stamp order
     // Few QPs tie (a paced QP's next send time is its own): walk the heap's top, where they are.
     constexpr std::uint32_t kFew = 16;
     std::array<std::uint32_t, kFew> todo;
@@ -170,7 +172,7 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
         const std::uint32_t i = todo[--todo_n];
         const std::uint32_t qp = heap[i];
         ++seen;
-        const std::uint64_t stamp = pacing_[qp].stamp;
+        const std::uint64_t stamp = order_[qp].stamp;
         // Its turn after `from`: those at or after it first, then the list from its start.
         const std::uint64_t turn = stamp >= from ? stamp - from : stamp + (UINT64_MAX / 2);
         if (turn < best_turn) {
@@ -178,7 +180,7 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
             best = qp;
         }
         for (std::uint32_t child = 2 * i + 1; child <= 2 * i + 2 && child < heap.size(); ++child)
-            if (pacing_[heap[child]].key <= by) {
+            if (order_[heap[child]].key <= by) {
                 if (todo_n == kFew) {
                     seen = kFew;  // too many: walk the list instead
                     break;
@@ -188,8 +190,8 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
     }
     if (seen < kFew) {
         // Its place in the list, which is in stamp order.
-        const auto it = std::lower_bound(active.begin(), active.end(), pacing_[best].stamp,
-                                         [&](std::uint32_t qp, std::uint64_t s) { return pacing_[qp].stamp < s; });
+        const auto it = std::lower_bound(active.begin(), active.end(), order_[best].stamp,
+                                         [&](std::uint32_t qp, std::uint64_t s) { return order_[qp].stamp < s; });
         return static_cast<std::uint32_t>(it - active.begin());
     }
     // Many tie (the port is busy and they all wait for it): the first in turn is near.
@@ -197,15 +199,15 @@ std::uint32_t NicScheduler::first_in_turn(std::uint32_t port, std::uint32_t h, T
     const std::uint8_t cls = pacing_[heap[0]].cls;
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t pos = (rr + i) % n;
-        const Pacing& q = pacing_[active[pos]];
-        if (q.cls == cls && q.key <= by) return static_cast<std::uint32_t>(pos);
+        if (pacing_[active[pos]].cls == cls && order_[active[pos]].key <= by) return static_cast<std::uint32_t>(pos);
     }
     return 0;  // unreachable: the heap's top is in the list
 }
 
 std::uint32_t NicScheduler::take(std::uint32_t port, std::uint32_t pos, std::uint32_t& qp) {
     std::vector<std::uint32_t>& active = active_[port];
-    qp = active[pos];
+    const bool solo = solo_[port] != kNoPacket;  // the list holds it alone: pos is 0
+    qp = solo ? solo_[port] : active[pos];
     Pacing& q = pacing_[qp];
     const std::uint32_t k = q.fifo.pop(packets_);
     --q.queued;
@@ -214,10 +216,11 @@ std::uint32_t NicScheduler::take(std::uint32_t port, std::uint32_t pos, std::uin
         q.listed = false;
         if (heaped_[port] != 0) heap_remove(qp);
         active.erase(active.begin() + static_cast<std::ptrdiff_t>(pos));
+        solo_[port] = active.size() == 1 ? active[0] : kNoPacket;
         round_robin_[port] = active.empty() ? 0 : static_cast<std::uint32_t>(pos % active.size());
         if (heaped_[port] != 0 && active.size() < kHeapBelow) drop_heaps(port);
     } else {
-        round_robin_[port] = static_cast<std::uint32_t>((pos + 1) % active.size());
+        round_robin_[port] = solo ? 0 : static_cast<std::uint32_t>((pos + 1) % active.size());
         if (heaped_[port] != 0) {
             heap_update(qp);  // its next packet's ready time
         } else {
@@ -269,7 +272,7 @@ bool NicScheduler::pull_full(std::uint32_t qp) {
 
 void NicScheduler::heap_push(std::uint32_t h, std::uint32_t qp) {
     std::vector<std::uint32_t>& heap = heaps_[h];
-    pacing_[qp].key = compute_key(qp);
+    order_[qp].key = compute_key(qp);
     heap.push_back(qp);
     pacing_[qp].heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
     sift_up(heap, pacing_[qp].heap_pos);
@@ -288,7 +291,7 @@ void NicScheduler::heap_remove(std::uint32_t qp) {
 
 void NicScheduler::heap_update(std::uint32_t qp) {
     std::vector<std::uint32_t>& heap = heaps_[heaps_of_[port_[qp]] + pacing_[qp].cls];
-    pacing_[qp].key = compute_key(qp);
+    order_[qp].key = compute_key(qp);
     sift_up(heap, pacing_[qp].heap_pos);
     sift_down(heap, pacing_[qp].heap_pos);
 }
@@ -297,7 +300,7 @@ void NicScheduler::sift_up(std::vector<std::uint32_t>& heap, std::uint32_t i) {
     const std::uint32_t qp = heap[i];
     while (i > 0) {
         const std::uint32_t parent = (i - 1) / 2;
-        if (pacing_[heap[parent]].key <= pacing_[qp].key) break;
+        if (order_[heap[parent]].key <= order_[qp].key) break;
         heap_set(heap, i, heap[parent]);
         i = parent;
     }
@@ -310,8 +313,8 @@ void NicScheduler::sift_down(std::vector<std::uint32_t>& heap, std::uint32_t i) 
     for (;;) {
         std::uint32_t child = 2 * i + 1;
         if (child >= n) break;
-        if (child + 1 < n && pacing_[heap[child + 1]].key < pacing_[heap[child]].key) ++child;
-        if (pacing_[qp].key <= pacing_[heap[child]].key) break;
+        if (child + 1 < n && order_[heap[child + 1]].key < order_[heap[child]].key) ++child;
+        if (order_[qp].key <= order_[heap[child]].key) break;
         heap_set(heap, i, heap[child]);
         i = child;
     }

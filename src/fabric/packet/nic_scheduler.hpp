@@ -140,17 +140,22 @@ private:
         pacing_[qp].heap_pos = i;
     }
 
-    // What every decision reads of a QP: one record.
-    struct Pacing {
+    // What every decision reads of a QP: one record, 32 bytes aligned, so one cache line (at
+    // 48 bytes half the records straddled two; issue 19).
+    struct alignas(32) Pacing {
         PacketFifo fifo;
         Time next_send = Time::zero();  // the earliest start of its next packet
-        std::uint64_t queued = 0;       // packets in `fifo`
-        Time key = Time::max();         // in its heap: max(head ready, next send)
-        std::uint64_t stamp = 0;        // when it was last listed: the list is in stamp order
+        std::uint32_t queued = 0;       // packets in `fifo` (at most the pull window and a few more)
         std::uint32_t heap_pos = 0;     // its place in its heap
         std::uint8_t cls = 0;           // its class at its port
         bool listed = false;            // in its port's active list
         bool source_waits = false;      // its source holds packets back for the pull window
+    };
+    static_assert(sizeof(Pacing) == 32);
+    // What only a port with ready heaps (many QPs with packets) reads of a QP.
+    struct Order {
+        Time key = Time::max();   // in its heap: max(head ready, next send)
+        std::uint64_t stamp = 0;  // when it was last listed: the list is in stamp order
     };
 
     std::vector<PacketRecord>& packets_;
@@ -165,6 +170,7 @@ private:
     bool lazy_timers_;
     // By QP.
     std::vector<Pacing> pacing_;
+    std::vector<Order> order_;
     std::vector<std::unique_ptr<congestion::CongestionControl>> cc_;
     std::vector<congestion::CnpPacer> pacer_;  // the receiving NIC's CNP spacing for the QP
     std::vector<std::uint32_t> port_;          // the NIC's uplink
@@ -183,6 +189,10 @@ private:
     std::vector<std::vector<QpSample>> rates_;  // sampled (outputs.qp_rates)
     // By port.
     std::vector<std::vector<std::uint32_t>> active_;  // QPs with packets, in the order they got them
+    // The one QP with packets (most uplinks, most of the time), else kNoPacket: a flat array,
+    // so that such a port's choice reads no list (a vector's header, then its heap block:
+    // two dependent loads before the QP's record; issue 19).
+    std::vector<std::uint32_t> solo_;
     std::vector<std::uint32_t> round_robin_;
     std::vector<std::uint32_t> heaps_of_;  // its first heap in heaps_ (kMaxClasses, one per class)
     std::vector<std::uint8_t> heaped_;     // its heaps are kept (many QPs hold packets)

@@ -28,6 +28,7 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       lossless_(lossless_mask(roce)),
       mmu_(topology, layout, roce, mtu, lossless_),
       pause_(layout.port.size()),
+      ever_paused_(layout.port.size() / 64 + 1, 0),
       pausing_(layout.port.size()),
       refresh_at_(layout.port.size()),
       egress_drops_(layout.port.size(), 0) {
@@ -106,6 +107,7 @@ void Pfc::on_pause(Simulator& sim, std::uint32_t q, bool pause) {
     Pause& p = pause_[q];
     const Time now = sim.now();
     if (pause) {
+        ever_paused_[q >> 6] |= std::uint64_t{1} << (q & 63);
         ++p.frames;
         if (p.watchdog_dropping) return;  // the watchdog has taken it out of PFC
         if (!p.paused) {
