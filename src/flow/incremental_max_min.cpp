@@ -193,17 +193,15 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // the set puts on each class, and how many of its uses name it (refill()).
     // A flow with the same uses as one taken before it (another of a ring's channels or
     // buckets on the same links: of the 600 flows a large solve of the 175B job's 2,048-GPU
-    // cut takes, 151 routes) has that flow's classes: they are copied, not found again.
+    // cut takes, 151 routes) has that flow's classes: it names that flow's range of set_uses_,
+    // neither found again nor copied.
     const Flow& fl = flows_[id];
-    const std::size_t first = set_uses_.size();
-    const auto stamp = static_cast<std::uint32_t>(set_first_.size());
+    const auto k = static_cast<std::uint32_t>(set_range_.size()), stamp = k + 1;
     const std::uint32_t same = same_route(id);
-    route_head_.push_back(same != kNone ? same : stamp - 1);
+    route_head_.push_back(same != kNone ? same : k);
+    SetRange range{static_cast<std::uint32_t>(set_uses_.size()), 0};
     if (same != kNone) {
-        const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
-        set_uses_.resize(first + count);
-        std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
-                    set_uses_.begin() + static_cast<std::ptrdiff_t>(first));
+        range = set_range_[same];
     } else {
         for (const LinkUse& u : fl.uses) {
             LinkSeen& seen = link_seen_[u.link];
@@ -214,27 +212,28 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
             }
             set_uses_.push_back({seen.cls, u.share});
         }
+        range.last = static_cast<std::uint32_t>(set_uses_.size());
     }
     if (sums_valid_) {
-        const SetUse* out = set_uses_.data() + set_uses_.size();
+        const SetUse* out = set_uses_.data() + range.last;
         const double rate = fl.rate;
         double* inside = inside_.data();
         std::uint32_t* count = count_.data();
-        for (const SetUse* u = set_uses_.data() + first; u != out; ++u) {
+        for (const SetUse* u = set_uses_.data() + range.first; u != out; ++u) {
             inside[u->local] += u->share * rate;
             ++count[u->local];
         }
     }
-    set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
+    set_range_.push_back(range);
     start_rate_.push_back(fl.rate);
 }
 
 std::uint32_t IncrementalMaxMin::same_route(std::uint32_t id) {
     // The table holds the first flow of the set of each route; `id` is about to be the set's
-    // flow set_first_.size() - 1, and goes in where its route is new. Routes are told apart
+    // flow set_range_.size(), and goes in where its route is new. Routes are told apart
     // by two 64-bit hashes, as links are by their flows (add()): comparing the uses one by one
     // cost as many instructions as the uses it saves finding (docs/BENCHMARKS.md).
-    const auto k = static_cast<std::uint32_t>(set_first_.size() - 1);
+    const auto k = static_cast<std::uint32_t>(set_range_.size());
     if (2 * (routes_ + 1) > route_table_.size()) {
         route_table_.assign(std::max<std::size_t>(1024, 2 * route_table_.size()), RouteSlot{});
         routes_ = 0;
@@ -347,7 +346,7 @@ void IncrementalMaxMin::sum_set() {
     count_.assign(n, 0);
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const double rate = flows_[solved_[k]].rate;
-        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
+        for (std::uint32_t j = set_range_[k].first; j < set_range_[k].last; ++j) {
             const SetUse& u = set_uses_[j];
             inside_[u.local] += u.share * rate;
             ++count_[u.local];
@@ -380,7 +379,7 @@ void IncrementalMaxMin::set_rates() {
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
-        const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
+        const SetUse *first = uses + set_range_[k].first, *last = uses + set_range_[k].last;
         const bool moved = k >= changed_flows_ && rate != start_rate_[k];
         if (rate == old) {
             if (moved)
@@ -434,7 +433,7 @@ void IncrementalMaxMin::build_system() {
     next_on_route_.clear();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const Flow& fl = flows_[solved_[k]];
-        const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
+        const SetUse *first = set_uses_.data() + set_range_[k].first, *last = set_uses_.data() + set_range_[k].last;
         // A flow on the route of an earlier flow of the set with the same cap level (or both
         // without a cap) has the same constraints and the same level in the allocation: it
         // joins that flow's system flow as more weight and cap (a flow of weight k is k unit
@@ -607,7 +606,7 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
 void IncrementalMaxMin::gather_components() {
     // Breadth-first over links -> flows -> links from the set and its links (the flows taken
     // so far have their links in already).
-    std::size_t li = 0, fi = set_first_.size() - 1;
+    std::size_t li = 0, fi = set_range_.size();
     while (li < set_links_.size() || fi < solved_.size()) {
         for (; li < set_links_.size(); ++li)
             for (const OnLink& e : on_link_[set_links_[li]])
@@ -625,7 +624,7 @@ void IncrementalMaxMin::begin() {
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
     set_links_.clear();
     set_uses_.clear();
-    set_first_.assign(1, 0);
+    set_range_.clear();
     start_rate_.clear();
     route_head_.clear();
     routes_ = 0;
@@ -666,7 +665,8 @@ void IncrementalMaxMin::finish() {
         class_moved_.assign(class_rep_.size(), 0);
         for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
             if (flows_[solved_[k]].rate != start_rate_[k])
-                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) class_moved_[set_uses_[j].local] = 1;
+                for (std::uint32_t j = set_range_[k].first; j < set_range_[k].last; ++j)
+                    class_moved_[set_uses_[j].local] = 1;
         spread_moved();
     }
     largest_ = std::max(largest_, solved_.size());

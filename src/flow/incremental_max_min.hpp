@@ -235,20 +235,25 @@ private:
     std::vector<std::uint32_t> route_head_, system_flow_, members_, next_on_route_;
     std::vector<double> system_rates_, system_level_;
     std::vector<std::uint32_t> count_, system_link_;
-    // The set's uses in solved_'s order (flow k's are [set_first_[k], set_first_[k + 1])), one
-    // per class of the flow's links; and set_rates()'s copies of the classes' figures.
+    // The set's uses, one per class of a flow's links, written for each route's first flow of
+    // the set in solved_'s order; flow k's are [set_range_[k].first, set_range_[k].last) (its
+    // route's first flow's).
     struct SetUse {
         std::uint32_t local;  // the class
         double share;
     };
     std::vector<SetUse> set_uses_;
-    std::vector<std::uint32_t> set_first_{0};
+    struct SetRange {
+        std::uint32_t first, last;
+    };
+    std::vector<SetRange> set_range_;
     std::vector<double> start_rate_;  // per flow of the set: its rate when the solve began
     std::size_t changed_flows_ = 0;
     // Whether inside_ and count_ hold the set at its rates (none moved yet in this solve), and
     // whether touched_moved_ is current (set_rates() ran).
     bool sums_valid_ = true, moved_valid_ = false;
     std::vector<char> touched_moved_;
+    // set_rates()' copies of the classes' figures.
     std::vector<double> set_rate_, set_top_;
     std::vector<char> set_top_valid_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;
