@@ -257,7 +257,6 @@ std::uint32_t IncrementalMaxMin::find_route(const Flow& flow, std::uint32_t k) {
 
 void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
     seen.epoch = epoch_;
-    seen.local = static_cast<std::uint32_t>(set_links_.size());
     set_links_.push_back(link);
     seen.cls = find_class(link);
     class_of_.push_back(seen.cls);
@@ -517,6 +516,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (f.bottleneck == link) return;
     if (f.bottleneck < kAtCap) {
         auto& list = held_[f.bottleneck];
+        --link_seen_[f.bottleneck].held;
         list[f.held_slot] = list.back();
         list.pop_back();
         if (f.held_slot < list.size()) flows_[list[f.held_slot]].held_slot = f.held_slot;
@@ -525,6 +525,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (link < kAtCap) {
         f.held_slot = static_cast<std::uint32_t>(held_[link].size());
         held_[link].push_back(id);
+        ++link_seen_[link].held;
     } else if (link == kNone) {
         unknown_.push_back(id);
     }
@@ -583,8 +584,9 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
     const std::size_t from = held_checked_;
     held_checked_ = 0;
     for (std::size_t i = from; i < links; ++i) {
-        // Mostly the set's own flows, which need no check here; else a copy: a check moves
-        // the flow to the list of the link that now holds it.
+        // Mostly none or the set's own flows, which need no check here; else a copy: a check
+        // moves the flow to the list of the link that now holds it.
+        if (link_seen_[set_links_[i]].held == 0) continue;
         const std::vector<std::uint32_t>& held = held_[set_links_[i]];
         if (std::all_of(held.begin(), held.end(), [&](std::uint32_t g) { return in_set(g); })) continue;
         held_scratch_.assign(held.begin(), held.end());
@@ -652,8 +654,9 @@ void IncrementalMaxMin::begin() {
     // per change before (docs/BENCHMARKS.md). Flows at their cap are held at no link and stay
     // out unless a check finds a link of theirs saturated under them.
     for (std::size_t i = 0; i < set_links_.size(); ++i)
-        for (std::uint32_t g : held_[set_links_[i]])
-            if (!in_set(g)) take(g);
+        if (link_seen_[set_links_[i]].held > 0)
+            for (std::uint32_t g : held_[set_links_[i]])
+                if (!in_set(g)) take(g);
     held_checked_ = set_links_.size();
     dirty_links_.clear();
     dirty_flows_.clear();

@@ -118,8 +118,10 @@ private:
     void take(std::uint32_t flow);  // into the solved set
     struct LinkSeen {
         std::uint64_t epoch;  // of the last visit (the next solve's for a changed link)
-        std::uint32_t local;  // its index in set_links_ in that solve
         std::uint32_t cls;    // its class in that solve
+        // How many flows it holds (held_[link].size()): the passes over the set's links look
+        // here, on a line the solve has just read, before the list, most often empty.
+        std::uint32_t held;
     };
     // Its links into the set, and its uses into set_uses_, one per class of its links.
     void take_uses(std::uint32_t flow);
