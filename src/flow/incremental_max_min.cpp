@@ -282,27 +282,31 @@ std::uint32_t IncrementalMaxMin::find_class(std::uint32_t link) {
     if (2 * (class_rep_.size() + 1) > class_table_.size()) grow_class_table();
     const std::size_t mask = class_table_.size() - 1;
     for (std::size_t h = (lf.a ^ lf.count) & mask;; h = (h + 1) & mask) {
-        ClassSlot& slot = class_table_[h];
-        if (slot.epoch != epoch_) {
-            slot = {epoch_, new_class(link)};
-            return slot.cls;
+        const std::uint32_t slot = class_table_[h];
+        if (slot == 0) {
+            const std::uint32_t c = new_class(link);
+            class_table_[h] = c + 1;
+            used_slots_.push_back(static_cast<std::uint32_t>(h));
+            return c;
         }
-        const LinkFlows& k = link_flows_[class_rep_[slot.cls]];
-        if (k.a == lf.a && k.b == lf.b && k.count == lf.count) return slot.cls;
+        const LinkFlows& k = link_flows_[class_rep_[slot - 1]];
+        if (k.a == lf.a && k.b == lf.b && k.count == lf.count) return slot - 1;
     }
 }
 
 void IncrementalMaxMin::grow_class_table() {
     // Twice the size, the solve's classes so far in again (a class of a link with a flow that
     // names a link twice was never in).
-    class_table_.assign(std::max<std::size_t>(1024, 2 * class_table_.size()), ClassSlot{});
+    class_table_.assign(std::max<std::size_t>(1024, 2 * class_table_.size()), 0);
+    used_slots_.clear();
     const std::size_t mask = class_table_.size() - 1;
     for (std::uint32_t c = 0; c < class_rep_.size(); ++c) {
         const LinkFlows& lf = link_flows_[class_rep_[c]];
         if (lf.repeated > 0) continue;
         std::size_t h = (lf.a ^ lf.count) & mask;
-        while (class_table_[h].epoch == epoch_) h = (h + 1) & mask;
-        class_table_[h] = {epoch_, c};
+        while (class_table_[h] != 0) h = (h + 1) & mask;
+        class_table_[h] = c + 1;
+        used_slots_.push_back(static_cast<std::uint32_t>(h));
     }
 }
 
@@ -631,6 +635,8 @@ void IncrementalMaxMin::begin() {
     route_head_.clear();
     routes_ = 0;
     class_of_.clear();
+    for (std::uint32_t h : used_slots_) class_table_[h] = 0;  // the last solve's classes out
+    used_slots_.clear();
     class_rep_.clear();
     class_size_.clear();
     class_mark_.clear();
