@@ -716,3 +716,32 @@ TEST_CASE("the links a solve reports moved are those of unchanged flows whose ra
     }
     CHECK(moved_links > 0);
 }
+
+TEST_CASE("a solve with more classes than the class table's first size, then a smaller one", "[flow][maxmin]") {
+    // 700 flows, flow i on its own link i (capacity 1 + i) and on a shared link Z (1000 B/s):
+    // 701 classes in one solve (link i carries flow i alone, Z all of them), more than the
+    // 1,024-slot table holds at half load, so it grows. Filling: link 0 binds first at level 1
+    // (flow 0 = 1); Z then has 999 for 699 flows, 999/699 = 1.43 below link 1's 2: flows 1..699
+    // get 999/699. Flow 0 leaves: the next solve (its table emptied of the first one's
+    // classes) gives them 1000/699.
+    constexpr std::uint32_t n = 700, z = n;
+    std::vector<double> capacity;
+    for (std::uint32_t i = 0; i < n; ++i) capacity.push_back(1.0 + i);
+    capacity.push_back(1000.0);
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    std::vector<std::uint32_t> id;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::vector<LinkUse> uses{{i, 1.0}, {z, 1.0}};
+        id.push_back(inc.add(1.0, kUncapped, uses));
+    }
+    inc.solve();
+    CHECK(inc.rate(id[0]) == Approx(1.0).epsilon(1e-12));
+    for (std::uint32_t i = 1; i < n; ++i) REQUIRE(inc.rate(id[i]) == Approx(999.0 / 699.0).epsilon(1e-12));
+    CHECK(inc.link_rate(z) == Approx(1000.0).epsilon(1e-12));
+    inc.remove(id[0]);
+    inc.solve();
+    for (std::uint32_t i = 1; i < n; ++i) REQUIRE(inc.rate(id[i]) == Approx(1000.0 / 699.0).epsilon(1e-12));
+    CHECK(inc.link_rate(z) == Approx(1000.0).epsilon(1e-12));
+    CHECK(inc.link_rate(0) == 0.0);
+}
