@@ -92,11 +92,8 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       wait_tail_(topology.nodes().size(), kNoGate),
       solver_(link_capacities(topology), *backend_),
       carried_(topology.directed_link_count(), 0.0),
-      busy_ps_(topology.directed_link_count(), 0.0),
-      rate_(topology.directed_link_count(), 0.0),
+      load_(topology.directed_link_count()),
       members_on_(topology.directed_link_count(), 0),
-      since_(topology.directed_link_count(), Time::zero()),
-      moved_(topology.directed_link_count(), 0),
       freed_(topology.directed_link_count(), 0.0) {
     for (std::size_t l = 0; l < solver_.links(); ++l)
         if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
@@ -148,7 +145,7 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
     Time t = Time::zero();
     for (std::uint32_t hop : hops) {
         const std::uint32_t h = bundle_[hop];
-        if (members_on_[h] == 0 || rate_[h] < solver_.capacity(h) * (1 - 1e-6)) continue;
+        if (members_on_[h] == 0 || load_[h].rate < solver_.capacity(h) * (1 - 1e-6)) continue;
         t += standing_ ? standing_->delay(h, members_on_[h], unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
@@ -279,7 +276,7 @@ std::uint32_t FlowNetwork::start_solver_flow(Simulator& sim, std::uint32_t messa
         // A sliver (under 0.1 % of a link) waits for the solve instead.
         double r = cap, slowest = kUncapped;
         for (const LinkUse& u : uses) {
-            r = std::min(r, (solver_.capacity(u.link) - rate_[u.link]) / u.share);
+            r = std::min(r, (solver_.capacity(u.link) - load_[u.link].rate) / u.share);
             slowest = std::min(slowest, solver_.capacity(u.link));
         }
         if (r > 1e-3 * slowest) {
@@ -315,9 +312,10 @@ void FlowNetwork::admit(Simulator& sim, std::uint32_t node) {
 }
 
 void FlowNetwork::change_load(std::uint32_t link, double delta, Time now) {
-    busy_ps_[link] += rate_[link] / solver_.capacity(link) * static_cast<double>((now - since_[link]).picoseconds());
-    since_[link] = now;
-    rate_[link] = std::max(0.0, rate_[link] + delta);
+    LinkLoad& x = load_[link];
+    x.busy_ps += x.rate / solver_.capacity(link) * static_cast<double>((now - x.since).picoseconds());
+    x.since = now;
+    x.rate = std::max(0.0, x.rate + delta);
 }
 
 FlowKey FlowNetwork::qp_key(NodeId src, NodeId dst, bool inside, std::uint32_t qps, std::uint32_t hint,
@@ -438,7 +436,7 @@ void FlowNetwork::resolve(Simulator& sim) {
         // reweight and add), so the solver's touched_moved() marks its links; a changed one's
         // are marked here.
         if (k < solver_.changed_flows() && total != group.rate)
-            for (const LinkUse& u : solver_.uses(g)) moved_[u.link] = resolves_;
+            for (const LinkUse& u : solver_.uses(g)) load_[u.link].moved = resolves_;
         group.rate = total;
         group.each = each;
         if (congestion_) congestion_->set_rate(g, total);
@@ -448,8 +446,8 @@ void FlowNetwork::resolve(Simulator& sim) {
     const std::vector<std::uint32_t>& touched = solver_.touched_links();
     for (std::size_t i = 0; i < touched.size(); ++i) {
         const std::uint32_t l = touched[i];
-        if (solver_.touched_moved()[i] || moved_[l] == resolves_) change_load(l, 0.0, now);
-        rate_[l] = solver_.link_rate(l);
+        if (solver_.touched_moved()[i] || load_[l].moved == resolves_) change_load(l, 0.0, now);
+        load_[l].rate = solver_.link_rate(l);
     }
     schedule_wake(sim);
     schedule_congestion(sim);
@@ -532,7 +530,7 @@ Time FlowNetwork::last_turn(const FlowState& f) const {
     for (const LinkUse& u : solver_.uses(f.group)) {
         const double c = solver_.capacity(u.link);
         // Flows that ended at this instant before it were in the round too.
-        if (rate_[u.link] + freed_[u.link] < c * (1 - 1e-6)) continue;  // not shared to the full: no round
+        if (load_[u.link].rate + freed_[u.link] < c * (1 - 1e-6)) continue;  // not shared to the full: no round
         // A round at this port: its other flows' packets and its own. Striped over k = 1/share
         // ports, its last packets leave in k independent turns, the last of them on average
         // k/(k+1) of the way through the round.
@@ -600,13 +598,13 @@ std::vector<PortReport> FlowNetwork::port_reports() const {
     std::vector<PortReport> out;
     for (std::uint32_t i = 0; i < carried_.size(); ++i) {
         const std::uint32_t b = bundle_[i];
-        if (carried_[b] <= 0 && busy_ps_[b] <= 0) continue;
+        if (carried_[b] <= 0 && load_[b].busy_ps <= 0) continue;
         const DirectedLink d = DirectedLink::from_index(i);
         PortReport r;
         r.from = topology_.node(topology_.source(d)).name;
         r.to = topology_.node(topology_.target(d)).name;
         r.bytes = Bytes{static_cast<std::int64_t>(std::llround(carried_[b]))};
-        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(busy_ps_[b])));
+        r.busy = Time::ps(static_cast<std::int64_t>(std::llround(load_[b].busy_ps)));
         out.push_back(std::move(r));
     }
     return out;
@@ -615,13 +613,14 @@ std::vector<PortReport> FlowNetwork::port_reports() const {
 void FlowNetwork::check_invariants(Time now) const {
     for (std::uint32_t l = 0; l < solver_.links(); ++l) {
         const double c = solver_.capacity(l);
-        if (rate_[l] > c * (1 + 1e-6) || busy_ps_[l] > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
+        if (load_[l].rate > c * (1 + 1e-6) ||
+            load_[l].busy_ps > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
             const DirectedLink d = DirectedLink::from_index(l);
             throw ModelError(
                 fmt::format("invariant broken: link {} -> {} carries {:.6g} B/s of its {:.6g} B/s (busy {} ps "
                             "in {} ps)",
                             topology_.node(topology_.source(d)).name, topology_.node(topology_.target(d)).name,
-                            rate_[l], c, busy_ps_[l], now.picoseconds()));
+                            load_[l].rate, c, load_[l].busy_ps, now.picoseconds()));
         }
     }
     if (sent_ != delivered_ + in_flight_ || in_flight_ < Bytes::zero())

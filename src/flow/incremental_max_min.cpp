@@ -21,10 +21,8 @@ constexpr double kCheckTolerance = 1e-7;
 // grows by every flow that failed a check, so a change that reaches far gets there in a few
 // rounds; past this many, the component is cheaper.
 constexpr int kMaxRefills = 8;
-// A flow's part of the signature of each link it crosses: a link's signature, the sum over
-// its flows in the set, is the same in any order of the flows, and two links with other flows
-// have the same one rarely (which the build then finds: build_system). splitmix64's
-// finaliser (Steele et al., "Fast splittable pseudorandom number generators", OOPSLA 2014).
+// The hashes below mix with splitmix64's finaliser (Steele et al., "Fast splittable
+// pseudorandom number generators", OOPSLA 2014).
 std::uint64_t mix(std::uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -192,20 +190,18 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     // use). The re-fill's passes read them in a row and touch only arrays of the set's
     // classes, where flows_[f].uses and the per-link arrays of the whole network would cost a
     // cache miss a use. Until the set's first re-fill moves rates, the same pass sums what
-    // the set puts on each class, and its signature and count (refill()).
+    // the set puts on each class, and how many of its uses name it (refill()).
     // A flow with the same uses as one taken before it (another of a ring's channels or
     // buckets on the same links: of the 600 flows a large solve of the 175B job's 2,048-GPU
-    // cut takes, 151 routes) has that flow's classes: they are copied, not found again.
+    // cut takes, 151 routes) has that flow's classes: it names that flow's range of set_uses_,
+    // neither found again nor copied.
     const Flow& fl = flows_[id];
-    const std::size_t first = set_uses_.size();
-    const auto stamp = static_cast<std::uint32_t>(set_first_.size());
+    const auto k = static_cast<std::uint32_t>(set_range_.size()), stamp = k + 1;
     const std::uint32_t same = same_route(id);
-    route_head_.push_back(same != kNone ? same : stamp - 1);
+    route_head_.push_back(same != kNone ? same : k);
+    SetRange range{static_cast<std::uint32_t>(set_uses_.size()), 0};
     if (same != kNone) {
-        const std::size_t from = set_first_[same], count = set_first_[same + 1] - from;
-        set_uses_.resize(first + count);
-        std::copy_n(set_uses_.begin() + static_cast<std::ptrdiff_t>(from), count,
-                    set_uses_.begin() + static_cast<std::ptrdiff_t>(first));
+        range = set_range_[same];
     } else {
         for (const LinkUse& u : fl.uses) {
             LinkSeen& seen = link_seen_[u.link];
@@ -216,31 +212,28 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
             }
             set_uses_.push_back({seen.cls, u.share});
         }
+        range.last = static_cast<std::uint32_t>(set_uses_.size());
     }
     if (sums_valid_) {
-        const SetUse* out = set_uses_.data() + set_uses_.size();
-        const std::uint64_t sign = mix(id);
+        const SetUse* out = set_uses_.data() + range.last;
         const double rate = fl.rate;
-        distinct_ = distinct_ && fl.distinct;
         double* inside = inside_.data();
-        std::uint64_t* signature = signature_.data();
         std::uint32_t* count = count_.data();
-        for (const SetUse* u = set_uses_.data() + first; u != out; ++u) {
+        for (const SetUse* u = set_uses_.data() + range.first; u != out; ++u) {
             inside[u->local] += u->share * rate;
-            signature[u->local] += sign;
             ++count[u->local];
         }
     }
-    set_first_.push_back(static_cast<std::uint32_t>(set_uses_.size()));
+    set_range_.push_back(range);
     start_rate_.push_back(fl.rate);
 }
 
 std::uint32_t IncrementalMaxMin::same_route(std::uint32_t id) {
     // The table holds the first flow of the set of each route; `id` is about to be the set's
-    // flow set_first_.size() - 1, and goes in where its route is new. Routes are told apart
+    // flow set_range_.size(), and goes in where its route is new. Routes are told apart
     // by two 64-bit hashes, as links are by their flows (add()): comparing the uses one by one
     // cost as many instructions as the uses it saves finding (docs/BENCHMARKS.md).
-    const auto k = static_cast<std::uint32_t>(set_first_.size() - 1);
+    const auto k = static_cast<std::uint32_t>(set_range_.size());
     if (2 * (routes_ + 1) > route_table_.size()) {
         route_table_.assign(std::max<std::size_t>(1024, 2 * route_table_.size()), RouteSlot{});
         routes_ = 0;
@@ -264,7 +257,6 @@ std::uint32_t IncrementalMaxMin::find_route(const Flow& flow, std::uint32_t k) {
 
 void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
     seen.epoch = epoch_;
-    seen.local = static_cast<std::uint32_t>(set_links_.size());
     set_links_.push_back(link);
     seen.cls = find_class(link);
     class_of_.push_back(seen.cls);
@@ -280,7 +272,6 @@ std::uint32_t IncrementalMaxMin::new_class(std::uint32_t link) {
     set_rate_.push_back(0.0);
     set_top_.push_back(0.0);
     inside_.push_back(0.0);
-    signature_.push_back(0);
     count_.push_back(0);
     return c;
 }
@@ -291,34 +282,38 @@ std::uint32_t IncrementalMaxMin::find_class(std::uint32_t link) {
     if (2 * (class_rep_.size() + 1) > class_table_.size()) grow_class_table();
     const std::size_t mask = class_table_.size() - 1;
     for (std::size_t h = (lf.a ^ lf.count) & mask;; h = (h + 1) & mask) {
-        ClassSlot& slot = class_table_[h];
-        if (slot.epoch != epoch_) {
-            slot = {epoch_, new_class(link)};
-            return slot.cls;
+        const std::uint32_t slot = class_table_[h];
+        if (slot == 0) {
+            const std::uint32_t c = new_class(link);
+            class_table_[h] = c + 1;
+            used_slots_.push_back(static_cast<std::uint32_t>(h));
+            return c;
         }
-        const LinkFlows& k = link_flows_[class_rep_[slot.cls]];
-        if (k.a == lf.a && k.b == lf.b && k.count == lf.count) return slot.cls;
+        const LinkFlows& k = link_flows_[class_rep_[slot - 1]];
+        if (k.a == lf.a && k.b == lf.b && k.count == lf.count) return slot - 1;
     }
 }
 
 void IncrementalMaxMin::grow_class_table() {
     // Twice the size, the solve's classes so far in again (a class of a link with a flow that
     // names a link twice was never in).
-    class_table_.assign(std::max<std::size_t>(1024, 2 * class_table_.size()), ClassSlot{});
+    class_table_.assign(std::max<std::size_t>(1024, 2 * class_table_.size()), 0);
+    used_slots_.clear();
     const std::size_t mask = class_table_.size() - 1;
     for (std::uint32_t c = 0; c < class_rep_.size(); ++c) {
         const LinkFlows& lf = link_flows_[class_rep_[c]];
         if (lf.repeated > 0) continue;
         std::size_t h = (lf.a ^ lf.count) & mask;
-        while (class_table_[h].epoch == epoch_) h = (h + 1) & mask;
-        class_table_[h] = {epoch_, c};
+        while (class_table_[h] != 0) h = (h + 1) & mask;
+        class_table_[h] = c + 1;
+        used_slots_.push_back(static_cast<std::uint32_t>(h));
     }
 }
 
 void IncrementalMaxMin::refill() {
     const std::size_t n = class_rep_.size();
     // Per class of the set: what the set puts on it (the flows outside leave its load less
-    // that), and a signature and a count of the set's flows that cross it. take_uses() has
+    // that), and how many of the set's uses name it. take_uses() has
     // summed them unless an earlier re-fill of this solve has moved rates since. What the
     // others leave of a class is the least they leave of its links (the tightest of links in
     // series; their loads differ by rounding only).
@@ -328,13 +323,9 @@ void IncrementalMaxMin::refill() {
         const std::uint32_t l = set_links_[i], c = class_of_[i];
         residual_[c] = std::min(residual_[c], std::max(0.0, capacity_[l] - std::max(0.0, link_rate_[l] - inside_[c])));
     }
-    // A candidate that the build finds carrying other flows or shares than its representative
-    // is a constraint of its own: built again with it (rare: a collision of signatures).
-    if (!build_system(collapse_series(distinct_))) build_system(false);
-    // The uses left out: every link of a class but one, and every link of a class the collapse
-    // left out.
-    for (std::size_t c = 0; c < n; ++c)
-        uses_dropped_ += std::uint64_t{count_[c]} * class_size_[c] - (system_link_[c] == kDropped ? 0 : count_[c]);
+    build_system();
+    // The uses left out: every link of a class but one.
+    for (std::size_t c = 0; c < n; ++c) uses_dropped_ += std::uint64_t{count_[c]} * (class_size_[c] - 1);
     if (!solved_.empty()) {
         backend_.solve(system_, system_rates_);
         // Each flow of a system flow at the system flow's level (rate over weight): its own
@@ -355,19 +346,12 @@ void IncrementalMaxMin::refill() {
 void IncrementalMaxMin::sum_set() {
     const std::size_t n = class_rep_.size();
     inside_.assign(n, 0.0);
-    signature_.assign(n, 0);
     count_.assign(n, 0);
-    distinct_ = true;
     for (std::size_t k = 0; k < solved_.size(); ++k) {
-        const std::uint32_t f = solved_[k];
-        const Flow& fl = flows_[f];
-        distinct_ = distinct_ && fl.distinct;
-        const std::uint64_t id = mix(f);
-        const double rate = fl.rate;
-        for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) {
+        const double rate = flows_[solved_[k]].rate;
+        for (std::uint32_t j = set_range_[k].first; j < set_range_[k].last; ++j) {
             const SetUse& u = set_uses_[j];
             inside_[u.local] += u.share * rate;
-            signature_[u.local] += id;
             ++count_[u.local];
         }
     }
@@ -398,7 +382,7 @@ void IncrementalMaxMin::set_rates() {
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         Flow& f = flows_[solved_[k]];
         const double rate = rates_[k], old = f.rate, level = rate / f.weight;
-        const SetUse *first = uses + set_first_[k], *last = uses + set_first_[k + 1];
+        const SetUse *first = uses + set_range_[k].first, *last = uses + set_range_[k].last;
         const bool moved = k >= changed_flows_ && rate != start_rate_[k];
         if (rate == old) {
             if (moved)
@@ -441,81 +425,23 @@ void IncrementalMaxMin::spread_moved() {
     for (std::size_t i = 0; i < set_links_.size(); ++i) touched_moved_[i] = class_moved_[class_of_[i]];
 }
 
-bool IncrementalMaxMin::collapse_series(bool distinct) {
-    // Links of the set that carry the same flows of the set with the same shares are one
-    // constraint in series: Σ a_f·x_f <= c holds for every c of them once it holds for the
-    // lowest, so the others are left out of the filling. Max-min's allocation depends on the
-    // feasible set alone, so it is unchanged; and so is the filling (max_min_cpu.cpp): those
-    // links start from higher or equal remaining capacities, lose the same amounts and have
-    // the same loads, so they are never below the one kept (the first of the lowest), and
-    // where one ties with it, it freezes the same flows at the same level. (Only where a third
-    // link ties with them to the bit may the freezes come in another order, which moves
-    // other links' remaining capacities by rounding.) Of the uses the 512-GPU cut of the 175B
-    // job re-fills (its DP rings' flows), 74 % are left out (docs/BENCHMARKS.md, "Series
-    // links left out").
-    const std::size_t n = class_rep_.size();
-    representative_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) representative_[i] = static_cast<std::uint32_t>(i);
-    if (!distinct) return false;
-    // Candidates: equal signature and count; the lowest residual, then the first, stands for
-    // them. Grouped by an open-addressed table keyed on (signature, count) that holds each
-    // group's representative so far (links come in index order, so a later one replaces it
-    // only with a lower residual).
-    std::size_t size = 16;
-    while (size < 2 * n) size *= 2;
-    const std::size_t mask = size - 1;
-    table_.assign(size, kDropped);
-    slot_.resize(n);
-    bool any = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (count_[i] == 0) continue;
-        std::size_t h = mix(signature_[i] ^ (static_cast<std::uint64_t>(count_[i]) << 32)) & mask;
-        for (;; h = (h + 1) & mask) {
-            const std::uint32_t r = table_[h];
-            if (r == kDropped) {
-                table_[h] = static_cast<std::uint32_t>(i);
-                break;
-            }
-            if (signature_[r] == signature_[i] && count_[r] == count_[i]) {
-                if (residual_[i] < residual_[r]) table_[h] = static_cast<std::uint32_t>(i);
-                any = true;
-                break;
-            }
-        }
-        slot_[i] = static_cast<std::uint32_t>(h);
-    }
-    if (any)
-        for (std::size_t i = 0; i < n; ++i)
-            if (count_[i] > 0) representative_[i] = table_[slot_[i]];
-    return any;
-}
-
-bool IncrementalMaxMin::build_system(bool verify) {
+void IncrementalMaxMin::build_system() {
     system_.clear();
     const std::size_t n = class_rep_.size();
     system_link_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        system_link_[i] = count_[i] > 0 && representative_[i] == i ? system_.add_link(residual_[i]) : kDropped;
-    // Proof, not the signature's word: every flow on a candidate crosses its representative
-    // with the same share (with the counts equal, the same flows), seen by marking the links
-    // of each flow before its uses are built.
-    if (verify) {
-        mark_.assign(n, 0);
-        mark_share_.resize(n);
-    }
-    std::uint32_t flow_mark = 0;
+    for (std::size_t i = 0; i < n; ++i) system_link_[i] = count_[i] > 0 ? system_.add_link(residual_[i]) : kDropped;
     system_flow_.resize(solved_.size());
     members_.clear();
     system_level_.clear();
     next_on_route_.clear();
     for (std::size_t k = 0; k < solved_.size(); ++k) {
         const Flow& fl = flows_[solved_[k]];
-        const SetUse *first = set_uses_.data() + set_first_[k], *last = set_uses_.data() + set_first_[k + 1];
+        const SetUse *first = set_uses_.data() + set_range_[k].first, *last = set_uses_.data() + set_range_[k].last;
         // A flow on the route of an earlier flow of the set with the same cap level (or both
         // without a cap) has the same constraints and the same level in the allocation: it
         // joins that flow's system flow as more weight and cap (a flow of weight k is k unit
-        // flows, Bertsekas & Gallager §6.5.2), and its uses, copies of that flow's and proven
-        // with them, are not built again.
+        // flows, Bertsekas & Gallager §6.5.2), and its uses, copies of that flow's, are not
+        // built again.
         const double level = cap_level(fl.cap, fl.weight);
         std::uint32_t last_on_route = kNone;
         if (const std::uint32_t head = route_head_[k]; head != k) {
@@ -533,32 +459,15 @@ bool IncrementalMaxMin::build_system(bool verify) {
                 continue;
             }
         }
-        if (verify) {
-            ++flow_mark;
-            for (const SetUse* u = first; u != last; ++u) {
-                mark_[u->local] = flow_mark;
-                mark_share_[u->local] = u->share;
-            }
-        }
         system_flow_[k] = static_cast<std::uint32_t>(system_.flows());
         if (last_on_route != kNone) next_on_route_[last_on_route] = system_flow_[k];
         members_.push_back(1);
         system_level_.push_back(level);
         next_on_route_.push_back(kNone);
         system_.begin_flow(fl.weight, fl.cap);
-        for (const SetUse* u = first; u != last; ++u) {
-            const std::uint32_t i = u->local, r = representative_[i];
-            if (r == i)
-                system_.add_use(system_link_[i], u->share);
-            else if (verify && (mark_[r] != flow_mark || mark_share_[r] != u->share))
-                unproven_.push_back(i);
-        }
+        for (const SetUse* u = first; u != last; ++u) system_.add_use(system_link_[u->local], u->share);
         system_.end_flow();
     }
-    for (std::uint32_t i : unproven_) representative_[i] = i;
-    const bool proven = unproven_.empty();
-    unproven_.clear();
-    return proven;
 }
 
 void IncrementalMaxMin::set_rate(std::uint32_t id, double rate) {
@@ -611,6 +520,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (f.bottleneck == link) return;
     if (f.bottleneck < kAtCap) {
         auto& list = held_[f.bottleneck];
+        --link_seen_[f.bottleneck].held;
         list[f.held_slot] = list.back();
         list.pop_back();
         if (f.held_slot < list.size()) flows_[list[f.held_slot]].held_slot = f.held_slot;
@@ -619,6 +529,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (link < kAtCap) {
         f.held_slot = static_cast<std::uint32_t>(held_[link].size());
         held_[link].push_back(id);
+        ++link_seen_[link].held;
     } else if (link == kNone) {
         unknown_.push_back(id);
     }
@@ -677,8 +588,9 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
     const std::size_t from = held_checked_;
     held_checked_ = 0;
     for (std::size_t i = from; i < links; ++i) {
-        // Mostly the set's own flows, which need no check here; else a copy: a check moves
-        // the flow to the list of the link that now holds it.
+        // Mostly none or the set's own flows, which need no check here; else a copy: a check
+        // moves the flow to the list of the link that now holds it.
+        if (link_seen_[set_links_[i]].held == 0) continue;
         const std::vector<std::uint32_t>& held = held_[set_links_[i]];
         if (std::all_of(held.begin(), held.end(), [&](std::uint32_t g) { return in_set(g); })) continue;
         held_scratch_.assign(held.begin(), held.end());
@@ -700,7 +612,7 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
 void IncrementalMaxMin::gather_components() {
     // Breadth-first over links -> flows -> links from the set and its links (the flows taken
     // so far have their links in already).
-    std::size_t li = 0, fi = set_first_.size() - 1;
+    std::size_t li = 0, fi = set_range_.size();
     while (li < set_links_.size() || fi < solved_.size()) {
         for (; li < set_links_.size(); ++li)
             for (const OnLink& e : on_link_[set_links_[li]])
@@ -718,11 +630,13 @@ void IncrementalMaxMin::begin() {
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
     set_links_.clear();
     set_uses_.clear();
-    set_first_.assign(1, 0);
+    set_range_.clear();
     start_rate_.clear();
     route_head_.clear();
     routes_ = 0;
     class_of_.clear();
+    for (std::uint32_t h : used_slots_) class_table_[h] = 0;  // the last solve's classes out
+    used_slots_.clear();
     class_rep_.clear();
     class_size_.clear();
     class_mark_.clear();
@@ -730,9 +644,7 @@ void IncrementalMaxMin::begin() {
     set_rate_.clear();
     set_top_.clear();
     inside_.clear();
-    signature_.clear();
     count_.clear();
-    distinct_ = true;
     sums_valid_ = true;
     moved_valid_ = false;
     for (std::uint32_t l : dirty_links_) add_set_link(l, link_seen_[l]);
@@ -748,8 +660,9 @@ void IncrementalMaxMin::begin() {
     // per change before (docs/BENCHMARKS.md). Flows at their cap are held at no link and stay
     // out unless a check finds a link of theirs saturated under them.
     for (std::size_t i = 0; i < set_links_.size(); ++i)
-        for (std::uint32_t g : held_[set_links_[i]])
-            if (!in_set(g)) take(g);
+        if (link_seen_[set_links_[i]].held > 0)
+            for (std::uint32_t g : held_[set_links_[i]])
+                if (!in_set(g)) take(g);
     held_checked_ = set_links_.size();
     dirty_links_.clear();
     dirty_flows_.clear();
@@ -761,7 +674,8 @@ void IncrementalMaxMin::finish() {
         class_moved_.assign(class_rep_.size(), 0);
         for (std::size_t k = changed_flows_; k < solved_.size(); ++k)
             if (flows_[solved_[k]].rate != start_rate_[k])
-                for (std::uint32_t j = set_first_[k]; j < set_first_[k + 1]; ++j) class_moved_[set_uses_[j].local] = 1;
+                for (std::uint32_t j = set_range_[k].first; j < set_range_[k].last; ++j)
+                    class_moved_[set_uses_[j].local] = 1;
         spread_moved();
     }
     largest_ = std::max(largest_, solved_.size());

@@ -26,9 +26,7 @@
 // the whole network at the same shares (a DP ring's hops between a GPU and the fabric) have
 // one load and highest level, and each flow of the set names each of its classes once, so the
 // passes over the set run over classes. Each re-fill is handed to a RateBackend (CPU or CUDA)
-// as a FlowSystem, less the classes in series that carry the same flows of the set as a
-// tighter one (collapse_series()): they cannot bind, so the allocation is the same without
-// them.
+// as a FlowSystem of the set's classes.
 #pragma once
 
 #include "flow/flow_system.hpp"
@@ -93,8 +91,8 @@ public:
     // Flows recomputed over all solves, and the re-fills the checks asked for.
     std::uint64_t flows_solved() const { return flows_solved_; }
     std::uint64_t refills() const { return refills_; }
-    // Uses the re-fills left out as redundant series constraints (collapse_series), over all
-    // re-fills.
+    // Uses the re-fills left out as more links of a class (a flow names each class once), over
+    // all re-fills.
     std::uint64_t uses_dropped() const { return uses_dropped_; }
     // Flows the re-fills' systems left out as more weight of an earlier flow of the set on the
     // same route at the same cap level (build_system), over all re-fills.
@@ -120,8 +118,10 @@ private:
     void take(std::uint32_t flow);  // into the solved set
     struct LinkSeen {
         std::uint64_t epoch;  // of the last visit (the next solve's for a changed link)
-        std::uint32_t local;  // its index in set_links_ in that solve
         std::uint32_t cls;    // its class in that solve
+        // How many flows it holds (held_[link].size()): the passes over the set's links look
+        // here, on a line the solve has just read, before the list, most often empty.
+        std::uint32_t held;
     };
     // Its links into the set, and its uses into set_uses_, one per class of its links.
     void take_uses(std::uint32_t flow);
@@ -138,20 +138,14 @@ private:
     // Per link of the set, whether a flow not changed since the last solve that crosses it
     // ended at another rate than it began with (touched_moved_), from class_moved_.
     void spread_moved();
-    // inside_, signature_, count_ and distinct_ summed afresh over the set.
+    // inside_ and count_ summed afresh over the set.
     void sum_set();
     // The filling's rates (rates_) to the set's flows and their links' loads and levels.
     void set_rates();
     // Re-fills the solved set on what the flows outside it leave of its links.
     void refill();
-    // Groups the links of the set whose flows of the set look the same (signature and count)
-    // under one representative each (representative_), unless a flow names a link twice
-    // (`distinct` false); returns whether any link was grouped.
-    bool collapse_series(bool distinct);
-    // The re-fill's system of the representatives; with `verify`, proves each grouped link
-    // carries its representative's flows and shares, and where one does not, makes it its own
-    // representative and returns false (the system is then to be built again).
-    bool build_system(bool verify);
+    // The re-fill's system: a link per class the set crosses, a flow per route and cap level.
+    void build_system();
     // A link's load and highest level; the level is found again only where a flow that may
     // have held it slowed down or left.
     LinkState state(std::uint32_t link);
@@ -215,13 +209,11 @@ private:
     // are one, so a flow's uses in the set name each of its classes once, and the passes over
     // the set's uses run over classes. Per link of the set (index as in set_links_): its class;
     // per class: its first link, its links in the set and take_uses()' mark; and the table that
-    // finds a class by its links' flows (slots of another epoch are empty).
+    // finds a class by its links' flows (class + 1, 0: empty: 4 bytes a slot, where a slot
+    // with an epoch took 16, 512 KiB for the 32 k slots of a large solve of the 175B job's
+    // 2,048-GPU cut), with the slots it filled, emptied by the next solve.
     std::vector<std::uint32_t> class_of_, class_rep_, class_size_, class_mark_;
-    struct ClassSlot {
-        std::uint64_t epoch = 0;
-        std::uint32_t cls = 0;
-    };
-    std::vector<ClassSlot> class_table_;
+    std::vector<std::uint32_t> class_table_, used_slots_;
     struct RouteSlot {  // same_route()'s table: the first flow of the set with a route
         std::uint64_t epoch = 0, route = 0, route_b = 0;
         std::uint32_t k = 0;
@@ -232,33 +224,36 @@ private:
     // Per class: whether state() has summed one of its links since set_rates() (set_rate_ and
     // set_top_ then hold what it found, for its other links).
     std::vector<char> class_summed_;
-    // Per class during a re-fill: the set's load on it, a signature and a count of the set's
-    // uses of it, what the others leave of it (the least over its links), the class standing
-    // for it, its index in system_ (kDropped: left out) and scratch.
+    // Per class during a re-fill: the set's load on it, a count of the set's uses of it, what
+    // the others leave of it (the least over its links) and its index in system_ (kDropped:
+    // none, no flow of the set crosses it).
     static constexpr std::uint32_t kDropped = UINT32_MAX;
-    std::vector<double> rates_, inside_, residual_, mark_share_;
+    std::vector<double> rates_, inside_, residual_;
     // Per flow of the set: the first flow of the set on its route (its index in solved_), and
     // its flow in system_; per flow of system_: its rate, how many flows of the set it is,
     // their cap level and the next system flow on their route (kNone: none).
     std::vector<std::uint32_t> route_head_, system_flow_, members_, next_on_route_;
     std::vector<double> system_rates_, system_level_;
-    std::vector<std::uint64_t> signature_;
-    std::vector<std::uint32_t> count_, representative_, system_link_, mark_, unproven_;
-    std::vector<std::uint32_t> table_, slot_;  // collapse_series()'s groups
-    // The set's uses in solved_'s order (flow k's are [set_first_[k], set_first_[k + 1])), one
-    // per class of the flow's links; and set_rates()'s copies of the classes' figures.
+    std::vector<std::uint32_t> count_, system_link_;
+    // The set's uses, one per class of a flow's links, written for each route's first flow of
+    // the set in solved_'s order; flow k's are [set_range_[k].first, set_range_[k].last) (its
+    // route's first flow's).
     struct SetUse {
         std::uint32_t local;  // the class
         double share;
     };
     std::vector<SetUse> set_uses_;
-    std::vector<std::uint32_t> set_first_{0};
+    struct SetRange {
+        std::uint32_t first, last;
+    };
+    std::vector<SetRange> set_range_;
     std::vector<double> start_rate_;  // per flow of the set: its rate when the solve began
     std::size_t changed_flows_ = 0;
-    // Whether inside_, signature_, count_ and distinct_ hold the set at its rates (none moved
-    // yet in this solve), and whether touched_moved_ is current (set_rates() ran).
-    bool distinct_ = true, sums_valid_ = true, moved_valid_ = false;
+    // Whether inside_ and count_ hold the set at its rates (none moved yet in this solve), and
+    // whether touched_moved_ is current (set_rates() ran).
+    bool sums_valid_ = true, moved_valid_ = false;
     std::vector<char> touched_moved_;
+    // set_rates()' copies of the classes' figures.
     std::vector<double> set_rate_, set_top_;
     std::vector<char> set_top_valid_;
     std::vector<std::uint32_t> solved_, set_links_, touched_links_, grown_;

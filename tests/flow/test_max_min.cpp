@@ -412,27 +412,13 @@ TEST_CASE("the local re-solve gives a fresh solve's rates on rings that each cro
     }
 }
 
-TEST_CASE("links in series that carry the same flows are one constraint: the tightest binds, every link's load is kept",
+TEST_CASE("links with the same flows at other shares, or under a flow that names a link twice, are classes apart",
           "[flow][maxmin]") {
-    // The series path (namespace series): S's level 8/2 = 4 is the lowest: Y = Z = 4. X takes
-    // what U, the tightest of P, U, L, leaves: 12.5 - 4 = 8.5. P, U and L carry X and Y with
-    // share 1 each: the re-fill keeps U and leaves P and L out (2 uses each), and each of the
-    // three links still carries X + Y = 12.5.
-    using series::p, series::u, series::l, series::s;
     CpuMaxMin cpu;
-    IncrementalMaxMin inc(series::capacity, cpu);
-    const auto x = inc.add(1.0, kUncapped, series::x), y = inc.add(1.0, kUncapped, series::y),
-               z = inc.add(1.0, kUncapped, series::z);
-    inc.solve();
-    CHECK(inc.refills() == 1);
-    CHECK(inc.uses_dropped() == 4);
-    rates_are(inc, {{x, 8.5}, {y, 4.0}, {z, 4.0}});
-    for (std::uint32_t link : {p, u, l}) CHECK(inc.link_rate(link) == Approx(12.5).epsilon(1e-12));
-    CHECK(inc.link_rate(s) == Approx(8.0).epsilon(1e-12));
-
-    SECTION("the same flows with other shares are another constraint") {
+    SECTION("the same flows with other shares") {
         // A: X + Y <= 10 (level 5); B: X/2 + 3Y/2 <= 8 (level 8/2 = 4) binds first: X = Y = 4,
-        // and A carries 8. Leaving B out for A (or A for B) would give 5 each (or other rates).
+        // and A carries 8. One class of A and B (either one's constraint for both) would give 5
+        // each (or other rates).
         const std::vector<double> c2{10.0, 8.0};
         IncrementalMaxMin two(c2, cpu);
         const std::vector<LinkUse> vx{{0, 1.0}, {1, 0.5}}, vy{{0, 1.0}, {1, 1.5}};
@@ -442,9 +428,9 @@ TEST_CASE("links in series that carry the same flows are one constraint: the tig
         rates_are(two, {{a, 4.0}, {b, 4.0}});
         CHECK(two.link_rate(0) == Approx(8.0).epsilon(1e-12));
     }
-    SECTION("a flow that names a link twice keeps every link of its re-fill") {
+    SECTION("a flow that names a link twice") {
         // X puts half its bytes on A twice (X + Y <= 9 on A) and crosses B (X + Y <= 10):
-        // A binds at 4.5 each. The re-fill does not collapse links around such a flow.
+        // A binds at 4.5 each. Each link of such a flow is a class of its own.
         const std::vector<double> c2{9.0, 10.0};
         IncrementalMaxMin two(c2, cpu);
         const std::vector<LinkUse> vx{{0, 0.5}, {0, 0.5}, {1, 1.0}}, vy{{0, 1.0}, {1, 1.0}};
@@ -554,8 +540,7 @@ TEST_CASE("flows on one route at one cap level are one flow of the re-fill's sys
     rates_are(inc, {{x, 2.75}, {y, 5.5}, {z, 2.75}, {w, 1.0}});
 }
 
-TEST_CASE("re-fills that leave out series links give a fresh filling of the full system on random fabrics",
-          "[flow][maxmin]") {
+TEST_CASE("re-fills on link classes give a fresh filling of the full system on random fabrics", "[flow][maxmin]") {
     // Hosts with a path up (PCIe, NIC, leaf port) and down (the same three), 8 spines; a
     // message crosses its source's three up links, one spine (or half its bytes on each of
     // two) and its destination's three down links; a copy inside a host crosses only its PCIe
@@ -730,4 +715,33 @@ TEST_CASE("the links a solve reports moved are those of unchanged flows whose ra
         }
     }
     CHECK(moved_links > 0);
+}
+
+TEST_CASE("a solve with more classes than the class table's first size, then a smaller one", "[flow][maxmin]") {
+    // 700 flows, flow i on its own link i (capacity 1 + i) and on a shared link Z (1000 B/s):
+    // 701 classes in one solve (link i carries flow i alone, Z all of them), more than the
+    // 1,024-slot table holds at half load, so it grows. Filling: link 0 binds first at level 1
+    // (flow 0 = 1); Z then has 999 for 699 flows, 999/699 = 1.43 below link 1's 2: flows 1..699
+    // get 999/699. Flow 0 leaves: the next solve (its table emptied of the first one's
+    // classes) gives them 1000/699.
+    constexpr std::uint32_t n = 700, z = n;
+    std::vector<double> capacity;
+    for (std::uint32_t i = 0; i < n; ++i) capacity.push_back(1.0 + i);
+    capacity.push_back(1000.0);
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    std::vector<std::uint32_t> id;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::vector<LinkUse> uses{{i, 1.0}, {z, 1.0}};
+        id.push_back(inc.add(1.0, kUncapped, uses));
+    }
+    inc.solve();
+    CHECK(inc.rate(id[0]) == Approx(1.0).epsilon(1e-12));
+    for (std::uint32_t i = 1; i < n; ++i) REQUIRE(inc.rate(id[i]) == Approx(999.0 / 699.0).epsilon(1e-12));
+    CHECK(inc.link_rate(z) == Approx(1000.0).epsilon(1e-12));
+    inc.remove(id[0]);
+    inc.solve();
+    for (std::uint32_t i = 1; i < n; ++i) REQUIRE(inc.rate(id[i]) == Approx(1000.0 / 699.0).epsilon(1e-12));
+    CHECK(inc.link_rate(z) == Approx(1000.0).epsilon(1e-12));
+    CHECK(inc.link_rate(0) == 0.0);
 }
