@@ -407,8 +407,7 @@ inline std::uint32_t PacketNetwork::egress_ahead(const Packet& k, const Port& p)
     if (h.route == nullptr || k.generation != generation_bits(h.generation) || (k.type == kData && p.to == h.dst))
         return kNone;
     const NodeId to = p.to;
-    const RouteHop& r =
-        h.route[(std::size_t{qp_part_of(k.seq, h.packets, h.qps)} * 2 + (k.type != kData)) * kRouteDepth + k.hop];
+    const RouteHop& r = route_entry(h, k.seq, k.type != kData, k.hop);
     return r.node == to.value() && r.ports == nullptr ? r.egress : kNone;
 }
 
@@ -485,9 +484,7 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
         __builtin_prefetch(&ports_[out]);
         // Its queue there, whose depth PFC's admission reads and enqueue() writes: from the
         // layout (arrays that stay in cache), not from the port line still on its way.
-        const std::uint32_t first = layout_.first[out];
-        __builtin_prefetch(
-            &queues_[first + (layout_.first[out + 1] - first == 1 ? 0 : class_of_prio_[packets_[packet].prio])]);
+        __builtin_prefetch(&queues_[queue_from_layout(out, packets_[packet].prio)]);
     }
     if (packets_[packet].type != kCnpFrame) __builtin_prefetch(&message_hops_[packets_[packet].message]);
     if (ports_[from].fc_kind == kFcPfc)
@@ -526,9 +523,7 @@ void PacketNetwork::on_event(Simulator& sim, std::uint64_t arg) {
         // The route entry egress_ahead() reads when it is sent on from here: the message's
         // record has just come in, so the entry's address is known now and not at the commit.
         if (h.route != nullptr && packets_[packet].hop + 1u < kRouteDepth)
-            __builtin_prefetch(
-                &h.route[(std::size_t{qp_part_of(packets_[packet].seq, h.packets, h.qps)} * 2) * kRouteDepth +
-                         packets_[packet].hop + 1]);
+            __builtin_prefetch(&route_entry(h, packets_[packet].seq, false, packets_[packet].hop + 1));
         if (packets_[packet].generation != generation_bits(h.generation)) {  // its message is done
             drained(sim, from, packets_[packet]);
             dropped_ += Bytes{packets_[packet].bytes};
@@ -659,7 +654,7 @@ std::uint32_t PacketNetwork::routed_egress(const Simulator& sim, std::uint32_t s
     };
     const MessageHop& h = message_hops_[slot];
     if (h.route == nullptr || hop >= kRouteDepth) return egress_port(sim, at, flow(), seq);
-    RouteHop& r = h.route[(std::size_t{qp_part_of(seq, h.packets, h.qps)} * 2 + back) * kRouteDepth + hop];
+    RouteHop& r = route_entry(h, seq, back, hop);
     if (r.node != at.value()) {
         // Another node at this depth (a path that forks inside a server) asks each time.
         if (r.node != kNone) return egress_port(sim, at, flow(), seq);

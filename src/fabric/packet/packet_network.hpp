@@ -265,6 +265,11 @@ private:
         std::uint32_t qp = kNone;  // MessageState::qp, once set
     };
     static_assert(sizeof(MessageHop) == 32);
+    // The route cache's entry for packet `seq` of a message (back: its ACK or NAK) at its hop
+    // `hop`: the one place its layout, [(part * 2 + back) * kRouteDepth + hop], is written.
+    static RouteHop& route_entry(const MessageHop& h, std::uint64_t seq, bool back, std::uint32_t hop) {
+        return h.route[(std::size_t{qp_part_of(seq, h.packets, h.qps)} * 2 + back) * kRouteDepth + hop];
+    }
 
     // One per directed link: the egress port of its source node, two cache lines. The first
     // holds all that a hop reads or writes of it (the send in commit(), the arrival's pump());
@@ -476,6 +481,12 @@ private:
     std::uint32_t queue_of(std::uint32_t port, std::uint8_t prio) const {
         const Port& p = ports_[port];
         return p.first + (p.classes == 1 ? 0 : class_of_prio_[prio]);
+    }
+    // The same queue from the layout's arrays (4 bytes a port, which stay in cache), for a
+    // prefetch issued while the port's own line is still loading (issue 19).
+    std::uint32_t queue_from_layout(std::uint32_t port, std::uint8_t prio) const {
+        const std::uint32_t first = layout_.first[port];
+        return first + (layout_.first[port + 1] - first == 1 ? 0 : class_of_prio_[prio]);
     }
     // The queue whose head the port starts next, and when; kNone when none may. Inline while
     // the port's packets are in one queue (a single-queue port, or one class holding packets:
