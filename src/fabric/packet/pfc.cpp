@@ -29,10 +29,9 @@ Pfc::Pfc(const Topology& topology, const QueueLayout& layout, const scenario::Ro
       mmu_(topology, layout, roce, mtu, lossless_),
       pause_(layout.port.size()),
       ever_paused_(layout.port.size() / 64 + 1, 0),
-      pausing_(layout.port.size()),
       refresh_at_(layout.port.size()),
       egress_drops_(layout.port.size(), 0) {
-    for (std::uint32_t q = 0; q < pausing_.size(); ++q) pausing_[q].lossless = mmu_.lossless(q);
+    for (std::uint32_t q = 0; q < layout.port.size(); ++q) mmu_.pause_state(q).lossless = mmu_.lossless(q);
     quanta_.resize(layout.first.size() - 1);
     // Beyond the end of simulated time (a link of a few bit/s) a pause simply never expires.
     for (std::uint32_t i = 0; i < quanta_.size(); ++i) {
@@ -51,7 +50,7 @@ bool Pfc::applies_to(DirectedLink link) const {
 
 void Pfc::maybe_resume_upstream(Simulator& sim, std::uint32_t q) {
     if (mmu_.held(q) <= mmu_.xon(q, mmu_.threshold(q))) {
-        pausing_[q].pausing = false;
+        mmu_.pause_state(q).pausing = false;
         send_pause(sim, q, false);
     }
 }
@@ -77,7 +76,7 @@ void Pfc::on_event(Simulator& sim, std::uint64_t arg) {
         case kPause: on_pause(sim, q, true); return;
         case kResume: on_pause(sim, q, false); return;
         case kRefresh:
-            if (pausing_[q].pausing && refresh_at_[q] == sim.now()) send_pause(sim, q, true);
+            if (mmu_.pause_state(q).pausing && refresh_at_[q] == sim.now()) send_pause(sim, q, true);
             return;
         case kExpiry:
             if (pause_[q].paused && pause_[q].until == sim.now()) resume(sim, q);  // else refreshed or resumed since

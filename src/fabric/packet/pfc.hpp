@@ -56,7 +56,7 @@ public:
     // Inline: once per frame that leaves a switch or NIC; the XON check only while pausing.
     void on_drained(Simulator& sim, std::uint32_t q, Bytes payload) override {
         mmu_.release(q, mmu_.frame(payload));
-        if (pausing_[q].pausing) maybe_resume_upstream(sim, q);
+        if (mmu_.pause_state(q).pausing) maybe_resume_upstream(sim, q);
     }
     bool blocked(std::uint32_t q) const override { return pause_[q].paused; }
     void add_counters(FabricCounters& c) const override;
@@ -70,8 +70,8 @@ public:
     Bytes headroom(std::uint32_t q) const { return mmu_.headroom(q); }
     const SwitchMmu& mmu() const { return mmu_; }
     // The records admit() reads for a frame through q into `node` (SwitchMmu::ingress_line).
-    std::array<const void*, 3> admit_lines(std::uint32_t q, NodeId node) const {
-        return {&pausing_[q], mmu_.ingress_line(q), mmu_.buffer_line(node)};
+    std::array<const void*, 2> admit_lines(std::uint32_t q, NodeId node) const {
+        return {mmu_.ingress_line(q), mmu_.buffer_line(node)};
     }
     Time paused_time(std::uint32_t q) const { return pause_[q].total; }
     std::int64_t pause_frames(std::uint32_t q) const { return pause_[q].frames; }
@@ -92,16 +92,9 @@ private:
         Time total = Time::zero();
         std::int64_t frames = 0;  // pause frames received (refreshes included)
     };
-    // The downstream side: the pause frames the switch sends for what came in through the
-    // queue's link.
-    // 16 bytes, what a frame's admission and drain read (a pause's refresh time is apart:
-    // at 24 bytes a quarter of the records straddled two cache lines; issue 19).
-    struct alignas(16) Pausing {
-        bool pausing = false;         // the upstream queue is held by our pause frames
-        bool lossless = false;        // the MMU's lossless(q), kept here: admit() reads this record anyway
-        Bytes limit = Bytes::zero();  // XOFF at the pause + headroom: beyond it, a drop
-    };
-    static_assert(sizeof(Pausing) == 16);
+    // The downstream side, the pause frames the switch sends for what came in through the
+    // queue's link, is in the MMU's record of the queue (SwitchMmu::PauseState), but for a
+    // pause's refresh time (refresh_at_).
 
     struct Egress {
         std::uint32_t queue;
@@ -113,7 +106,7 @@ private:
     // queues) stays in cache where the 48-byte records, one per queue, do not (issue 19: the
     // first read of the egress queue's record, per hop, was ~4 % of perm-1024's cache misses).
     bool ever_paused(std::uint32_t q) const { return ((ever_paused_[q >> 6] >> (q & 63)) & 1u) != 0; }
-    bool lossless(std::uint32_t q) const { return pausing_[q].lossless; }
+    bool lossless(std::uint32_t q) const { return mmu_.pause_state(q).lossless; }
     static std::uint8_t lossless_mask(const scenario::RoceSpec& roce);
     void send_pause(Simulator& sim, std::uint32_t q, bool pause);
     // While our pause frames hold q's upstream queue: resume it once below XON.
@@ -130,7 +123,6 @@ private:
     SwitchMmu mmu_;
     std::vector<Pause> pause_;                // by queue
     std::vector<std::uint64_t> ever_paused_;  // by queue, a bit (ever_paused)
-    std::vector<Pausing> pausing_;            // by queue
     std::vector<Time> refresh_at_;            // by queue: the pause frame's next refresh
     std::vector<Time> quanta_;                // by port: 0xFFFF x 512 bit times at its rate
     std::vector<std::int64_t> egress_drops_;  // by queue: lossy drops for a switch egress queue
@@ -141,7 +133,7 @@ private:
 // buffer holds it (SwitchMmu::frame), as does `out->held`, the egress queue's depth.
 inline bool Pfc::admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out) {
     const Bytes size = mmu_.frame(payload);
-    Pausing& ps = pausing_[q];
+    SwitchMmu::PauseState& ps = mmu_.pause_state(q);
     const Bytes threshold = mmu_.threshold(q);
     if (!lossless(q)) {
         // Lossy: tail drop when the buffer is full, or past the egress queue's dynamic threshold

@@ -102,17 +102,28 @@ public:
     const void* ingress_line(std::uint32_t q) const { return &ingress_[q]; }
     const void* buffer_line(NodeId node) const { return &buffers_[node.value()]; }
 
+    // What the pause protocol (PFC, pfc.hpp) keeps by ingress queue, held in the MMU's record
+    // of the queue: a frame's admission and its drain read both, and in one record they are
+    // one cache line where two arrays were two (issue 19). The MMU never reads it.
+    struct PauseState {
+        bool pausing = false;         // the upstream queue is held by our pause frames
+        bool lossless = false;        // lossless(q), kept here: admission reads this record anyway
+        Bytes limit = Bytes::zero();  // XOFF at the pause + headroom: beyond it, a drop
+    };
+    PauseState& pause_state(std::uint32_t q) { return ingress_[q].pause; }
+    const PauseState& pause_state(std::uint32_t q) const { return ingress_[q].pause; }
+
 private:
-    // 32 bytes, aligned: a frame's admission and drain each touch one cache line of it (at 40
-    // bytes, half the records straddled two; issue 19).
-    struct alignas(32) Ingress {
+    // One cache line, aligned: a frame's admission and drain each touch one line of it.
+    struct alignas(64) Ingress {
         Bytes bytes = Bytes::zero();
         NodeId at;               // the switch (or NIC)
         std::uint8_t alpha = 0;  // mmu.alpha, or its port speed class's (mmu.port_classes): in alphas_
         Bytes max_bytes = Bytes::zero();
         Bytes headroom = Bytes::zero();
+        PauseState pause;
     };
-    static_assert(sizeof(Ingress) == 32);
+    static_assert(sizeof(Ingress) == 64);
     struct Buffer {
         bool nic = false;              // a NIC's receive buffer: static XOFF, no shared pool
         Bytes shared = Bytes::zero();  // buffer less every port's headroom and reserve
