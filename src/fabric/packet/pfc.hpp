@@ -49,7 +49,9 @@ public:
     bool on_ingress(Simulator& sim, std::uint32_t q, Bytes payload) override { return admit(sim, q, payload, nullptr); }
     // Into a switch, bound for its egress queue `out`, which holds `out_held` bytes now (the
     // port's depth, frame bytes): the switch looks the egress port up before its MMU admits the packet.
-    bool on_switch_ingress(Simulator& sim, std::uint32_t q, Bytes payload, std::uint32_t out, Bytes out_held) {
+    // By reference: only a lossy packet reads the depth, so a lossless one does not wait here
+    // for the queue's line, which its enqueue reads next (issue 19).
+    bool on_switch_ingress(Simulator& sim, std::uint32_t q, Bytes payload, std::uint32_t out, const Bytes& out_held) {
         const Egress egress{out, out_held};
         return admit(sim, q, payload, &egress);
     }
@@ -98,7 +100,7 @@ private:
 
     struct Egress {
         std::uint32_t queue;
-        Bytes held;
+        const Bytes& held;
     };
     bool admit(Simulator& sim, std::uint32_t q, Bytes payload, const Egress* out);
     // Queue q has received a pause frame. Until then its Pause record is the default one
