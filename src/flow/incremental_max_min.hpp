@@ -127,6 +127,9 @@ private:
     // Its links into the set, and its uses into set_uses_, one per class of its links.
     void take_uses(std::uint32_t flow);
     void add_set_link(std::uint32_t link);
+    // How many links ahead the walks over links far apart in the network's arrays (take_uses(),
+    // begin()'s changed links, remove()) ask for what the link will miss on.
+    static constexpr std::size_t kAhead = 8;
     // The class of a link joining the set: the one of an earlier link of the set with the same
     // flows at the same shares (link_flows_), or a new one.
     std::uint32_t find_class(std::uint32_t link);
