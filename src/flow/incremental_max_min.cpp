@@ -49,12 +49,13 @@ IncrementalMaxMin::IncrementalMaxMin(std::vector<double> capacity, RateBackend& 
       on_link_(capacity_.size()),
       link_flows_(capacity_.size()),
       held_(capacity_.size()),
-      link_seen_(capacity_.size(), LinkSeen{0, 0, 0}),
+      link_mark_(capacity_.size(), LinkMark{0, 0}),
+      link_queued_(capacity_.size(), 0),
       use_mark_(capacity_.size(), 0) {}
 
 void IncrementalMaxMin::mark_link(std::uint32_t link) {
-    if (link_seen_[link].epoch == epoch_ + 1) return;  // already queued for the next solve
-    link_seen_[link].epoch = epoch_ + 1;
+    if (link_queued_[link] == epoch_ + 1) return;  // already queued for the next solve
+    link_queued_[link] = epoch_ + 1;
     dirty_links_.push_back(link);
 }
 
@@ -117,6 +118,18 @@ void IncrementalMaxMin::remove(std::uint32_t id) {
     if (!f.active) throw InternalError(fmt::format("flow solver: flow {} removed twice", id));
     set_bottleneck(id, kAtCap);  // out of its link's list
     for (std::size_t i = 0; i < f.uses.size(); ++i) {
+        // The loads that miss (a link's list of flows, far apart, then its last entry, and the
+        // link's flows' sums), asked for some links ahead: the list's header first, its last
+        // entry when the header has come.
+        if (i + kAhead < f.uses.size()) {
+            const std::uint32_t ahead = f.uses[i + kAhead].link;
+            __builtin_prefetch(&on_link_[ahead]);
+            __builtin_prefetch(&link_flows_[ahead]);
+        }
+        if (i + kAhead / 2 < f.uses.size()) {
+            const auto& ahead = on_link_[f.uses[i + kAhead / 2].link];
+            if (!ahead.empty()) __builtin_prefetch(&ahead.back());
+        }
         const std::uint32_t l = f.uses[i].link;
         auto& list = on_link_[l];
         const std::uint32_t at = f.slot[i];
@@ -203,14 +216,36 @@ void IncrementalMaxMin::take_uses(std::uint32_t id) {
     if (same != kNone) {
         range = set_range_[same];
     } else {
-        for (const LinkUse& u : fl.uses) {
-            LinkSeen& seen = link_seen_[u.link];
-            if (seen.epoch != epoch_) add_set_link(u.link, seen);
-            if (fl.distinct) {
-                if (class_mark_[seen.cls] == stamp) continue;
-                class_mark_[seen.cls] = stamp;
+        // A link new to the set costs find_class() a miss on its flows' sums (link_flows_: one
+        // of 24 bytes a link, far apart): asked for 8 links ahead, where the link's mark says it
+        // is new; the mark itself (most of the walk's misses in the whole 175B job) 16 ahead.
+        // Raw pointers and the flag in locals: the stores below would otherwise reload them at
+        // every link.
+        const LinkUse* uses = fl.uses.data();
+        const std::size_t n = fl.uses.size();
+        const bool distinct = fl.distinct;
+        const LinkMark* marks = link_mark_.data();
+        const LinkFlows* sums = link_flows_.data();
+        const auto walk = [&](const LinkUse& u) {
+            if (marks[u.link].cls == 0) add_set_link(u.link);
+            const std::uint32_t cls = marks[u.link].cls - 1;
+            if (distinct) {
+                if (class_mark_[cls] == stamp) return;
+                class_mark_[cls] = stamp;
             }
-            set_uses_.push_back({seen.cls, u.share});
+            set_uses_.push_back({cls, u.share});
+        };
+        std::size_t i = 0;
+        for (; i + 2 * kAhead < n; ++i) {
+            __builtin_prefetch(marks + uses[i + 2 * kAhead].link);
+            const std::uint32_t ahead = uses[i + kAhead].link;
+            if (marks[ahead].cls == 0) __builtin_prefetch(sums + ahead);
+            walk(uses[i]);
+        }
+        for (; i < n; ++i) {
+            if (i + kAhead < n && marks[uses[i + kAhead].link].cls == 0)
+                __builtin_prefetch(sums + uses[i + kAhead].link);
+            walk(uses[i]);
         }
         range.last = static_cast<std::uint32_t>(set_uses_.size());
     }
@@ -255,12 +290,12 @@ std::uint32_t IncrementalMaxMin::find_route(const Flow& flow, std::uint32_t k) {
     }
 }
 
-void IncrementalMaxMin::add_set_link(std::uint32_t link, LinkSeen& seen) {
-    seen.epoch = epoch_;
+void IncrementalMaxMin::add_set_link(std::uint32_t link) {
     set_links_.push_back(link);
-    seen.cls = find_class(link);
-    class_of_.push_back(seen.cls);
-    ++class_size_[seen.cls];
+    const std::uint32_t cls = find_class(link);
+    link_mark_[link].cls = cls + 1;
+    class_of_.push_back(cls);
+    ++class_size_[cls];
 }
 
 std::uint32_t IncrementalMaxMin::new_class(std::uint32_t link) {
@@ -490,11 +525,11 @@ IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
         // One pass over the link's flows: its highest level, and its load summed afresh
         // (dropping what the increments have rounded); once per class of the set since its
         // last new rates, its other links taking the same figures.
-        const LinkSeen& seen = link_seen_[link];
-        const bool in_set = seen.epoch == epoch_;
-        if (in_set && class_summed_[seen.cls]) {
-            link_rate_[link] = set_rate_[seen.cls];
-            top_[link] = set_top_[seen.cls];
+        const std::uint32_t mark = link_mark_[link].cls;
+        const bool in_set = mark != 0;
+        if (in_set && class_summed_[mark - 1]) {
+            link_rate_[link] = set_rate_[mark - 1];
+            top_[link] = set_top_[mark - 1];
         } else {
             double load = 0, top = 0;
             for (const OnLink& e : on_link_[link]) {
@@ -505,9 +540,9 @@ IncrementalMaxMin::LinkState IncrementalMaxMin::state(std::uint32_t link) {
             link_rate_[link] = load;
             top_[link] = top;
             if (in_set) {
-                set_rate_[seen.cls] = load;
-                set_top_[seen.cls] = top;
-                class_summed_[seen.cls] = 1;
+                set_rate_[mark - 1] = load;
+                set_top_[mark - 1] = top;
+                class_summed_[mark - 1] = 1;
             }
         }
         top_valid_[link] = 1;
@@ -520,7 +555,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (f.bottleneck == link) return;
     if (f.bottleneck < kAtCap) {
         auto& list = held_[f.bottleneck];
-        --link_seen_[f.bottleneck].held;
+        --link_mark_[f.bottleneck].held;
         list[f.held_slot] = list.back();
         list.pop_back();
         if (f.held_slot < list.size()) flows_[list[f.held_slot]].held_slot = f.held_slot;
@@ -529,7 +564,7 @@ void IncrementalMaxMin::set_bottleneck(std::uint32_t id, std::uint32_t link) {
     if (link < kAtCap) {
         f.held_slot = static_cast<std::uint32_t>(held_[link].size());
         held_[link].push_back(id);
-        ++link_seen_[link].held;
+        ++link_mark_[link].held;
     } else if (link == kNone) {
         unknown_.push_back(id);
     }
@@ -590,7 +625,7 @@ IncrementalMaxMin::Growth IncrementalMaxMin::grow() {
     for (std::size_t i = from; i < links; ++i) {
         // Mostly none or the set's own flows, which need no check here; else a copy: a check
         // moves the flow to the list of the link that now holds it.
-        if (link_seen_[set_links_[i]].held == 0) continue;
+        if (link_mark_[set_links_[i]].held == 0) continue;
         const std::vector<std::uint32_t>& held = held_[set_links_[i]];
         if (std::all_of(held.begin(), held.end(), [&](std::uint32_t g) { return in_set(g); })) continue;
         held_scratch_.assign(held.begin(), held.end());
@@ -628,6 +663,7 @@ void IncrementalMaxMin::begin() {
     solved_.clear();
     touched_links_.clear();
     ++epoch_;  // marks from mark_link() carry epoch_ (the old epoch_ + 1)
+    for (std::uint32_t l : set_links_) link_mark_[l].cls = 0;  // the last solve's set out
     set_links_.clear();
     set_uses_.clear();
     set_range_.clear();
@@ -647,7 +683,10 @@ void IncrementalMaxMin::begin() {
     count_.clear();
     sums_valid_ = true;
     moved_valid_ = false;
-    for (std::uint32_t l : dirty_links_) add_set_link(l, link_seen_[l]);
+    for (std::size_t i = 0; i < dirty_links_.size(); ++i) {
+        if (i + kAhead < dirty_links_.size()) __builtin_prefetch(&link_flows_[dirty_links_[i + kAhead]]);
+        add_set_link(dirty_links_[i]);
+    }
     for (std::uint32_t f : dirty_flows_)
         if (flows_[f].active && !in_set(f)) take(f);
     changed_flows_ = solved_.size();
@@ -660,7 +699,7 @@ void IncrementalMaxMin::begin() {
     // per change before (docs/BENCHMARKS.md). Flows at their cap are held at no link and stay
     // out unless a check finds a link of theirs saturated under them.
     for (std::size_t i = 0; i < set_links_.size(); ++i)
-        if (link_seen_[set_links_[i]].held > 0)
+        if (link_mark_[set_links_[i]].held > 0)
             for (std::uint32_t g : held_[set_links_[i]])
                 if (!in_set(g)) take(g);
     held_checked_ = set_links_.size();

@@ -745,3 +745,41 @@ TEST_CASE("a solve with more classes than the class table's first size, then a s
     CHECK(inc.link_rate(z) == Approx(1000.0).epsilon(1e-12));
     CHECK(inc.link_rate(0) == 0.0);
 }
+
+TEST_CASE("a solve's links are its own set's, not the last solve's", "[flow][maxmin]") {
+    // Two parts apart: three flows on link A (9 B/s), one flow on link B (4 B/s) beside one on
+    // B and C (C: 10 B/s). The first solve takes all: A's flows 9/3 = 3, B's two 4/2 = 2. A
+    // flow leaving A re-solves A alone (its two others 9/2 = 4.5), and the next change, a
+    // flow leaving B, B and C alone (the one left 4): each solve touches only its own links,
+    // and the links of the solve before are not read as in its set.
+    constexpr std::uint32_t a = 0, b = 1, c = 2;
+    const std::vector<double> capacity{9.0, 4.0, 10.0};
+    CpuMaxMin cpu;
+    IncrementalMaxMin inc(capacity, cpu);
+    const std::vector<LinkUse> on_a{{a, 1.0}}, on_b{{b, 1.0}}, on_bc{{b, 1.0}, {c, 1.0}};
+    const std::uint32_t a0 = inc.add(1.0, kUncapped, on_a), a1 = inc.add(1.0, kUncapped, on_a),
+                        a2 = inc.add(1.0, kUncapped, on_a), b0 = inc.add(1.0, kUncapped, on_b),
+                        b1 = inc.add(1.0, kUncapped, on_bc);
+    inc.solve();
+    CHECK(inc.rate(a0) == Approx(3.0).epsilon(1e-12));
+    CHECK(inc.rate(b1) == Approx(2.0).epsilon(1e-12));
+    const auto touched = [&] {
+        std::vector<std::uint32_t> links = inc.touched_links();
+        std::sort(links.begin(), links.end());
+        return links;
+    };
+    CHECK(touched() == std::vector<std::uint32_t>{a, b, c});
+    inc.remove(a2);
+    inc.solve();
+    CHECK(touched() == std::vector<std::uint32_t>{a});
+    CHECK(inc.rate(a0) == Approx(4.5).epsilon(1e-12));
+    CHECK(inc.rate(a1) == Approx(4.5).epsilon(1e-12));
+    CHECK(inc.rate(b0) == Approx(2.0).epsilon(1e-12));
+    inc.remove(b0);
+    inc.solve();
+    CHECK(touched() == std::vector<std::uint32_t>{b, c});
+    CHECK(inc.rate(b1) == Approx(4.0).epsilon(1e-12));
+    CHECK(inc.rate(a0) == Approx(4.5).epsilon(1e-12));
+    CHECK(inc.link_rate(a) == Approx(9.0).epsilon(1e-12));
+    CHECK(inc.link_rate(c) == Approx(4.0).epsilon(1e-12));
+}
