@@ -1,7 +1,10 @@
 #include "fabric/packet/credits.hpp"
 
+#include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "core/time_limits.hpp"
+
+#include <cstdint>
 
 namespace fabricsim::fabric {
 
@@ -9,11 +12,16 @@ Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes larg
     : host_(host),
       ledger_(layout.port.size(), (largest_packet * kCreditSegments).count()),
       rings_(layout.port.size()),
-      pending_(layout.port.size() * kRing) {
+      pending_(layout.port.size() * kRing + kRing - 1) {
+    if (layout.port.size() >= (std::uint32_t{1} << 31) / kRing)
+        throw ModelError("credits: more queues than a credit return's event can name");
     return_delay_.reserve(layout.port.size());
     for (const std::uint32_t port : layout.port)
         return_delay_.push_back(topology.link(DirectedLink::from_index(port).link).propagation);
-    for (std::uint32_t q = 0; q < rings_.size(); ++q) rings_[q] = Ring{q * kRing, kRing, 0, 0};
+    // Each ring on a cache line of its own: the first entry at a 64-byte boundary.
+    const auto skip = static_cast<std::uint32_t>((64 - reinterpret_cast<std::uintptr_t>(pending_.data()) % 64) % 64 /
+                                                 sizeof(Pending));
+    for (std::uint32_t q = 0; q < rings_.size(); ++q) rings_[q] = Ring{skip + q * kRing, kRing, 0, 0};
 }
 
 void Credits::push(std::uint32_t q, Pending p) {
@@ -37,8 +45,15 @@ void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sendi
         push(q, Pending{at, size.count()});
         return;
     }
+    // With none pending before it, the event carries the return itself (the common case for a
+    // port that idles: its ring is not touched); else the return joins the ring, to be
+    // counted after those before it.
+    if (rings_[q].size == 0) {
+        sim.post(at, *this, (static_cast<std::uint64_t>(size.count()) << 32) | (std::uint64_t{q} << 1) | kAlone);
+        return;
+    }
     push(q, Pending{at, -size.count()});
-    sim.post(at, *this, q);
+    sim.post(at, *this, std::uint64_t{q} << 1);
 }
 
 void Credits::settle(std::uint32_t q) {
@@ -54,7 +69,12 @@ void Credits::settle(std::uint32_t q) {
 
 // The return this event was posted for, and those without an event before it, in order.
 void Credits::on_event(Simulator& sim, std::uint64_t arg) {
-    const auto q = static_cast<std::uint32_t>(arg);
+    const auto q = static_cast<std::uint32_t>((arg & 0xFFFF'FFFF) >> 1);
+    if ((arg & kAlone) != 0) {
+        ledger_.returned(q, sim.now(), static_cast<std::int64_t>(arg >> 32));
+        host_.wake(sim, q);
+        return;
+    }
     Ring& r = rings_[q];
     for (;;) {
         const Pending p = pending_[r.offset + r.head];

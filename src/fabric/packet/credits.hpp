@@ -60,15 +60,17 @@ private:
     };
     // Queue q's pending returns, oldest first (drains come in time order and the delay is the
     // queue's own), in pending_[offset, offset + capacity) as a ring. Sized at construction for
-    // the usual few packets' worth; a queue with more moves to a ring twice the size at the end
-    // (at most a few times a run, and never once its largest backlog of returns has been seen).
+    // kCreditSegments packets of the largest size; a queue with more (smaller packets) moves to
+    // a ring twice the size at the end (at most a few times a run: never once its largest
+    // backlog of returns has been seen).
     struct Ring {
         std::uint32_t offset = 0;
         std::uint32_t capacity = 0;  // a power of two
         std::uint32_t head = 0;
         std::uint32_t size = 0;
     };
-    static constexpr std::uint32_t kRing = 8;
+    static constexpr std::uint32_t kRing = 4;   // 64 bytes: one cache line
+    static constexpr std::uint64_t kAlone = 1;  // an event's flag: the return it carries is all
     void push(std::uint32_t q, Pending p);
     // Counts in the returns waiting at the front that have no event: all of them are past (a
     // queue is asked only when its port is free, and each came back before the port fell free).
