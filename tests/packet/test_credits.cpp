@@ -8,7 +8,9 @@
 #include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 using namespace packet_test;
 
@@ -173,4 +175,26 @@ TEST_CASE("credits: a return to a port still sending needs no event, and counts 
         CHECK(l.send(sim, f, 16_KiB) == r2 + l.d);
         CHECK(l.send(sim, r2 + l.d) == Time::max());  // both packets' credits spent again
     }
+}
+
+// Eight 2 KiB packets on credits for 16 KiB: more pending returns than a ring's four entries
+// at first (the ring moves to a larger one). Seven come back while the port is still sending
+// (until f), the eighth at r8 + d >= f with an event, which counts in all eight in order: a
+// 16 KiB packet asked for at f needs all of them and starts at r8 + d.
+TEST_CASE("credits: more pending returns than a ring holds are counted in order", "[packet][credits]") {
+    Link l;
+    Simulator sim(1);
+    const Time f = 750_ns + l.d;
+    std::vector<std::unique_ptr<Drain>> drains;
+    for (int i = 1; i <= 8; ++i) {
+        CHECK(l.send(sim, Time::zero(), 2_KiB) == Time::zero());
+        drains.push_back(std::make_unique<Drain>(*l.credits, l.q, 2_KiB, f));
+        sim.post(100_ns * i, *drains.back());
+    }
+    CHECK(l.send(sim, Time::zero(), 2_KiB) == Time::max());  // refused at 0: the queue stalls from 0
+    sim.run();
+    CHECK(sim.now() == 800_ns + l.d);
+    CHECK(l.host.wakes == 1);
+    CHECK(l.send(sim, f, 16_KiB) == 800_ns + l.d);
+    CHECK(l.stall() == 800_ns + l.d);
 }
