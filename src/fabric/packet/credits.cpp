@@ -18,7 +18,8 @@ Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes larg
     return_delay_.reserve(layout.port.size());
     for (const std::uint32_t port : layout.port)
         return_delay_.push_back(topology.link(DirectedLink::from_index(port).link).propagation);
-    // Each ring on a cache line of its own: the first entry at a 64-byte boundary.
+    // Each ring on a cache line of its own: the first entry at a 64-byte boundary (until a
+    // ring grows and the array moves, which costs only speed).
     const auto skip = static_cast<std::uint32_t>((64 - reinterpret_cast<std::uintptr_t>(pending_.data()) % 64) % 64 /
                                                  sizeof(Pending));
     for (std::uint32_t q = 0; q < rings_.size(); ++q) rings_[q] = Ring{skip + q * kRing, kRing, 0, 0};
