@@ -12,6 +12,7 @@ Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes larg
     : host_(host),
       ledger_(layout.port.size(), (largest_packet * kCreditSegments).count()),
       rings_(layout.port.size()),
+      pending_any_(layout.port.size(), 0),
       pending_(layout.port.size() * kRing + kRing - 1) {
     if (layout.port.size() >= (std::uint32_t{1} << 31) / kRing)
         throw ModelError("credits: more queues than a credit return's event can name");
@@ -36,6 +37,7 @@ void Credits::push(std::uint32_t q, Pending p) {
     }
     pending_[r.offset + ((r.head + r.size) & (r.capacity - 1))] = p;
     ++r.size;
+    pending_any_[q] = 1;
 }
 
 void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sending_until) {
@@ -49,7 +51,7 @@ void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sendi
     // With none pending before it, the event carries the return itself (the common case for a
     // port that idles: its ring is not touched); else the return joins the ring, to be
     // counted after those before it.
-    if (rings_[q].size == 0) {
+    if (pending_any_[q] == 0) {
         sim.post(at, *this, (static_cast<std::uint64_t>(size.count()) << 32) | (std::uint64_t{q} << 1) | kAlone);
         return;
     }
@@ -66,6 +68,7 @@ void Credits::settle(std::uint32_t q) {
         r.head = (r.head + 1) & (r.capacity - 1);
         --r.size;
     }
+    pending_any_[q] = 0;
 }
 
 // The return this event was posted for, and those without an event before it, in order.
@@ -84,6 +87,7 @@ void Credits::on_event(Simulator& sim, std::uint64_t arg) {
         ledger_.returned(q, p.at, p.units < 0 ? -p.units : p.units);
         if (p.units < 0) break;
     }
+    pending_any_[q] = r.size != 0 ? 1 : 0;
     host_.wake(sim, q);  // the port may be free: whatever it sends now starts now
 }
 

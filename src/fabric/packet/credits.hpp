@@ -38,7 +38,7 @@ public:
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
     bool may_send(std::uint32_t q, Bytes size, Time& start) override {
-        if (rings_[q].size != 0) settle(q);
+        if (pending_any_[q] != 0) settle(q);
         return ledger_.may_send(q, size.count(), start);
     }
     void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, size.count()); }
@@ -82,6 +82,9 @@ private:
     // table, read once per packet, instead of the queue's port and then its link).
     std::vector<Time> return_delay_;
     std::vector<Ring> rings_;  // by queue
+    // By queue: 1 while its ring holds a return. A byte per queue stays in cache where the
+    // rings' records (16 bytes each) do not: may_send reads it at every credit port's send.
+    std::vector<std::uint8_t> pending_any_;
     std::vector<Pending> pending_;
 };
 
