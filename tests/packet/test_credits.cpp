@@ -4,7 +4,13 @@
 // windows instead.
 #include <catch2/catch.hpp>
 
+#include "fabric/packet/credits.hpp"
+#include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
+
+#include <memory>
+#include <optional>
+#include <vector>
 
 using namespace packet_test;
 
@@ -52,4 +58,143 @@ TEST_CASE("credits: a segment below the MTU leaves a fabric message's time uncha
     const Message one = msg(0, 0, 1, 1_MiB);
     INFO("segment " << segment.count() << " B, lossless " << lossless);
     CHECK(run_alone(m, one) == m.network.unloaded_time(one));
+}
+
+namespace {
+
+// The network's side, counting the wake-ups a return gives the sending port.
+class CountingHost final : public fabric::FlowControlHost {
+public:
+    void catch_up(Simulator&, std::uint32_t) override {}
+    void wake(Simulator&, std::uint32_t) override { ++wakes; }
+    void drop_queue(Simulator&, std::uint32_t) override {}
+    int wakes = 0;
+};
+
+// The receiver passes one packet of queue q on (on_drained) when this event comes, with the
+// sending port busy until `sending_until`.
+struct Drain final : EventTarget {
+    Drain(fabric::Credits& c, std::uint32_t queue, Bytes bytes, Time until)
+        : credits(c), q(queue), size(bytes), sending_until(until) {}
+    void on_event(Simulator& sim, std::uint64_t) override { credits.on_drained(sim, q, size, sending_until); }
+    fabric::Credits& credits;
+    std::uint32_t q;
+    Bytes size;
+    Time sending_until;
+};
+
+// Credits on a PCIe link of two hosts, for two 8 KiB packets (4 x 4 KiB), driven by hand.
+struct Link {
+    Link() : topology(fabric::build_topology(hosts(2))), layout(one_queue_per_link(topology, 0)) {
+        for (std::uint32_t p = 0; p < topology.directed_link_count(); ++p)
+            if (topology.link(fabric::DirectedLink::from_index(p).link).type == fabric::LinkType::pcie) {
+                q = p;
+                break;
+            }
+        d = topology.link(fabric::DirectedLink::from_index(q).link).propagation;
+        credits.emplace(topology, layout, 4_KiB, host);
+    }
+    // Starts a packet at `at` if the credits allow; returns its start (Time::max() if refused).
+    Time send(Simulator& sim, Time at, Bytes size = kPacket) {
+        Time start = at;
+        if (!credits->may_send(q, size, start)) return Time::max();
+        credits->on_sent(sim, q, size);
+        return start;
+    }
+    Time stall() const {
+        FabricCounters c;
+        credits->add_counters(c);
+        return c.credit_stall_time;
+    }
+    static constexpr Bytes kPacket = 8_KiB;
+    fabric::Topology topology;
+    fabric::QueueLayout layout;
+    std::uint32_t q = 0;
+    Time d;
+    CountingHost host;
+    std::optional<fabric::Credits> credits;
+};
+
+}  // namespace
+
+// Credits for two packets, a link of delay d: the third packet, asked for when the port fell
+// free at 2 tx, waits for the first packet's credits, back at r1 + d, and starts then; the
+// queue stalled from 2 tx to r1 + d. The port was free when they came back: one event, one wake.
+TEST_CASE("credits: the third packet on credits for two starts when the first's credits are back",
+          "[packet][credits]") {
+    Link l;
+    REQUIRE(l.d > Time::zero());
+    Simulator sim(1);
+    const Time tx = 700_ns, r1 = 3 * tx;
+    CHECK(l.send(sim, Time::zero()) == Time::zero());
+    CHECK(l.send(sim, tx) == tx);
+    CHECK(l.send(sim, 2 * tx) == Time::max());  // no credits left
+    CHECK(l.credits->blocked(l.q));
+    Drain drain(*l.credits, l.q, Link::kPacket, 2 * tx);  // the port fell free at 2 tx
+    sim.post(r1, drain);
+    sim.run(r1);
+    CHECK(sim.pending() == 1);  // the return, at r1 + d
+    sim.run();
+    CHECK(sim.now() == r1 + l.d);
+    CHECK(l.host.wakes == 1);
+    CHECK(l.send(sim, 2 * tx) == r1 + l.d);
+    CHECK_FALSE(l.credits->blocked(l.q));
+    CHECK(l.stall() == r1 + l.d - 2 * tx);
+}
+
+// A return that comes back while the port is still sending (it falls free at f > r1 + d)
+// posts no event and wakes nothing: the port, asking at f, finds the credits back and starts
+// at f, with no stall. A later return to the free port (r2 + d >= f) has its event, which
+// counts in the earlier one first, as two events would have: a 16 KiB packet asked for at f
+// needs both packets' credits and starts at the later return, r2 + d (counted the other way
+// round, the start-time rule would read the earlier return, r1 + d < f, and start it at f).
+TEST_CASE("credits: a return to a port still sending needs no event, and counts in order", "[packet][credits]") {
+    Link l;
+    Simulator sim(1);
+    const Time r1 = 1000_ns, r2 = 2000_ns, f = r1 + l.d + 500_ns;
+    REQUIRE(f <= r2 + l.d);
+    CHECK(l.send(sim, Time::zero()) == Time::zero());
+    CHECK(l.send(sim, 500_ns) == 500_ns);
+    SECTION("the port asks when it falls free") {
+        Drain first(*l.credits, l.q, Link::kPacket, f);
+        sim.post(r1, first);
+        sim.run();
+        CHECK(sim.now() == r1);  // nothing after the drain
+        CHECK(l.host.wakes == 0);
+        CHECK(l.send(sim, f) == f);
+        CHECK(l.stall() == Time::zero());
+    }
+    SECTION("a later return's event counts the earlier return first") {
+        Drain first(*l.credits, l.q, Link::kPacket, f);
+        Drain second(*l.credits, l.q, Link::kPacket, f);
+        sim.post(r1, first);
+        sim.post(r2, second);
+        sim.run();
+        CHECK(sim.now() == r2 + l.d);
+        CHECK(l.host.wakes == 1);
+        CHECK(l.send(sim, f, 16_KiB) == r2 + l.d);
+        CHECK(l.send(sim, r2 + l.d) == Time::max());  // both packets' credits spent again
+    }
+}
+
+// Eight 2 KiB packets on credits for 16 KiB: more pending returns than a ring's four entries
+// at first (the ring moves to a larger one). Seven come back while the port is still sending
+// (until f), the eighth at r8 + d >= f with an event, which counts in all eight in order: a
+// 16 KiB packet asked for at f needs all of them and starts at r8 + d.
+TEST_CASE("credits: more pending returns than a ring holds are counted in order", "[packet][credits]") {
+    Link l;
+    Simulator sim(1);
+    const Time f = 750_ns + l.d;
+    std::vector<std::unique_ptr<Drain>> drains;
+    for (int i = 1; i <= 8; ++i) {
+        CHECK(l.send(sim, Time::zero(), 2_KiB) == Time::zero());
+        drains.push_back(std::make_unique<Drain>(*l.credits, l.q, 2_KiB, f));
+        sim.post(100_ns * i, *drains.back());
+    }
+    CHECK(l.send(sim, Time::zero(), 2_KiB) == Time::max());  // refused at 0: the queue stalls from 0
+    sim.run();
+    CHECK(sim.now() == 800_ns + l.d);
+    CHECK(l.host.wakes == 1);
+    CHECK(l.send(sim, f, 16_KiB) == 800_ns + l.d);
+    CHECK(l.stall() == 800_ns + l.d);
 }

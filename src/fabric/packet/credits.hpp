@@ -11,11 +11,20 @@
 // packet's credits return one link propagation delay after it leaves the receiving node (or is
 // delivered there). Time a queue spends with a packet waiting and no credit adds to
 // credit_stall_time_s.
+//
+// A return wakes the sending port only where the wake could start something: when the port
+// may be free by the time the credits are back. A port still sending then (its transmission
+// ends after the return) commits nothing when woken, and nothing reads its queue's credits
+// before it falls free, so such a return waits in the queue's list of pending returns and is
+// counted in when the port next asks (may_send), as the event would have counted it (issue 19:
+// on perm-1024 half the 1.0 M returns, one event each before).
 #pragma once
 
 #include "fabric/packet/credit_ledger.hpp"
 #include "fabric/packet/link_flow_control.hpp"
 #include "fabric/topology.hpp"
+
+#include <vector>
 
 namespace fabricsim::fabric {
 
@@ -29,21 +38,54 @@ public:
     // NVLink and PCIe links.
     static bool applies_to(const Link& link) { return link.type == LinkType::nvlink || link.type == LinkType::pcie; }
     bool may_send(std::uint32_t q, Bytes size, Time& start) override {
+        if (pending_any_[q] != 0) settle(q);
         return ledger_.may_send(q, size.count(), start);
     }
     void on_sent(Simulator&, std::uint32_t q, Bytes size) override { ledger_.spend(q, size.count()); }
     bool on_ingress(Simulator&, std::uint32_t, Bytes) override { return true; }
-    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override;
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes size) override { on_drained(sim, q, size, Time::zero()); }
+    // `sending_until`: the end of the sending port's last committed transmission (its free_at);
+    // a return before it needs no event.
+    void on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sending_until);
     bool blocked(std::uint32_t q) const override { return ledger_.blocked(q); }
     void add_counters(FabricCounters& c) const override { c.credit_stall_time += ledger_.total_stall(); }
     void on_event(Simulator& sim, std::uint64_t arg) override;
 
 private:
+    // A return on its way back to the sender: due at `at`, `units` bytes; negative when an
+    // event was posted for it (on_event counts it in then, with those before it).
+    struct Pending {
+        Time at;
+        std::int64_t units;
+    };
+    // Queue q's pending returns, oldest first (drains come in time order and the delay is the
+    // queue's own), in pending_[offset, offset + capacity) as a ring. Sized at construction for
+    // kCreditSegments packets of the largest size; a queue with more (smaller packets) moves to
+    // a ring twice the size at the end (at most a few times a run: never once its largest
+    // backlog of returns has been seen).
+    struct Ring {
+        std::uint32_t offset = 0;
+        std::uint32_t capacity = 0;  // a power of two
+        std::uint32_t head = 0;
+        std::uint32_t size = 0;
+    };
+    static constexpr std::uint32_t kRing = 4;   // 64 bytes: one cache line
+    static constexpr std::uint64_t kAlone = 1;  // an event's flag: the return it carries is all
+    void push(std::uint32_t q, Pending p);
+    // Counts in the returns waiting at the front that have no event: all of them are past (a
+    // queue is asked only when its port is free, and each came back before the port fell free).
+    void settle(std::uint32_t q);
+
     FlowControlHost& host_;
     CreditLedger ledger_;  // in bytes
     // By queue: its link's propagation delay, after which drained credits are back (a flat
     // table, read once per packet, instead of the queue's port and then its link).
     std::vector<Time> return_delay_;
+    std::vector<Ring> rings_;  // by queue
+    // By queue: 1 while its ring holds a return. A byte per queue stays in cache where the
+    // rings' records (16 bytes each) do not: may_send reads it at every credit port's send.
+    std::vector<std::uint8_t> pending_any_;
+    std::vector<Pending> pending_;
 };
 
 }  // namespace fabricsim::fabric

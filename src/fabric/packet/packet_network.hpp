@@ -403,7 +403,9 @@ private:
     // The packet that came in over `link` leaves this node (forwarded or delivered).
     void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {
         const Port& p = ports_[link];
-        if (p.fc_kind != kFcNone)
+        if (p.fc_kind == kFcCredits)  // a return before the port falls free needs no event (credits.hpp)
+            credits_->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}, p.free_at);
+        else if (p.fc_kind != kFcNone)
             with_fc(p, [&](auto& fc) { fc.on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}); });
     }
     // Deadlock detection (deadlock.cpp).
