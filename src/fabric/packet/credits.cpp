@@ -79,14 +79,12 @@ void Credits::on_event(Simulator& sim, std::uint64_t arg) {
         host_.wake(sim, q);
         return;
     }
+    settle(q);  // the returns before it that have no event
     Ring& r = rings_[q];
-    for (;;) {
-        const Pending p = pending_[r.offset + r.head];
-        r.head = (r.head + 1) & (r.capacity - 1);
-        --r.size;
-        ledger_.returned(q, p.at, p.units < 0 ? -p.units : p.units);
-        if (p.units < 0) break;
-    }
+    const Pending p = pending_[r.offset + r.head];  // its own (events come in the ring's order)
+    r.head = (r.head + 1) & (r.capacity - 1);
+    --r.size;
+    ledger_.returned(q, p.at, -p.units);
     pending_any_[q] = r.size != 0 ? 1 : 0;
     host_.wake(sim, q);  // the port may be free: whatever it sends now starts now
 }
