@@ -72,15 +72,29 @@ public:
 };
 
 // The receiver passes one packet of queue q on (on_drained) when this event comes, with the
-// sending port busy until `sending_until`.
+// sending port busy until `sending_until` (idle: with nothing to send after it).
 struct Drain final : EventTarget {
-    Drain(fabric::Credits& c, std::uint32_t queue, Bytes bytes, Time until)
-        : credits(c), q(queue), size(bytes), sending_until(until) {}
-    void on_event(Simulator& sim, std::uint64_t) override { credits.on_drained(sim, q, size, sending_until); }
+    Drain(fabric::Credits& c, std::uint32_t queue, Bytes bytes, Time until, bool idle_port = false)
+        : credits(c), q(queue), size(bytes), sending_until(until), idle(idle_port) {}
+    void on_event(Simulator& sim, std::uint64_t) override { credits.on_drained(sim, q, size, sending_until, idle); }
     fabric::Credits& credits;
     std::uint32_t q;
     Bytes size;
     Time sending_until;
+    bool idle;
+};
+
+// Queue q's port becomes a source when this event comes (the network's will_send).
+struct Queued final : EventTarget {
+    Queued(fabric::Credits& c, std::uint32_t queue) : credits(c), q(queue) {}
+    void on_event(Simulator& sim, std::uint64_t) override { credits.will_send(sim, q); }
+    fabric::Credits& credits;
+    std::uint32_t q;
+};
+
+// An event that does nothing: the clock moves on to it.
+struct Tick final : EventTarget {
+    void on_event(Simulator&, std::uint64_t) override {}
 };
 
 // Credits on a PCIe link of two hosts, for two 8 KiB packets (4 x 4 KiB), driven by hand.
@@ -197,4 +211,63 @@ TEST_CASE("credits: more pending returns than a ring holds are counted in order"
     CHECK(l.host.wakes == 1);
     CHECK(l.send(sim, f, 16_KiB) == 800_ns + l.d);
     CHECK(l.stall() == 800_ns + l.d);
+}
+
+// Two 8 KiB packets spend all the credits; the port then idles with nothing queued (it fell
+// free at 500 ns). Their returns, drained at r1 and r2, are due at r1 + d and r2 + d; woken
+// then, the port would commit nothing, so neither has an event unless the port asks
+// (may_send: a packet queued) before it is due.
+TEST_CASE("credits: a return to a port with nothing to send waits for the port to ask", "[packet][credits]") {
+    Link l;
+    REQUIRE(l.d > Time::zero());
+    REQUIRE(l.d <= 1000_ns);
+    Simulator sim(1);
+    const Time r1 = 1000_ns, r2 = 2000_ns;
+    CHECK(l.send(sim, Time::zero()) == Time::zero());
+    CHECK(l.send(sim, 500_ns) == 500_ns);
+    Drain first(*l.credits, l.q, Link::kPacket, 500_ns, true);
+    Drain second(*l.credits, l.q, Link::kPacket, 500_ns, true);
+    sim.post(r1, first);
+    sim.post(r2, second);
+    SECTION("asked after both are due: no event; each counts in with its own time") {
+        // A 16 KiB packet needs both returns: asked for at r1 + d it starts at r2 + d, as it
+        // would have after two events (the second return's `before_return` is 8 KiB).
+        Tick later;
+        sim.post(r2 + l.d + 1_ns, later);
+        sim.run();
+        CHECK(sim.now() == r2 + l.d + 1_ns);  // nothing after the tick
+        CHECK(l.host.wakes == 0);
+        CHECK(l.send(sim, r1 + l.d, 16_KiB) == r2 + l.d);
+        CHECK(l.stall() == Time::zero());
+    }
+    SECTION("asked between the two: the first is due and counted in; the second has its event") {
+        sim.run(r2);
+        CHECK(sim.pending() == 0);
+        CHECK(l.send(sim, r2) == r2);           // the first's 8 KiB are back
+        CHECK(sim.pending() == 1);              // the second return, at r2 + d
+        CHECK(l.send(sim, r2) == Time::max());  // and spent: the queue waits for the second
+        sim.run();
+        CHECK(sim.now() == r2 + l.d);
+        CHECK(l.host.wakes == 1);
+        CHECK(l.send(sim, r2) == r2 + l.d);
+        CHECK(l.stall() == l.d);
+    }
+    SECTION("the port becomes a source before the second is due: it has its event") {
+        Queued source(*l.credits, l.q);
+        sim.post(r2, source);  // after the second drain
+        sim.run();
+        CHECK(sim.now() == r2 + l.d);
+        CHECK(l.host.wakes == 1);
+    }
+    SECTION("the network falls idle first: a return still on its way gets its event") {
+        // The clock must run on to the last return, as it did when each return had an event.
+        sim.run(r2);
+        CHECK(sim.pending() == 0);
+        l.credits->network_idle(sim);
+        CHECK(sim.pending() == 1);  // the second, at r2 + d; the first was due at r1 + d
+        sim.run();
+        CHECK(sim.now() == r2 + l.d);
+        CHECK(l.host.wakes == 1);
+        CHECK(l.send(sim, r1 + l.d, 16_KiB) == r2 + l.d);
+    }
 }

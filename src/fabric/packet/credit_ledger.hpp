@@ -19,10 +19,14 @@ namespace fabricsim::fabric {
 
 // One record per queue, so that a send (may_send, spend) and a return each touch one cache
 // line of it rather than one line in each of five arrays (issue 19: a hop inside a server read
-// three to five cold lines here).
-class CreditLedger {
+// three to five cold lines here). `Held`: what the owner keeps by queue beside it, read with
+// the record (credits.hpp: a deferred return); none by default.
+struct NothingHeld {};
+
+template <class Held = NothingHeld>
+class BasicCreditLedger {
 public:
-    CreditLedger(std::size_t queues, std::int64_t initial)
+    BasicCreditLedger(std::size_t queues, std::int64_t initial)
         : queues_(queues, Queue{initial, initial}), stall_(queues, Time::zero()) {}
 
     void reset(std::uint32_t q, std::int64_t credits) { queues_[q].credits = queues_[q].before_return = credits; }
@@ -51,6 +55,7 @@ public:
     }
 
     bool blocked(std::uint32_t q) const { return queues_[q].stalled_since != Time::max(); }
+    Held& held(std::uint32_t q) { return queues_[q].held; }
     Time stall(std::uint32_t q) const { return stall_[q]; }
     Time total_stall() const {
         Time sum = Time::zero();
@@ -60,16 +65,20 @@ public:
 
 private:
     // 32 bytes, aligned: one cache line per send, spend or return (at 40 bytes, with the
-    // stall time, which only a stalled queue's send writes, half the records straddled two).
+    // stall time, which only a stalled queue's send writes, half the records straddled two);
+    // 64 with up to 32 bytes held.
     struct alignas(32) Queue {
         std::int64_t credits = 0;
         std::int64_t before_return = 0;    // what it held just before ...
         Time last_return = Time::zero();   // ... credits last came back
         Time stalled_since = Time::max();  // Time::max() when not stalled
+        [[no_unique_address]] Held held{};
     };
-    static_assert(sizeof(Queue) == 32);
+    static_assert(sizeof(Queue) == (sizeof(Held) <= 1 ? 32 : 64));
     std::vector<Queue> queues_;
     std::vector<Time> stall_;  // by queue
 };
+
+using CreditLedger = BasicCreditLedger<>;
 
 }  // namespace fabricsim::fabric

@@ -17,6 +17,7 @@ Credits::Credits(const Topology& topology, const QueueLayout& layout, Bytes larg
     if (layout.port.size() >= (std::uint32_t{1} << 31) / kRing)
         throw ModelError("credits: more queues than a credit return's event can name");
     return_delay_.reserve(layout.port.size());
+    deferred_queues_.reserve(layout.port.size());  // each queue at most once: no growth while running
     for (const std::uint32_t port : layout.port)
         return_delay_.push_back(topology.link(DirectedLink::from_index(port).link).propagation);
     // Each ring on a cache line of its own: the first entry at a 64-byte boundary (until a
@@ -37,11 +38,26 @@ void Credits::push(std::uint32_t q, Pending p) {
     }
     pending_[r.offset + ((r.head + r.size) & (r.capacity - 1))] = p;
     ++r.size;
-    pending_any_[q] = 1;
+    pending_any_[q] |= kAny;
 }
 
-void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sending_until) {
+void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sending_until, bool idle) {
     const Time at = checked_add(sim.now(), return_delay_[q], "credits: a credit return");
+    // Free now, with nothing to send until a packet is queued and offered: deferred, the one
+    // held before it counted in or given its event first.
+    if (idle && sending_until <= sim.now() && (pending_any_[q] & kAny) == 0) {
+        sim_ = &sim;
+        if ((pending_any_[q] & kDeferred) != 0) {
+            undefer(sim, q);
+        } else if ((pending_any_[q] & kListed) == 0) {
+            deferred_queues_.push_back(q);
+            pending_any_[q] |= kListed;
+        }
+        ledger_.held(q) = Pending{at, size.count()};
+        pending_any_[q] |= kDeferred;
+        return;
+    }
+    if ((pending_any_[q] & kDeferred) != 0) undefer(sim, q);  // it keeps its place before this one
     // The port sends past the return: woken then, it would commit nothing (pump() returns at
     // once for a port still sending), so the return needs no event of its own.
     if (sending_until > at) {
@@ -51,12 +67,36 @@ void Credits::on_drained(Simulator& sim, std::uint32_t q, Bytes size, Time sendi
     // With none pending before it, the event carries the return itself (the common case for a
     // port that idles: its ring is not touched); else the return joins the ring, to be
     // counted after those before it.
-    if (pending_any_[q] == 0) {
-        sim.post(at, *this, (static_cast<std::uint64_t>(size.count()) << 32) | (std::uint64_t{q} << 1) | kAlone);
+    if ((pending_any_[q] & kAny) == 0) {
+        post_alone(sim, q, Pending{at, size.count()});
         return;
     }
     push(q, Pending{at, -size.count()});
     sim.post(at, *this, std::uint64_t{q} << 1);
+}
+
+// The deferred return, due: its wake would have found nothing to send, and nothing read the
+// queue's credits since, so it is counted in now with its own time (the ring is empty: none is
+// before it). On its way: its event, for its own time.
+void Credits::undefer(Simulator& sim, std::uint32_t q) {
+    const Pending p = ledger_.held(q);
+    if (p.at <= sim.now())
+        ledger_.returned(q, p.at, p.units);
+    else
+        post_alone(sim, q, p);
+    pending_any_[q] &= static_cast<std::uint8_t>(~kDeferred);
+}
+
+void Credits::post_alone(Simulator& sim, std::uint32_t q, Pending p) {
+    sim.post(p.at, *this, (static_cast<std::uint64_t>(p.units) << 32) | (std::uint64_t{q} << 1) | kAlone);
+}
+
+void Credits::network_idle(Simulator& sim) {
+    for (const std::uint32_t q : deferred_queues_) {
+        if ((pending_any_[q] & kDeferred) != 0) undefer(sim, q);
+        pending_any_[q] &= static_cast<std::uint8_t>(~kListed);
+    }
+    deferred_queues_.clear();
 }
 
 void Credits::settle(std::uint32_t q) {
@@ -68,7 +108,7 @@ void Credits::settle(std::uint32_t q) {
         r.head = (r.head + 1) & (r.capacity - 1);
         --r.size;
     }
-    pending_any_[q] = 0;
+    pending_any_[q] &= static_cast<std::uint8_t>(~kAny);
 }
 
 // The return this event was posted for, and those without an event before it, in order.
@@ -85,7 +125,7 @@ void Credits::on_event(Simulator& sim, std::uint64_t arg) {
     r.head = (r.head + 1) & (r.capacity - 1);
     --r.size;
     ledger_.returned(q, p.at, -p.units);
-    pending_any_[q] = r.size != 0 ? 1 : 0;
+    if (r.size == 0) pending_any_[q] &= static_cast<std::uint8_t>(~kAny);
     host_.wake(sim, q);  // the port may be free: whatever it sends now starts now
 }
 

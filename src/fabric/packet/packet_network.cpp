@@ -195,6 +195,7 @@ void PacketNetwork::discard(Simulator& sim, std::uint32_t packet) {
             watchdog_armed_ = false;
         }
         if (sampler_) sampler_->idle(sim);
+        credits_->network_idle(sim);  // the clock runs on to the last credit return (credits.hpp)
     }
 }
 
@@ -291,6 +292,9 @@ void PacketNetwork::start_message(Simulator& sim, const Message& message, Delive
         const std::uint32_t idx = egress_of(src, port);
         ports_[idx].injectors.push_back({slot, generation});
         ports_[idx].source = true;
+        if (ports_[idx].fc_kind == kFcCredits)  // a source may send without a packet queued first
+            for (std::uint32_t q = ports_[idx].first; q < ports_[idx].first + ports_[idx].classes; ++q)
+                credits_->will_send(sim, q);
         pump(sim, idx);
     }
     if (m.recovers) arm_rto(sim, slot);

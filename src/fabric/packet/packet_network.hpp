@@ -403,8 +403,10 @@ private:
     // The packet that came in over `link` leaves this node (forwarded or delivered).
     void drained(Simulator& sim, std::uint32_t link, const Packet& packet) {
         const Port& p = ports_[link];
-        if (p.fc_kind == kFcCredits)  // a return before the port falls free needs no event (credits.hpp)
-            credits_->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}, p.free_at);
+        if (p.fc_kind == kFcCredits)  // a return before the port falls free, or to one with nothing
+                                      // to send, needs no event (credits.hpp)
+            credits_->on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}, p.free_at,
+                                 p.backlog == 0 && !p.source && !p.paced && p.classes == 1 && p.fault == kPortUp);
         else if (p.fc_kind != kFcNone)
             with_fc(p, [&](auto& fc) { fc.on_drained(sim, queue_of(link, packet.prio), Bytes{packet.bytes}); });
     }
