@@ -71,16 +71,17 @@
 // connections' links, capped at the ring's average load alone (Offload::ring_channel,
 // flow_ring.cpp): a training job's TP and DP rings cost a flow per channel, not per step.
 //
-// Numbering: the solver's links (and this network's per-link arrays) are the bundles'
-// representatives in an order of their own, so that a route's links lie close together in
-// memory: a GPU's PCIe link, its NIC's PCIe and fabric links side by side, rank by rank (6 of
-// the ~8 links a flow between servers crosses at each end), then each GPU's NVLink bundles,
+// Numbering: the solver's links (and this network's per-link arrays) are the directed links in
+// an order of their own, so that a route's links lie close together in memory: a GPU's PCIe
+// link, its NIC's PCIe and fabric links, both directions, side by side, rank by rank (the 6
+// links a ring between servers crosses at each of its GPUs), then each GPU's NVLink bundles,
 // then the fabric's other links in the topology's order, and last the bundles' other members,
 // which no solve reads. A solve's walk over a route's links then reads several of them per
-// cache line, where the topology's order (a server's 330 directed links, most of them members
-// of NVLink bundles, then the fabric's) put nearly each on a line of its own. Only the order of
-// memory moves: uses keep their order, and a ring channel's merged uses stay sorted by the
-// topology's index, so every sum is summed in the same order.
+// cache line, where the topology's order put those 6 on three lines (the server's NVLinks
+// between the GPU's PCIe link and its NIC's, the fabric's links after every server's) and the
+// bundles' members between the links the solver reads. Only the order of memory moves: uses
+// keep their order, and a ring channel's merged uses stay sorted by the topology's index, so
+// every sum is summed in the same order.
 //
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion, moved in
