@@ -59,6 +59,47 @@ std::vector<std::uint32_t> parallel_bundles(const fabric::Topology& topology) {
     return rep;
 }
 
+// Per directed link: its index in the solver's per-link arrays and this network's (the
+// header's "Numbering"). `rep` holds each link's bundle representative.
+std::vector<std::uint32_t> solver_numbering(const fabric::Topology& topology, const std::vector<std::uint32_t>& rep) {
+    std::vector<std::uint32_t> order;  // topology indices in solver order
+    order.reserve(rep.size());
+    std::vector<char> placed(rep.size(), 0);
+    const auto place = [&](std::uint32_t d) {
+        if (placed[d] || rep[d] != d) return;
+        placed[d] = 1;
+        order.push_back(d);
+    };
+    // Both directions of the node's links that `pick` picks, in port order.
+    const auto links_of = [&](NodeId node, auto pick) {
+        if (!node.valid()) return;
+        for (std::uint32_t p = 0; p < topology.node(node).ports.size(); ++p) {
+            const DirectedLink out = topology.egress(node, p);
+            if (!pick(topology.link(out.link))) continue;
+            place(out.index());
+            place(DirectedLink{out.link, !out.reverse}.index());
+        }
+    };
+    const auto off_nvlink = [](const fabric::Link& l) { return l.type != fabric::LinkType::nvlink; };
+    // A GPU's way out of its server (its PCIe link, its NIC's PCIe link and fabric links), rank
+    // by rank: what a flow between servers crosses at each end, 6 links a rank.
+    for (const fabric::RankInfo& r : topology.ranks()) {
+        links_of(r.gpu, off_nvlink);
+        if (r.nic != r.gpu) links_of(r.nic, [](const fabric::Link&) { return true; });
+    }
+    // Each GPU's NVLink bundles, rank by rank: what a flow inside a server crosses.
+    for (const fabric::RankInfo& r : topology.ranks())
+        links_of(r.gpu, [](const fabric::Link& l) { return l.type == fabric::LinkType::nvlink; });
+    // Every other representative in the topology's order, then the bundles' other members,
+    // which the solver never sees.
+    for (std::uint32_t d = 0; d < rep.size(); ++d) place(d);
+    for (std::uint32_t d = 0; d < rep.size(); ++d)
+        if (!placed[d]) order.push_back(d);
+    std::vector<std::uint32_t> index(rep.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) index[order[i]] = i;
+    return index;
+}
+
 // A slot of `items`: the last one freed, or a new one at the end.
 template <class T>
 std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& free) {
@@ -87,22 +128,33 @@ FlowNetwork::FlowNetwork(const fabric::Topology& topology, const fabric::Routing
       spec_(std::move(spec)),
       backend_(std::move(backend)),
       bundle_(parallel_bundles(topology)),
+      solver_link_(solver_numbering(topology, bundle_)),
+      topology_link_(solver_link_.size()),
       bundle_size_(bundle_.size(), 0),
       routes_(kRouteCache),
       ports_taken_(topology.nodes().size(), 0),
       wait_head_(topology.nodes().size(), kNoGate),
       wait_tail_(topology.nodes().size(), kNoGate),
-      solver_(link_capacities(topology), *backend_),
+      solver_(in_solver_order(link_capacities(topology)), *backend_),
       carried_(topology.directed_link_count(), 0.0),
       load_(topology.directed_link_count()),
       members_on_(topology.directed_link_count(), 0),
       freed_(topology.directed_link_count(), 0.0) {
-    for (std::size_t l = 0; l < solver_.links(); ++l)
-        if (!(solver_.capacity(static_cast<std::uint32_t>(l)) > 0))
-            throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
+    for (std::uint32_t l = 0; l < solver_.links(); ++l)
+        if (!(capacity(l) > 0)) throw ModelError(fmt::format("flow model: link {} has no payload rate", l / 2));
     if (spec_.dcqcn && spec_.cluster) standing_ = std::make_unique<StandingQueues>(topology_, *spec_.cluster);
     if (spec_.fluid && spec_.cluster) congestion_ = std::make_unique<FlowCongestion>(topology_, *spec_.cluster);
+    for (std::uint32_t l = 0; l < bundle_.size(); ++l) {
+        topology_link_[solver_link_[l]] = l;
+        bundle_[l] = solver_link_[bundle_[l]];
+    }
     for (std::uint32_t r : bundle_) ++bundle_size_[r];
+}
+
+std::vector<double> FlowNetwork::in_solver_order(const std::vector<double>& by_link) const {
+    std::vector<double> out(by_link.size());
+    for (std::size_t l = 0; l < by_link.size(); ++l) out[solver_link_[l]] = by_link[l];
+    return out;
 }
 
 void FlowNetwork::bundled(std::span<const LinkUse> uses, std::vector<LinkUse>& out) const {
@@ -148,7 +200,7 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
     for (std::uint32_t hop : hops) {
         const std::uint32_t h = bundle_[hop];
         if (members_on_[h] == 0 || load_[h].rate < solver_.capacity(h) * (1 - 1e-6)) continue;
-        t += standing_ ? standing_->delay(h, members_on_[h], unit)
+        t += standing_ ? standing_->delay(topology_link_[h], members_on_[h], unit)
                        : fluid_time(0.5 * static_cast<double>(unit), solver_.capacity(h));
     }
     return t;
@@ -157,7 +209,7 @@ Time FlowNetwork::queueing_delay(std::span<const std::uint32_t> hops, std::uint3
 double FlowNetwork::stripe_cap(const FlowKey& key, double bytes, std::uint32_t unit,
                                std::span<const LinkUse> uses) const {
     double bottleneck = kUncapped;
-    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
+    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, capacity(u.link) / u.share);
     return stripe_cap(routing_.candidates(key.src, key).size(), bottleneck, bytes, unit);
 }
 
@@ -187,7 +239,7 @@ FlowNetwork::Route& FlowNetwork::route(const FlowKey& key) {
     r.hops.clear();
     for (DirectedLink d : routing_.path(key)) r.hops.push_back(d.index());
     r.bottleneck = kUncapped;
-    for (const LinkUse& u : raw) r.bottleneck = std::min(r.bottleneck, solver_.capacity(u.link) / u.share);
+    for (const LinkUse& u : raw) r.bottleneck = std::min(r.bottleneck, capacity(u.link) / u.share);
     r.candidates = routing_.candidates(key.src, key).size();
     r.unit = 0;
     return r;
@@ -211,7 +263,7 @@ Time FlowNetwork::unloaded_time(const Message& message) const {
     for (DirectedLink d : routing_.path(key)) hops.push_back(d.index());
     const std::vector<LinkUse> uses = uses_of(key);
     double bottleneck = 1e300;
-    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, solver_.capacity(u.link) / u.share);
+    for (const LinkUse& u : uses) bottleneck = std::min(bottleneck, capacity(u.link) / u.share);
     bottleneck = std::min(
         bottleneck, stripe_cap(key, static_cast<double>(message.size.count()), static_cast<std::uint32_t>(unit), uses));
     const bool fabric = !(a.valid() && a == b);
@@ -616,11 +668,12 @@ std::vector<PortReport> FlowNetwork::port_reports() const {
 }
 
 void FlowNetwork::check_invariants(Time now) const {
-    for (std::uint32_t l = 0; l < solver_.links(); ++l) {
+    for (std::uint32_t i = 0; i < solver_.links(); ++i) {
+        const std::uint32_t l = solver_link_[i];
         const double c = solver_.capacity(l);
         if (load_[l].rate > c * (1 + 1e-6) ||
             load_[l].busy_ps > static_cast<double>(now.picoseconds()) * (1 + 1e-9) + 1) {
-            const DirectedLink d = DirectedLink::from_index(l);
+            const DirectedLink d = DirectedLink::from_index(i);
             throw ModelError(
                 fmt::format("invariant broken: link {} -> {} carries {:.6g} B/s of its {:.6g} B/s (busy {} ps "
                             "in {} ps)",

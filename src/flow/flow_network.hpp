@@ -71,6 +71,18 @@
 // connections' links, capped at the ring's average load alone (Offload::ring_channel,
 // flow_ring.cpp): a training job's TP and DP rings cost a flow per channel, not per step.
 //
+// Numbering: the solver's links (and this network's per-link arrays) are the directed links in
+// an order of their own, so that a route's links lie close together in memory: a GPU's PCIe
+// link, its NIC's PCIe and fabric links, both directions, side by side, rank by rank (the 6
+// links a ring between servers crosses at each of its GPUs), then each GPU's NVLink bundles,
+// then the fabric's other links in the topology's order, and last the bundles' other members,
+// which no solve reads. A solve's walk over a route's links then reads several of them per
+// cache line, where the topology's order put those 6 on three lines (the server's NVLinks
+// between the GPU's PCIe link and its NIC's, the fabric's links after every server's) and the
+// bundles' members between the links the solver reads. Only the order of memory moves: uses
+// keep their order, and a ring channel's merged uses stay sorted by the topology's index, so
+// every sum is summed in the same order.
+//
 // Rates change only at arrivals and completions; bytes left are brought up to date lazily,
 // when a flow's rate changes, and one heap holds every flow's projected completion, moved in
 // place when its rate changes (due_heap.hpp).
@@ -270,8 +282,14 @@ private:
     const fabric::Routing& routing_;
     FlowModelSpec spec_;
     std::unique_ptr<RateBackend> backend_;
-    // Per directed link: its bundle's representative; per representative: its members.
-    std::vector<std::uint32_t> bundle_, bundle_size_;
+    // Per directed link (the topology's index): its bundle's representative (as a solver
+    // link); per directed link: its index as a solver link, and back (the header's
+    // "Numbering"); per representative: its members.
+    std::vector<std::uint32_t> bundle_, solver_link_, topology_link_, bundle_size_;
+    // Per solver link, a figure given per directed link.
+    std::vector<double> in_solver_order(const std::vector<double>& by_link) const;
+    // A directed link's payload rate (the topology's index).
+    double capacity(std::uint32_t link) const { return solver_.capacity(solver_link_[link]); }
     std::vector<LinkUse> bundled_;                  // scratch of start_flow
     std::vector<LinkUse> ring_uses_, merged_uses_;  // scratch of start_ring
     std::vector<Route> routes_;

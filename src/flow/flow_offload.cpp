@@ -140,8 +140,7 @@ void FlowNetwork::start_nvls(Simulator& sim, const GroupOperation& op, DeliveryL
         // Fewer segments than links: only that many links carry it (stripe_cap's rule).
         for (Part* p : {&out, &in}) {
             const double segments = std::ceil(p->bytes / static_cast<double>(unit));
-            if (segments < static_cast<double>(links.size()))
-                p->cap = solver_.capacity(p->uses.front().link) * segments;
+            if (segments < static_cast<double>(links.size())) p->cap = capacity(p->uses.front().link) * segments;
         }
         if (out.bytes > 0) parts.push_back(std::move(out));
         if (in.bytes > 0) parts.push_back(std::move(in));

@@ -98,8 +98,10 @@ void FlowNetwork::start_ring(Simulator& sim, const GroupOperation& op, DeliveryL
     }
     // Per link: the ring's load per unit of its rate (Σ shares).
     merged_uses_.assign(ring_uses_.begin(), ring_uses_.end());
+    // In the topology's order of the links (the order of the flow's uses sets the order of
+    // the solver's sums: the numbering must not move them).
     std::sort(merged_uses_.begin(), merged_uses_.end(),
-              [](const LinkUse& x, const LinkUse& y) { return x.link < y.link; });
+              [&](const LinkUse& x, const LinkUse& y) { return topology_link_[x.link] < topology_link_[y.link]; });
     std::size_t kept = 0;
     for (const LinkUse& u : merged_uses_) {
         if (kept > 0 && merged_uses_[kept - 1].link == u.link)
@@ -109,8 +111,8 @@ void FlowNetwork::start_ring(Simulator& sim, const GroupOperation& op, DeliveryL
     }
     merged_uses_.resize(kept);
     const auto load = [&](std::uint32_t link) {
-        const auto it = std::lower_bound(merged_uses_.begin(), merged_uses_.end(), link,
-                                         [](const LinkUse& u, std::uint32_t l) { return u.link < l; });
+        const auto it = std::lower_bound(merged_uses_.begin(), merged_uses_.end(), topology_link_[link],
+                                         [&](const LinkUse& u, std::uint32_t l) { return topology_link_[u.link] < l; });
         return it->share;
     };
     // Alone: each connection's rate, its step time, and the longest run of `steps` of them.

@@ -5,6 +5,12 @@
 
 #include "flow_fixtures.hpp"
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace flow_test;
 
 namespace {
@@ -131,5 +137,45 @@ TEST_CASE("flow: a copy between two GPUs of an HGX stripes over all 18 NVLink li
     const double tx = ps(static_cast<double>(size.count()) / (18 * link));
     CHECK(static_cast<double>(sink.at[0].picoseconds()) == Approx(tx).epsilon(0.006));
     CHECK(std::abs((sink.at[0] - m.network.unloaded_time(msg(0, 0, 5, size))).picoseconds()) <= 1);
+    m.network.check_invariants(sim.now());
+}
+
+TEST_CASE("flow: every link's bytes and report are its own, through the solver's numbering of the links", "[flow]") {
+    // The solver numbers links in an order of its own (flow_network.hpp, "Numbering"); what it
+    // carried must come back to the topology's link. Two messages at once on disjoint links:
+    // A, 18 MiB from GPU 2 to GPU 5 of server 0, striped over GPU 2's 18 NVLinks and the 18
+    // into GPU 5 (1 MiB each); B, 3 MiB from GPU 0 of server 0 to GPU 1 of server 1, one queue
+    // pair, over its one path (3 MiB on each of its links). Nothing else carries a byte.
+    scenario::ClusterSpec c = packet_test::hgx(2);
+    c.server.nic.qps_per_connection = 1;
+    FlowModel m(c, true);
+    Simulator sim(1);
+    Sink sink;
+    m.network.send(sim, msg(0, 2, 5, 18_MiB), sink);
+    m.network.send(sim, msg(1, 0, 9, 3_MiB), sink);
+    sim.run();
+    REQUIRE(sink.at.size() == 2);
+    const auto b_path = m.routing.path(RankId{0}, RankId{9});
+    const auto name = [&](fabric::NodeId n) { return m.topology.node(n).name; };
+    const fabric::NodeId gpu2 = m.topology.rank(RankId{2}).gpu, gpu5 = m.topology.rank(RankId{5}).gpu;
+    std::map<std::pair<std::string, std::string>, std::vector<std::int64_t>> expected;
+    std::size_t carrying = 0;
+    for (std::uint32_t i = 0; i < m.topology.directed_link_count(); ++i) {
+        const auto d = fabric::DirectedLink::from_index(i);
+        const bool on_a = m.topology.link(d.link).type == fabric::LinkType::nvlink &&
+                          (m.topology.source(d) == gpu2 || m.topology.target(d) == gpu5);
+        const bool on_b = std::find(b_path.begin(), b_path.end(), d) != b_path.end();
+        const double bytes = on_a ? 1024.0 * 1024 : on_b ? 3 * 1024.0 * 1024 : 0.0;
+        CHECK(m.network.bytes_carried(d) == Approx(bytes).margin(1e-6));
+        if (bytes > 0) {
+            expected[{name(m.topology.source(d)), name(m.topology.target(d))}].push_back(
+                static_cast<std::int64_t>(bytes));
+            ++carrying;
+        }
+    }
+    CHECK(carrying == 36 + b_path.size());
+    std::map<std::pair<std::string, std::string>, std::vector<std::int64_t>> reported;
+    for (const PortReport& p : m.network.port_reports()) reported[{p.from, p.to}].push_back(p.bytes.count());
+    CHECK(reported == expected);
     m.network.check_invariants(sim.now());
 }
