@@ -42,7 +42,7 @@ for f in "${files[@]}"; do
   if IGNORE_EVENTS=$ignore_events python3 - "$out/a/$name" "$out/b/$name" <<'PY'; then
 import csv, json, os, sys
 
-RUN_COST = {"wall_s", "events_per_s", "packet_hops_per_s", "peak_rss_bytes"}
+RUN_COST = {"wall_s", "events_per_s", "packet_hops_per_s", "peak_rss_bytes", "malloc_huge_pages"}
 if os.environ.get("IGNORE_EVENTS") == "1":
     RUN_COST.add("events")
 

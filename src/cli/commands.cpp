@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 
 #include "cli/interrupt.hpp"
+#include "cli/malloc_huge_pages.hpp"
 #include "cli/memory_estimate.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/result_files.hpp"
@@ -8,8 +9,8 @@
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "fabric/packet/fault_injector.hpp"
-#include "fabric/pfc_headroom.hpp"
 #include "fabric/packet/queue_sampler.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "fabric/topology_builder.hpp"
 #include "report/busbw_curve.hpp"
 #include "report/fault_summary.hpp"
@@ -67,9 +68,9 @@ void check_in_network_algorithms(const scenario::LoadedScenario& loaded, const s
 }
 
 // Refuses, before anything is built, a variant whose estimated memory exceeds --max-memory
-// or, without it, the memory the machine has available now.
-void check_variants_memory(const RunArgs& args, const scenario::LoadedScenario& loaded,
-                           const std::vector<const scenario::Variant*>& selected) {
+// or, without it, the memory the machine has available now. Returns the largest estimate.
+Bytes check_variants_memory(const RunArgs& args, const scenario::LoadedScenario& loaded,
+                            const std::vector<const scenario::Variant*>& selected) {
     std::optional<Bytes> limit;
     std::string source = "--max-memory";
     if (!args.max_memory.empty()) {
@@ -86,10 +87,27 @@ void check_variants_memory(const RunArgs& args, const scenario::LoadedScenario& 
         limit = available_memory();
         source = "the memory available now, /proc/meminfo MemAvailable";
     }
-    if (!limit) return;
-    for (const scenario::Variant* variant : selected)
-        check_memory(estimate_memory(variant->spec), *limit, source, loaded.file,
-                     loaded.variants.size() > 1 ? variant->name : std::string());
+    Bytes largest = Bytes::zero();
+    for (const scenario::Variant* variant : selected) {
+        const MemoryEstimate estimate = estimate_memory(variant->spec);
+        largest = std::max(largest, estimate.total());
+        if (limit)
+            check_memory(estimate, *limit, source, loaded.file,
+                         loaded.variants.size() > 1 ? variant->name : std::string());
+    }
+    return largest;
+}
+
+scenario::LoadedScenario load_scenario_quietly(const ScenarioArgs& args) {
+    scenario::LoadOptions options;
+    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
+    options.sets = args.sets;
+    options.seed = args.seed;
+    return scenario::load_scenario(args.file, options);
+}
+
+void print_warnings(const scenario::LoadedScenario& loaded) {
+    for (const ConfigIssue& warning : loaded.warnings) fmt::print(stderr, "fabricsim: warning: {}\n", warning.str());
 }
 
 }  // namespace
@@ -114,12 +132,8 @@ Failure describe_failure(const std::exception& error) {
 }
 
 scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {
-    scenario::LoadOptions options;
-    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
-    options.sets = args.sets;
-    options.seed = args.seed;
-    scenario::LoadedScenario loaded = scenario::load_scenario(args.file, options);
-    for (const ConfigIssue& warning : loaded.warnings) fmt::print(stderr, "fabricsim: warning: {}\n", warning.str());
+    scenario::LoadedScenario loaded = load_scenario_quietly(args);
+    print_warnings(loaded);
     return loaded;
 }
 
@@ -168,10 +182,13 @@ void check_variant_runs(const scenario::LoadedScenario& loaded, const scenario::
 int run_command(const RunArgs& args) {
     // From here a signal stops the run cleanly (no variant starts after it).
     install_interrupt_handlers();
-    const scenario::LoadedScenario loaded = load_scenario_args(args.scenario);
+    // Nothing is printed before the run may start itself again (for malloc's huge pages).
+    const scenario::LoadedScenario loaded = load_scenario_quietly(args.scenario);
     const std::vector<const scenario::Variant*> selected = select_variants(loaded, args.variants);
     const scenario::ScenarioSpec& first = loaded.variants.front().spec;
-    check_variants_memory(args, loaded, selected);  // before anything large is built
+    const Bytes largest = check_variants_memory(args, loaded, selected);  // before anything large is built
+    if (want_malloc_huge_pages(huge_page_facts(), largest)) restart_with_malloc_huge_pages();
+    print_warnings(loaded);
     for (const scenario::Variant* variant : selected) check_variant_runs(loaded, *variant);
     // Before any simulating: a folder that cannot be written fails now, not after hours.
     const ResultFolder folder(output_dir(args, first), first.outputs.formats,

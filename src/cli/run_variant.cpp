@@ -2,6 +2,7 @@
 
 #include "cli/fault_setup.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/malloc_huge_pages.hpp"
 #include "core/errors.hpp"
 #include "core/units_format.hpp"
 #include "fabric/channel_dependencies.hpp"
@@ -202,6 +203,7 @@ report::VariantResult run_variant(const scenario::Variant& variant, const Varian
     r.scenario = variant.resolved;
     r.model = std::string(network->model_name());
     r.flow_backend = model.flow_backend;
+    r.malloc_huge_pages = malloc_huge_pages_on(huge_page_facts());
     r.transfers = report::transfer_results(spec, executor, *network);
     r.collectives = report::collective_results(workload.collectives, executor);
     r.traffic = report::traffic_results(workload.traffic, executor, *network);

@@ -110,7 +110,8 @@ Json cost_json(const VariantResult& v) {
            {"packet_hops", v.fabric.packet_hops},
            {"packet_hops_per_s", hops_per_s},
            {"simulated_s", c.simulated.seconds()},
-           {"peak_rss_bytes", c.peak_rss_bytes}};
+           {"peak_rss_bytes", c.peak_rss_bytes},
+           {"malloc_huge_pages", v.malloc_huge_pages}};
     if (!v.flow_backend.empty()) j["flow_backend"] = v.flow_backend;
     return j;
 }

@@ -65,9 +65,10 @@ FlowSummary summarise(const std::vector<TransferResult>& transfers);
 
 struct VariantResult {
     std::string name;
-    scenario::Value scenario;  // the fully resolved variant
-    std::string model;         // "ideal", "packet", "flow"
-    std::string flow_backend;  // the flow model's rate solver that ran: "cpu" | "cuda"; else empty
+    scenario::Value scenario;        // the fully resolved variant
+    std::string model;               // "ideal", "packet", "flow"
+    std::string flow_backend;        // the flow model's rate solver that ran: "cpu" | "cuda"; else empty
+    bool malloc_huge_pages = false;  // the process's heap on transparent huge pages (cli/malloc_huge_pages.hpp)
     std::vector<TransferResult> transfers;
     std::vector<CollectiveResult> collectives;
     std::vector<TrafficResult> traffic;
