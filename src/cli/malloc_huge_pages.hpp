@@ -42,9 +42,14 @@ bool want_malloc_huge_pages(const HugePageFacts& facts, Bytes estimate);
 // glibc.malloc.hugetlb=1 in its tunables (result.json's cost.malloc_huge_pages).
 bool malloc_huge_pages_on(const HugePageFacts& facts);
 
+// GLIBC_TUNABLES for the restart: `tunables` with what the restart adds (the .cpp says what
+// and why), each only where `tunables` does not name it already.
+std::string restart_tunables(const std::string& tunables);
+
 // Starts this program again (/proc/self/exe, the same arguments from /proc/self/cmdline) with
-// glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES. Returns only when that could not be done,
-// and the run then goes on as it is.
+// glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, and malloc's trim and mmap thresholds set so
+// that freed memory is not faulted in again (the .cpp says why). Returns only when that could
+// not be done, and the run then goes on as it is.
 void restart_with_malloc_huge_pages();
 
 }  // namespace fabricsim::cli

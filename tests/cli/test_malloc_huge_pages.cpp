@@ -79,6 +79,16 @@ TEST_CASE("malloc's huge pages are asked for only where they pay and nobody chos
         want_malloc_huge_pages({kMadvise, "", "/usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so"}, kGiB));
 }
 
+TEST_CASE("the restart adds huge pages and fixed malloc thresholds, keeping what the user set", "[cli][hugepages]") {
+    const std::string ours =
+        "glibc.malloc.hugetlb=1:glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
+    CHECK(fabricsim::cli::restart_tunables("") == ours);
+    CHECK(fabricsim::cli::restart_tunables("glibc.malloc.arena_max=2") == "glibc.malloc.arena_max=2:" + ours);
+    // A threshold the user set stays theirs (and glibc reads it once: no second value).
+    CHECK(fabricsim::cli::restart_tunables("glibc.malloc.trim_threshold=5") ==
+          "glibc.malloc.trim_threshold=5:glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432");
+}
+
 TEST_CASE("result.json says whether the heap was on huge pages", "[cli][hugepages]") {
     CHECK(malloc_huge_pages_on({kAlways, "", ""}));
     CHECK(malloc_huge_pages_on({kMadvise, "glibc.malloc.hugetlb=1", ""}));
