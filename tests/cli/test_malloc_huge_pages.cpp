@@ -98,7 +98,7 @@ TEST_CASE("result.json says whether the heap was on huge pages", "[cli][hugepage
     CHECK_FALSE(malloc_huge_pages_on({kNever, "glibc.malloc.hugetlb=1", ""}));
 }
 
-TEST_CASE("a run estimated at 1.2 GiB starts itself again with malloc's huge pages; a small one does not",
+TEST_CASE("a run estimated at 1.2 GiB starts itself again with malloc's huge pages, a small one does not",
           "[cli][hugepages]") {
     const std::string thp = fabricsim::cli::huge_page_facts().thp_enabled;
     const bool always = thp.find("[always]") != std::string::npos;
