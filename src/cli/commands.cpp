@@ -187,7 +187,7 @@ int run_command(const RunArgs& args) {
     const std::vector<const scenario::Variant*> selected = select_variants(loaded, args.variants);
     const scenario::ScenarioSpec& first = loaded.variants.front().spec;
     const Bytes largest = check_variants_memory(args, loaded, selected);  // before anything large is built
-    if (want_malloc_huge_pages(huge_page_facts(), largest)) restart_with_malloc_huge_pages();
+    if (want_malloc_huge_pages(huge_page_facts(), largest)) restart_with_malloc_huge_pages(interrupt_flag());
     print_warnings(loaded);
     for (const scenario::Variant* variant : selected) check_variant_runs(loaded, *variant);
     // Before any simulating: a folder that cannot be written fails now, not after hours.

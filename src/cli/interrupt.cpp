@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include <pthread.h>
+
 #include <fmt/format.h>
 
 namespace fabricsim::cli {
@@ -26,6 +28,13 @@ extern "C" void on_signal(int signal) {
 void install_interrupt_handlers() {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    // A run that started itself again (malloc_huge_pages.hpp) comes with both blocked, and one
+    // of them may be pending: it reaches the handler now.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
 }
 
 const std::atomic<int>& interrupt_flag() { return g_signal; }

@@ -1,11 +1,13 @@
 #include "cli/malloc_huge_pages.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string_view>
 #include <vector>
 
+#include <pthread.h>
 #include <unistd.h>
 
 namespace fabricsim::cli {
@@ -63,7 +65,7 @@ std::string restart_tunables(const std::string& tunables) {
     return with;
 }
 
-void restart_with_malloc_huge_pages() {
+void restart_with_malloc_huge_pages(const std::atomic<int>& interrupted) {
     // The arguments as the kernel holds them: NUL-terminated, one after another.
     std::string cmdline = file_text("/proc/self/cmdline");
     if (cmdline.empty()) return;
@@ -75,7 +77,13 @@ void restart_with_malloc_huge_pages() {
     argv.push_back(nullptr);
     const std::string tunables = env("GLIBC_TUNABLES");
     if (setenv("GLIBC_TUNABLES", restart_tunables(tunables).c_str(), 1) != 0) return;
-    execv("/proc/self/exe", argv.data());
+    sigset_t stop, before;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    if (interrupted.load() == 0) execv("/proc/self/exe", argv.data());
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     // execv returned: it failed; go on without, and leave the environment as it was.
     if (tunables.empty())
         unsetenv("GLIBC_TUNABLES");

@@ -13,6 +13,7 @@
 
 #include "core/units.hpp"
 
+#include <atomic>
 #include <string>
 
 namespace fabricsim::cli {
@@ -49,7 +50,10 @@ std::string restart_tunables(const std::string& tunables);
 // Starts this program again (/proc/self/exe, the same arguments from /proc/self/cmdline) with
 // glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, and malloc's trim and mmap thresholds set so
 // that freed memory is not faulted in again (the .cpp says why). Returns only when that could
-// not be done, and the run then goes on as it is.
-void restart_with_malloc_huge_pages();
+// not be done, and the run then goes on as it is. SIGINT and SIGTERM are blocked across the
+// restart, so one that comes meanwhile stays pending for the new start's handler
+// (install_interrupt_handlers unblocks them); after one has come (`interrupted` set) there is
+// no restart.
+void restart_with_malloc_huge_pages(const std::atomic<int>& interrupted);
 
 }  // namespace fabricsim::cli

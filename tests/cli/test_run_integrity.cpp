@@ -308,10 +308,12 @@ pid_t spawn_fabricsim(const std::vector<std::string>& args) {
 }
 
 // Sends `signal` once the run has made its results folder (so it is past loading), waits.
-int interrupt_run(const fs::path& out, int signal) {
-    // The 4 GiB incast runs for minutes: the signal always comes in the middle of it.
-    const pid_t pid = spawn_fabricsim({"run", "scenarios/roce-incast.yaml", "--variant", "pfc-only", "--quiet", "--set",
-                                       "workload.0.size=4GiB", "--out", out.string()});
+// The 4 GiB incast runs for minutes: the signal always comes in the middle of it.
+int interrupt_run(const fs::path& out, int signal,
+                  std::vector<std::string> run = {"run", "scenarios/roce-incast.yaml", "--variant", "pfc-only",
+                                                  "--quiet", "--set", "workload.0.size=4GiB"}) {
+    run.insert(run.end(), {"--out", out.string()});
+    const pid_t pid = spawn_fabricsim(run);
     for (int i = 0; i < 600 && !fs::exists(out); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     kill(pid, signal);
@@ -338,6 +340,20 @@ TEST_CASE("SIGINT and SIGTERM stop a run, which writes what it measured marked i
         CHECK(v["makespan_s"].get<double>() > 0);  // the time simulated until the signal
         CHECK(v["cost"]["events"].get<double>() > 0);
     }
+}
+
+TEST_CASE("a run that started itself again for malloc's huge pages still stops cleanly on SIGINT",
+          "[cli][integrity][signal][hugepages]") {
+    // The 175B job on 16,384 GPUs (estimated 1.2 GiB) restarts where THP is on request
+    // (cli/malloc_huge_pages.hpp); the restarted process must take the signal as the first would.
+    TempDir dir("signal-restart");
+    const fs::path out = dir.path() / "out";
+    CHECK(interrupt_run(out, SIGINT,
+                        {"run", "bench/scenarios/streaming/training-175b-16384gpu.yaml", "--quiet", "--set",
+                         "simulation.model=flow"}) == 130);
+    const Json v = Json::parse(read_file(out / "result.json"))["variants"][0];
+    CHECK(v["interrupted"] == "SIGINT");
+    CHECK(v["unfinished_ops"].get<double>() > 0);
 }
 
 TEST_CASE("validate refuses a cluster the topology cannot hold and names the fixes", "[cli][integrity]") {
