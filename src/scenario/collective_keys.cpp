@@ -96,8 +96,7 @@ const Table<S, Ctx>& collective_table() {
     static const Table<S, Ctx> t{
         "workload.collective",
         {
-            key<S, CollectiveOp, Ctx>(
-                "collective", &S::op,
+            key("collective", &S::op,
                 choice<CollectiveOp>("collective", {{"all_reduce", CollectiveOp::all_reduce},
                                                     {"all_gather", CollectiveOp::all_gather},
                                                     {"reduce_scatter", CollectiveOp::reduce_scatter},
@@ -108,8 +107,7 @@ const Table<S, Ctx>& collective_table() {
                 "The operation; S follows nccl-tests (the gathered output for all_gather, the input for "
                 "reduce_scatter, the whole send buffer for all_to_all).")
                 .required(),
-            key<S, CollectiveAlgorithm, Ctx>(
-                "algorithm", &S::algorithm,
+            key("algorithm", &S::algorithm,
                 choice<CollectiveAlgorithm>("algorithm", {{"auto", CollectiveAlgorithm::automatic},
                                                           {"ring", CollectiveAlgorithm::ring},
                                                           {"tree", CollectiveAlgorithm::tree},
@@ -161,11 +159,11 @@ const Table<S, Ctx>& collective_table() {
                     return r.has_value();
                 },
                 [](const S& c) { return print_rank_set(c.ranks); }),
-            key<S, int, Ctx>("iterations", &S::iterations, integer(1, 10'000), kAllModels,
-                             "Runs per size, back to back; results are the mean."),
-            key<S, int, Ctx>("channels", &S::channels, channels_field(), kAllModels,
-                             "Parallel rings/schedules; `auto` is two per NIC across servers, min(16, ranks) inside "
-                             "one."),
+            key("iterations", &S::iterations, integer(1, 10'000), kAllModels,
+                "Runs per size, back to back; results are the mean."),
+            key("channels", &S::channels, channels_field(), kAllModels,
+                "Parallel rings/schedules; `auto` is two per NIC across servers, min(16, ranks) inside "
+                "one."),
             custom_key<S, Ctx>(
                 "root", TypeDoc{"rank", {"integer"}}, kAllModels, "The broadcast root; must be in the group.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {

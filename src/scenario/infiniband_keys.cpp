@@ -97,9 +97,8 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
                 },
                 [](const VlWeight& e) { return integer_value(e.vl); })
                 .required(),
-            key<VlWeight, int, Lanes>("weight", &VlWeight::weight,
-                                      {TypeDoc{"integer, 0 to 255", {"integer"}}, read_weight, integer_value}, kPacket,
-                                      "Units of 64 bytes.")
+            key("weight", &VlWeight::weight, {TypeDoc{"integer, 0 to 255", {"integer"}}, read_weight, integer_value},
+                kPacket, "Units of 64 bytes.")
                 .required(),
         }};
     return t;
@@ -148,8 +147,7 @@ const Table<VlArbitrationSpec, Lanes>& arbitration_table() {
                                   "The low-priority table (OpenSM's default weight). Follows `virtual_lanes` when not "
                                   "given.")
                 .shown_default("every data VL, weight `4`"),
-            key<VlArbitrationSpec, int, Lanes>(
-                "high_limit", &VlArbitrationSpec::high_limit, integer(0, 255), kPacket,
+            key("high_limit", &VlArbitrationSpec::high_limit, integer(0, 255), kPacket,
                 "How much high-priority traffic (in 4 KiB units) may go before a low-priority packet gets a turn; "
                 "`0`: one high-priority packet per low-priority one; `255`: no limit (IBA §7.6.9; OpenSM's default "
                 "0)."),
@@ -209,53 +207,47 @@ Field<CctTable> cct_table() {
         }};
 }
 
-using CcKey = Key<IbCongestionControlSpec, Lanes>;
-template <class T>
-CcKey cc_key(std::string name, T IbCongestionControlSpec::*member, Field<T> field, std::string doc) {
-    return key<IbCongestionControlSpec, T, Lanes>(std::move(name), member, std::move(field), kPacket, std::move(doc));
-}
-
 const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
     using S = IbCongestionControlSpec;
     static const Table<S, Lanes> t{
         kPath + ".congestion_control",
         {
-            cc_key("enabled", &S::enabled, boolean(),
-                   "IB CC: FECN marking at the switches and CCT rate control at the sources."),
-            cc_key("threshold", &S::threshold, size(Zero::allowed),
-                   "Switch: a port/VL whose queue is above this is congested, and its packets are eligible for FECN."),
-            cc_key("marking_rate", &S::marking_rate, integer(0, 0xffff),
-                   "Switch: eligible packets passed over between two marks (`0`: mark every one)."),
-            cc_key("victim_mask", &S::victim_mask, boolean(),
-                   "Switch: whether a port/VL that had to wait for credits before a packet — a victim of congestion "
-                   "further on, not its root — may mark it too (IBA Annex A10's Victim_Mask, set for every switch "
-                   "port; OpenSM's default mask is all zero)."),
-            cc_key("packet_size", &S::packet_size,
-                   at_most(size(Zero::allowed), kPacketSizeMax, "size, 0B to 16320B",
-                           [](const Node& n, const Bytes&) {
-                               return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(),
-                                                  n.text);
-                           }),
-                   "Switch: smaller packets are never marked."),
-            cc_key("ccti_increase", &S::ccti_increase, integer(0, 255),
-                   "Source: added to the QP's table index on each BECN."),
-            cc_key("ccti_limit", &S::ccti_limit, integer_or_auto(0, kCctEntriesMax - 1),
-                   "The highest index. `auto`: 127 with `table: auto`, else the table's last index. At most the "
-                   "table's last index."),
-            cc_key("ccti_min", &S::ccti_min, integer(0, 255),
-                   "The lowest index (a QP starts there). At most `ccti_limit`."),
-            cc_key("ccti_timer", &S::ccti_timer,
-                   at_most(time(Zero::rejected), kCctiTimerMax, "time > 0, at most 65535 × 1.024us",
-                           [](const Node& n, const Time&) {
-                               return fmt::format("{} is above the largest CCTI_Timer, 65535 x 1.024us = {}", n.text,
-                                                  kCctiTimerMax);
-                           }),
-                   "Every tick lowers the index by one while it is above `ccti_min`."),
-            cc_key("table", &S::table, cct_table(),
-                   "The congestion control table. An entry is `shift:multiplier` (shift 0 to 3, multiplier 0 to "
-                   "16383; OpenSM's `cc_cct` notation) or a bare multiplier (shift 0): after each packet the source "
-                   "waits multiplier / 2^shift packet times. `auto`: delays rising linearly from 0 at index 0 to 8 µs "
-                   "at `ccti_limit`, for MTU packets at the link speed (the Intel OPA fabric manager's table)."),
+            key("enabled", &S::enabled, boolean(), kPacket,
+                "IB CC: FECN marking at the switches and CCT rate control at the sources."),
+            key("threshold", &S::threshold, size(Zero::allowed), kPacket,
+                "Switch: a port/VL whose queue is above this is congested, and its packets are eligible for FECN."),
+            key("marking_rate", &S::marking_rate, integer(0, 0xffff), kPacket,
+                "Switch: eligible packets passed over between two marks (`0`: mark every one)."),
+            key("victim_mask", &S::victim_mask, boolean(), kPacket,
+                "Switch: whether a port/VL that had to wait for credits before a packet — a victim of congestion "
+                "further on, not its root — may mark it too (IBA Annex A10's Victim_Mask, set for every switch "
+                "port; OpenSM's default mask is all zero)."),
+            key("packet_size", &S::packet_size,
+                at_most(size(Zero::allowed), kPacketSizeMax, "size, 0B to 16320B",
+                        [](const Node& n, const Bytes&) {
+                            return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(),
+                                               n.text);
+                        }),
+                kPacket, "Switch: smaller packets are never marked."),
+            key("ccti_increase", &S::ccti_increase, integer(0, 255), kPacket,
+                "Source: added to the QP's table index on each BECN."),
+            key("ccti_limit", &S::ccti_limit, integer_or_auto(0, kCctEntriesMax - 1), kPacket,
+                "The highest index. `auto`: 127 with `table: auto`, else the table's last index. At most the "
+                "table's last index."),
+            key("ccti_min", &S::ccti_min, integer(0, 255), kPacket,
+                "The lowest index (a QP starts there). At most `ccti_limit`."),
+            key("ccti_timer", &S::ccti_timer,
+                at_most(time(Zero::rejected), kCctiTimerMax, "time > 0, at most 65535 × 1.024us",
+                        [](const Node& n, const Time&) {
+                            return fmt::format("{} is above the largest CCTI_Timer, 65535 x 1.024us = {}", n.text,
+                                               kCctiTimerMax);
+                        }),
+                kPacket, "Every tick lowers the index by one while it is above `ccti_min`."),
+            key("table", &S::table, cct_table(), kPacket,
+                "The congestion control table. An entry is `shift:multiplier` (shift 0 to 3, multiplier 0 to "
+                "16383; OpenSM's `cc_cct` notation) or a bare multiplier (shift 0): after each packet the source "
+                "waits multiplier / 2^shift packet times. `auto`: delays rising linearly from 0 at index 0 to 8 µs "
+                "at `ccti_limit`, for MTU packets at the link speed (the Intel OPA fabric manager's table)."),
         }};
     return t;
 }
@@ -342,16 +334,15 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                     return true;
                 },
                 [](const S& ib) { return integer_value(ib.virtual_lanes); }),
-            key<S, std::optional<Bytes>, Lanes>(
-                "vl_buffer", &S::vl_buffer, or_auto(size(Zero::rejected), "size > 0, or `auto`"), kPacket,
+            key("vl_buffer", &S::vl_buffer, or_auto(size(Zero::rejected), "size > 0, or `auto`"), kPacket,
                 "Credit buffer per VL per port (credits are 64-byte blocks). `auto`: into a switch, the switch's "
                 "`buffer` / `radix` / `virtual_lanes`, but at least the cable's round trip at the link speed plus two "
                 "MTU packets (the packet model notes where that floor was used); into an HCA, that round trip "
                 "([models/infiniband.md](models/infiniband.md)). A given one must hold one MTU packet with its "
                 "`header_bytes` (26) of headers."),
-            key<S, Time, Lanes>("credit_update_period", &S::credit_update_period, time(Zero::allowed), kPacket,
-                                "A receiver sends a VL's flow-control packet at most this often; credits freed in "
-                                "between go with the next one. `0s`: one as soon as a packet frees its blocks."),
+            key("credit_update_period", &S::credit_update_period, time(Zero::allowed), kPacket,
+                "A receiver sends a VL's flow-control packet at most this often; credits freed in "
+                "between go with the next one. `0s`: one as soon as a packet frees its blocks."),
             custom_key<S, Lanes>(
                 "sl_to_vl", TypeDoc{"list of 16 VLs", {"array"}, 0, kIbDataVlsMax - 1, {}}, kPacket,
                 "The VL of service level 0, 1, … 15. Each must be a data VL (below `virtual_lanes`). Follows "
@@ -362,8 +353,7 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                     "VL arbitration (IBA §7.6.9): the high table before the low one, up to `high_limit`."),
             section("congestion_control", &S::congestion_control, congestion_control_table(),
                     "IB congestion control (IBA Annex A10)."),
-            key<S, std::int64_t, Lanes>(
-                "header_bytes", &S::header_bytes, integer64(0, kHeaderBytesMax), kPacket | kFlow,
+            key("header_bytes", &S::header_bytes, integer64(0, kHeaderBytesMax), kPacket | kFlow,
                 "Bytes each InfiniBand packet takes on the link beside its payload: LRH 8, BTH 12, ICRC 4, VCRC 2 "
                 "(IBTA Vol. 1 ch. 7 and 9); add 40 for a GRH. An MTU packet takes (MTU + `header_bytes`) ÷ line "
                 "rate, queue depths and credits (64-byte blocks) count it, and a given `vl_buffer` must hold MTU + "

@@ -110,6 +110,18 @@ struct Key {
     // An empty Value (monostate) leaves the key out of the printed section.
     std::function<Value(const S&)> print;
 
+    Key() = default;
+    // A key that needs no context, in a table whose keys share one.
+    template <class C>
+    requires(std::is_same_v<C, NoContext> && !std::is_same_v<Ctx, NoContext>) Key(Key<S, C> k)
+        : info(std::move(k.info)), print(std::move(k.print)) {
+        read = [r = std::move(k.read)](const Node& n, const std::string& path, S& s, Ctx&, Issues& issues,
+                                       std::vector<std::string>& failed) {
+            NoContext none;
+            return r(n, path, s, none, issues, failed);
+        };
+    }
+
     // Docs' default column, where the printed default needs words ("SL mod `virtual_lanes`").
     Key&& shown_default(std::string text) && {
         info.default_doc = std::move(text);

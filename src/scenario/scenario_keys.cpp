@@ -104,13 +104,11 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
     static const Table<S, Read> t{
         "scenario",
         {
-            key<S, std::string, Read>(
-                "name", &S::name, name_field(), kAllModels,
+            key("name", &S::name, name_field(), kAllModels,
                 "Names the run and its output folder (`results/<name>`, where leading dots become `_`: `..` writes to "
                 "`results/__`). Letters, digits, `.`, `_`, `-`.")
                 .required(),
-            key<S, std::string, Read>("description", &S::description, text_field(), kAllModels,
-                                      "Free text, copied into results.")
+            key("description", &S::description, text_field(), kAllModels, "Free text, copied into results.")
                 .shown_default("`\"\"`"),
             top(
                 "seed", TypeDoc{"unsigned 64-bit integer", {"integer"}, 0},

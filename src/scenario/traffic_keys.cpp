@@ -109,11 +109,6 @@ Key<S, Ctx> ranks_key(std::string name, std::vector<RankId> S::*member, bool ski
         [member](const S& s) { return print_rank_set(s.*member); });
 }
 
-template <class T>
-Key<S, Ctx> field_key(std::string name, T S::*member, Field<T> field, std::string doc) {
-    return key<S, T, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
-}
-
 // The flows an entry makes, for the limit on them.
 double flows_of(const S& spec, const ClusterSpec& cluster, std::int64_t senders) {
     const int ranks = cluster.ranks();
@@ -168,17 +163,17 @@ const Table<S, Ctx>& traffic_table() {
     static const Table<S, Ctx> t{
         "workload.traffic",
         {
-            field_key("traffic", &S::pattern,
-                      choice<TrafficPattern>("traffic pattern", {{"permutation", TrafficPattern::permutation},
-                                                                 {"incast", TrafficPattern::incast},
-                                                                 {"all_to_all", TrafficPattern::all_to_all},
-                                                                 {"poisson", TrafficPattern::poisson},
-                                                                 {"storage", TrafficPattern::storage},
-                                                                 {"gpu_pool", TrafficPattern::gpu_pool}}),
-                      "The pattern (docs/models/traffic.md).")
+            key("traffic", &S::pattern,
+                choice<TrafficPattern>("traffic pattern", {{"permutation", TrafficPattern::permutation},
+                                                           {"incast", TrafficPattern::incast},
+                                                           {"all_to_all", TrafficPattern::all_to_all},
+                                                           {"poisson", TrafficPattern::poisson},
+                                                           {"storage", TrafficPattern::storage},
+                                                           {"gpu_pool", TrafficPattern::gpu_pool}}),
+                kAllModels, "The pattern (docs/models/traffic.md).")
                 .required(),
-            field_key("size", &S::size, size(Zero::rejected),
-                      "permutation, incast, all_to_all, storage: bytes per flow (storage: per rank).")
+            key("size", &S::size, size(Zero::rejected), kAllModels,
+                "permutation, incast, all_to_all, storage: bytes per flow (storage: per rank).")
                 .required(),
             ranks_key("senders", &S::senders, true,
                       "permutation, incast, all_to_all, poisson: the sending ranks (incast: all but the receiver)."),
@@ -198,13 +193,14 @@ const Table<S, Ctx>& traffic_table() {
                                "poisson: the flow-size distribution; a file of \"<bytes> <percent>\" lines is "
                                "relative to the scenario.",
                                read_cdf, [](const S& s) { return Value{s.cdf}; }),
-            field_key("duration", &S::duration, time(Zero::rejected), "poisson: arrivals in [start, start + duration).")
+            key("duration", &S::duration, time(Zero::rejected), kAllModels,
+                "poisson: arrivals in [start, start + duration).")
                 .required(),
             ranks_key("ranks", &S::ranks, false, "storage, gpu_pool: the GPU ranks that read/write or serve calls."),
-            field_key("operation", &S::operation,
-                      choice<StorageOperation>("storage operation",
-                                               {{"read", StorageOperation::read}, {"write", StorageOperation::write}}),
-                      "storage: read, storage node → GPU; write (checkpoint), GPU → storage node."),
+            key("operation", &S::operation,
+                choice<StorageOperation>("storage operation",
+                                         {{"read", StorageOperation::read}, {"write", StorageOperation::write}}),
+                kAllModels, "storage: read, storage node → GPU; write (checkpoint), GPU → storage node."),
             custom_key<S, Ctx>(
                 "clients", TypeDoc{"`all` or count", {"string", "integer"}}, kAllModels,
                 "gpu_pool: the client hosts of `cluster.clients` that make calls.",
@@ -217,18 +213,19 @@ const Table<S, Ctx>& traffic_table() {
                     return v.has_value();
                 },
                 [](const S& s) { return s.clients == 0 ? Value{std::string("all")} : Value{std::int64_t{s.clients}}; }),
-            field_key("calls", &S::calls, integer(1, 1'000'000), "gpu_pool: calls per chain.").required(),
-            field_key("concurrency", &S::concurrency, integer(1, 1'024),
-                      "gpu_pool: chains (calls in flight) per client."),
-            field_key("request", &S::request, size(Zero::rejected), "gpu_pool: the RPC's size, client → GPU."),
-            field_key("response", &S::response, size(Zero::rejected), "gpu_pool: the RPC's answer, GPU → client."),
-            field_key("copy", &S::copy, size(Zero::allowed), "gpu_pool: host → GPU bytes per call.").required(),
-            field_key("copy_back", &S::copy_back, size(Zero::allowed), "gpu_pool: GPU → host bytes per call."),
-            field_key("interval", &S::interval, time(Zero::allowed),
-                      "gpu_pool: a chain's call i starts no earlier than start + i·interval."),
-            field_key("start", &S::start, time(Zero::allowed),
-                      "All patterns: when the entry's flows start (counted from when its `after` entry finished, if "
-                      "any)."),
+            key("calls", &S::calls, integer(1, 1'000'000), kAllModels, "gpu_pool: calls per chain.").required(),
+            key("concurrency", &S::concurrency, integer(1, 1'024), kAllModels,
+                "gpu_pool: chains (calls in flight) per client."),
+            key("request", &S::request, size(Zero::rejected), kAllModels, "gpu_pool: the RPC's size, client → GPU."),
+            key("response", &S::response, size(Zero::rejected), kAllModels,
+                "gpu_pool: the RPC's answer, GPU → client."),
+            key("copy", &S::copy, size(Zero::allowed), kAllModels, "gpu_pool: host → GPU bytes per call.").required(),
+            key("copy_back", &S::copy_back, size(Zero::allowed), kAllModels, "gpu_pool: GPU → host bytes per call."),
+            key("interval", &S::interval, time(Zero::allowed), kAllModels,
+                "gpu_pool: a chain's call i starts no earlier than start + i·interval."),
+            key("start", &S::start, time(Zero::allowed), kAllModels,
+                "All patterns: when the entry's flows start (counted from when its `after` entry finished, if "
+                "any)."),
         }};
     return t;
 }

@@ -112,23 +112,12 @@ Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
             [](const T& v) { return Value{v}; }};
 }
 
-template <class T>
-Key<S, Ctx> field_key(std::string name, T S::*member, Field<T> field, std::string doc) {
-    return key<S, T, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
-}
-
-Key<TrainingModelSpec, Ctx> model_key(std::string name, int TrainingModelSpec::*member, Field<int> field,
-                                      std::string doc) {
-    return key<TrainingModelSpec, int, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
-}
-
 const Table<TrainingModelSpec, Ctx>& model_table() {
     using M = TrainingModelSpec;
     static const Table<M, Ctx> t{
         "workload.training.model",
         {
-            key<M, std::int64_t, Ctx>(
-                "parameters", &M::parameters,
+            key("parameters", &M::parameters,
                 parsed<std::int64_t>(
                     TypeDoc{"count > 0", {"string", "integer"}},
                     [](const std::string& s) -> std::optional<std::int64_t> {
@@ -140,15 +129,16 @@ const Table<TrainingModelSpec, Ctx>& model_table() {
                 "Total parameters, experts included: `70B`, `1.5T`, `7e9`, `175000000000` (K, M, B, T are powers of "
                 "1000; must be whole).")
                 .required("missing required key (the model's parameter count, e.g. 70B or 7e9)"),
-            model_key("layers", &M::layers, integer(1, 100'000), "Transformer layers.")
+            key("layers", &M::layers, integer(1, 100'000), kAllModels, "Transformer layers.")
                 .required("missing required key (transformer layers)"),
-            model_key("hidden", &M::hidden, integer(1, 1'000'000), "Hidden size.")
+            key("hidden", &M::hidden, integer(1, 1'000'000), kAllModels, "Hidden size.")
                 .required("missing required key (hidden size)"),
-            model_key("sequence", &M::sequence, integer(1, 10'000'000), "Tokens per sequence.")
+            key("sequence", &M::sequence, integer(1, 10'000'000), kAllModels, "Tokens per sequence.")
                 .required("missing required key (tokens per sequence)"),
-            model_key("experts", &M::experts, integer(0, 100'000),
-                      "0: dense; E: every layer's FFN is E experts (needs parameters > 4·hidden²·layers)."),
-            model_key("top_k", &M::top_k, integer(1, 100'000), "Experts per token (MoE only), at most `experts`."),
+            key("experts", &M::experts, integer(0, 100'000), kAllModels,
+                "0: dense; E: every layer's FFN is E experts (needs parameters > 4·hidden²·layers)."),
+            key("top_k", &M::top_k, integer(1, 100'000), kAllModels,
+                "Experts per token (MoE only), at most `experts`."),
         }};
     return t;
 }
@@ -157,10 +147,10 @@ const Table<S, Ctx>& batch_table() {
     static const Table<S, Ctx> t{
         "workload.training.batch",
         {
-            field_key("global", &S::global_batch, integer(1, 100'000'000),
-                      "Sequences per iteration; a multiple of micro × dp.")
+            key("global", &S::global_batch, integer(1, 100'000'000), kAllModels,
+                "Sequences per iteration; a multiple of micro × dp.")
                 .required("missing required key (sequences per iteration)"),
-            field_key("micro", &S::micro_batch, integer(1, 1'000'000), "Sequences per micro-batch."),
+            key("micro", &S::micro_batch, integer(1, 1'000'000), kAllModels, "Sequences per micro-batch."),
         }};
     return t;
 }
@@ -169,8 +159,7 @@ const Table<S, Ctx>& gpu_table() {
     static const Table<S, Ctx> t{
         "workload.training.gpu",
         {
-            key<S, std::int64_t, Ctx>(
-                "peak", &S::peak_flops,
+            key("peak", &S::peak_flops,
                 {TypeDoc{"FLOP/s", {"string"}},
                  [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::int64_t> {
                      std::optional<std::int64_t> v;
@@ -186,15 +175,15 @@ const Table<S, Ctx>& gpu_table() {
                 "Dense peak per GPU: `989TFLOPS`, `1.979PFLOPS`, `312 TFLOP/s` (K, M, G, T, P, E prefixes; whole "
                 "FLOP/s).")
                 .required("missing required key (the GPU's dense peak, e.g. 989TFLOPS)"),
-            field_key("mfu", &S::mfu,
-                      parsed<double>(
-                          TypeDoc{"(0, 1]", {"number"}},
-                          [](const std::string& s) -> std::optional<double> {
-                              const auto v = parse_number(s);
-                              return v && *v > 0 && *v <= 1 ? v : std::nullopt;
-                          },
-                          "a fraction in (0, 1]"),
-                      "Fraction of the peak sustained on the FLOPs executed."),
+            key("mfu", &S::mfu,
+                parsed<double>(
+                    TypeDoc{"(0, 1]", {"number"}},
+                    [](const std::string& s) -> std::optional<double> {
+                        const auto v = parse_number(s);
+                        return v && *v > 0 && *v <= 1 ? v : std::nullopt;
+                    },
+                    "a fraction in (0, 1]"),
+                kAllModels, "Fraction of the peak sustained on the FLOPs executed."),
         }};
     return t;
 }
@@ -203,15 +192,15 @@ const Table<S, Ctx>& parallelism_table() {
     static const Table<S, Ctx> t{
         "workload.training.parallelism",
         {
-            field_key("tp", &S::tp, integer(1, kMaxDegree), "Tensor parallelism; divides `model.hidden`."),
-            field_key("pp", &S::pp, integer(1, kMaxDegree), "Pipeline stages; divides `model.layers`."),
-            field_key("dp", &S::dp, integer(1, kMaxDegree),
-                      "Data parallelism. May be left out when `ranks` gives the count: dp = ranks / (tp·pp)."),
-            field_key("ep", &S::ep, integer(1, kMaxDegree),
-                      "Expert parallelism; divides dp and `model.experts` (ep > 1 needs experts)."),
-            field_key("dp_mode", &S::dp_mode,
-                      choice<DpMode>("dp_mode", {{"all_reduce", DpMode::all_reduce}, {"zero", DpMode::zero}}),
-                      "Gradient all-reduce, or reduce-scatter + parameter all-gather (ZeRO)."),
+            key("tp", &S::tp, integer(1, kMaxDegree), kAllModels, "Tensor parallelism; divides `model.hidden`."),
+            key("pp", &S::pp, integer(1, kMaxDegree), kAllModels, "Pipeline stages; divides `model.layers`."),
+            key("dp", &S::dp, integer(1, kMaxDegree), kAllModels,
+                "Data parallelism. May be left out when `ranks` gives the count: dp = ranks / (tp·pp)."),
+            key("ep", &S::ep, integer(1, kMaxDegree), kAllModels,
+                "Expert parallelism; divides dp and `model.experts` (ep > 1 needs experts)."),
+            key("dp_mode", &S::dp_mode,
+                choice<DpMode>("dp_mode", {{"all_reduce", DpMode::all_reduce}, {"zero", DpMode::zero}}), kAllModels,
+                "Gradient all-reduce, or reduce-scatter + parameter all-gather (ZeRO)."),
         }};
     return t;
 }
@@ -327,9 +316,9 @@ const Table<S, Ctx>& training_table() {
             group("gpu", gpu_table(), "The GPU's speed (keys below).").required("missing required section"),
             group("parallelism", parallelism_table(), "How the job is split over its GPUs (keys below).")
                 .required("missing required section"),
-            field_key("recompute", &S::recompute,
-                      choice<Recompute>("recompute", {{"none", Recompute::none}, {"full", Recompute::full}}),
-                      "`full` adds one forward to every backward (8·P·tokens instead of 6)."),
+            key("recompute", &S::recompute,
+                choice<Recompute>("recompute", {{"none", Recompute::none}, {"full", Recompute::full}}), kAllModels,
+                "`full` adds one forward to every backward (8·P·tokens instead of 6)."),
             custom_key<S, Ctx>(
                 "overlap", TypeDoc{"`true`, `false`", {"boolean"}}, kAllModels,
                 "DP gradient buckets start during the stage's last backward.",
@@ -339,12 +328,13 @@ const Table<S, Ctx>& training_table() {
                     return v.has_value();
                 },
                 [](const S& s) { return Value{s.overlap}; }),
-            field_key("placement", &S::placement,
-                      choice<Placement>("placement", {{"packed", Placement::packed},
-                                                      {"random", Placement::random},
-                                                      {"topology_aware", Placement::topology_aware}}),
-                      "How the job's GPUs are chosen among the ranks earlier training entries left free; not with a "
-                      "ranks list. topology_aware needs tp to divide the GPUs of a server.")
+            key("placement", &S::placement,
+                choice<Placement>("placement", {{"packed", Placement::packed},
+                                                {"random", Placement::random},
+                                                {"topology_aware", Placement::topology_aware}}),
+                kAllModels,
+                "How the job's GPUs are chosen among the ranks earlier training entries left free; not with a "
+                "ranks list. topology_aware needs tp to divide the GPUs of a server.")
                 .printed_if([](const S& s) { return s.ranks.empty(); }),
             custom_key<S, Ctx>(
                 "ranks", TypeDoc{"count or list", {"integer", "array"}}, kAllModels,
@@ -356,7 +346,8 @@ const Table<S, Ctx>& training_table() {
                     return print_rank_set(s.ranks);
                 })
                 .shown_default("tp·pp·dp"),
-            field_key("iterations", &S::iterations, integer(1, 1000), "Iterations back to back; results are the mean."),
+            key("iterations", &S::iterations, integer(1, 1000), kAllModels,
+                "Iterations back to back; results are the mean."),
         }};
     return t;
 }

@@ -38,12 +38,12 @@ const Table<E, EntryContext>& workload_entry_table() {
     static const Table<E, EntryContext> t{
         "workload",
         {
-            key<E, std::string, EntryContext>("name", &E::name, name_field(), kAllModels,
-                                              "Unique across the workload; names the entry in results and in `after`.")
+            key("name", &E::name, name_field(), kAllModels,
+                "Unique across the workload; names the entry in results and in `after`.")
                 .shown_default("`<kind><index>`, e.g. `transfer0`"),
-            key<E, std::string, EntryContext>("after", &E::after, name_field(), kAllModels,
-                                              "The entry starts when the named entry completes (its `start` counts "
-                                              "from then). Unknown names and cycles are errors.")
+            key("after", &E::after, name_field(), kAllModels,
+                "The entry starts when the named entry completes (its `start` counts "
+                "from then). Unknown names and cycles are errors.")
                 .printed_if([](const E& e) { return !e.after.empty(); }),
             custom_key<E, EntryContext>(
                 "priority", TypeDoc{"integer, 0 to 7 on RoCE, 0 to 15 on InfiniBand", {"integer"}, 0, 15, {}},
@@ -110,10 +110,9 @@ const Table<TransferSpec, EntryContext>& transfer_table() {
         {
             rank_key("from", &S::from, "Sending rank, 0 to ranks − 1.").required(),
             rank_key("to", &S::to, "Receiving rank, 0 to ranks − 1, not `from`.").required(),
-            key<S, Bytes, EntryContext>("size", &S::size, size(Zero::rejected), kAllModels, "Bytes to move.")
-                .required(),
-            key<S, Time, EntryContext>("start", &S::start, time(Zero::allowed), kAllModels,
-                                       "When the transfer starts (after its `after` entry, if any)."),
+            key("size", &S::size, size(Zero::rejected), kAllModels, "Bytes to move.").required(),
+            key("start", &S::start, time(Zero::allowed), kAllModels,
+                "When the transfer starts (after its `after` entry, if any)."),
         }};
     return t;
 }
@@ -139,8 +138,7 @@ const Table<TraceSpec, EntryContext>& trace_table() {
     static const Table<S, EntryContext> t{
         "workload.trace",
         {
-            key<S, TraceFormat, EntryContext>(
-                "format", &S::format, choice<TraceFormat>("format", {{"chakra", TraceFormat::chakra}}), kAllModels,
+            key("format", &S::format, choice<TraceFormat>("format", {{"chakra", TraceFormat::chakra}}), kAllModels,
                 "MLCommons Chakra execution traces (`third_party/chakra/et_def.proto`): a length-delimited "
                 "GlobalMetadata, then Nodes."),
             custom_key<S, EntryContext>(
@@ -179,15 +177,14 @@ const Table<TraceSpec, EntryContext>& trace_table() {
                     for (int r : s.ranks) ranks.emplace_back(static_cast<RankId::rep>(r));
                     return print_rank_set(ranks);
                 }),
-            key<S, CollectiveAlgorithm, EntryContext>(
-                "algorithm", &S::algorithm,
+            key("algorithm", &S::algorithm,
                 choice<CollectiveAlgorithm>(
                     "algorithm", {{"auto", CollectiveAlgorithm::automatic}, {"ring", CollectiveAlgorithm::ring}}),
                 kAllModels,
                 "The trace's all-reduce, all-gather and reduce-scatter collectives: as NCCL would choose per call, or "
                 "ring; the others always as NCCL would."),
-            key<S, int, EntryContext>("channels", &S::channels, channels_field(), kAllModels,
-                                      "Channels of the trace's collectives, as for a `collective` entry."),
+            key("channels", &S::channels, channels_field(), kAllModels,
+                "Channels of the trace's collectives, as for a `collective` entry."),
         }};
     return t;
 }
