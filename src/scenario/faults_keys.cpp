@@ -38,16 +38,13 @@ std::vector<std::string> keys_of(FaultKind kind) {
 
 // A number in [min, max]; `expected` says what it is.
 Field<double> real(double min, double max, std::string type, const char* expected) {
-    return {TypeDoc{std::move(type), {"number"}},
-            [min, max, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<double> {
-                const auto v = n.is_scalar() ? parse_number(n.text) : std::nullopt;
-                if (!v || *v < min || *v > max) {
-                    issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
-                    return std::nullopt;
-                }
-                return v;
-            },
-            [](const double& v) { return Value{v}; }};
+    return parsed<double>(
+        TypeDoc{std::move(type), {"number"}},
+        [min, max](const std::string& s) -> std::optional<double> {
+            const auto v = parse_number(s);
+            return v && *v >= min && *v <= max ? v : std::nullopt;
+        },
+        expected);
 }
 
 // The link between two nodes: [from, to].

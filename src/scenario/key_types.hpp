@@ -6,6 +6,8 @@
 #include "core/units.hpp"
 #include "scenario/key_table.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -110,13 +112,40 @@ template <class T>
 Field<std::optional<T>> or_auto(Field<T> base, std::string type) {
     Field<std::optional<T>> f = optional_of(std::move(base));
     f.doc.text = std::move(type);
-    if (std::find(f.doc.json_types.begin(), f.doc.json_types.end(), "string") == f.doc.json_types.end())
-        f.doc.json_types.emplace_back("string");
+    if (!contains(f.doc.json_types, "string")) f.doc.json_types.emplace_back("string");
     f.read = [read = f.read](const Node& n, const std::string& path, Issues& issues) {
         return is_keyword(n, "auto") ? std::optional<std::optional<T>>{std::in_place} : read(n, path, issues);
     };
     f.print = [print = f.print](const std::optional<T>& v) { return v ? print(v) : Value{std::string("auto")}; };
     return f;
+}
+
+// `keyword` for `value`, a sentinel that another key or a model gives meaning (`none`, `off`,
+// `auto`), or a value as `base` reads it; `type`: the docs' words for both.
+template <class T>
+Field<T> keyword_for(Field<T> base, const char* keyword, T value, std::string type) {
+    base.doc.text = std::move(type);
+    if (!contains(base.doc.json_types, "string")) base.doc.json_types.emplace_back("string");
+    base.read = [read = base.read, keyword, value](const Node& n, const std::string& path, Issues& issues) {
+        return is_keyword(n, keyword) ? std::optional<T>{value} : read(n, path, issues);
+    };
+    base.print = [print = base.print, keyword, value](const T& v) {
+        return v == value ? Value{std::string(keyword)} : print(v);
+    };
+    return base;
+}
+
+// A number read from a scalar's text by `parse`, or `expected` in the message.
+template <class T, class Parse>
+Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
+    return {std::move(type),
+            [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
+                std::optional<T> v;
+                if (n.is_scalar()) v = parse(n.text);
+                if (!v) issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
+                return v;
+            },
+            [](const T& v) { return Value{v}; }};
 }
 
 // A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).

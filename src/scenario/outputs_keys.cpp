@@ -43,16 +43,6 @@ Field<std::vector<OutputFormat>> formats() {
             }};
 }
 
-// A sampling period, or `off` (zero).
-Field<Time> period_or_off() {
-    return {TypeDoc{"time > 0, or `off`", {"string", "integer"}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Time> {
-                if (is_keyword(n, "off")) return Time::zero();
-                return read_time(n, path, Zero::rejected, issues);
-            },
-            [](const Time& t) { return Value{t == Time::zero() ? std::string("off") : to_string(t)}; }};
-}
-
 // ports: "from->to", each naming every link from node `from` to `to`; the names are checked
 // against the topology when it is built (queue_sampler.cpp).
 bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, NoContext&, Issues& issues) {
@@ -145,7 +135,8 @@ const Table<OutputsSpec>& outputs_table() {
                 .shown_default("`\"\"`"),
             key("formats", &S::formats, formats(), kAllModels,
                 "Files written to the results folder. Each format at most once."),
-            key("qp_rates", &S::qp_rates, period_or_off(), kPacket,
+            key("qp_rates", &S::qp_rates, keyword_for(time(Zero::rejected), "off", Time::zero(), "time > 0, or `off`"),
+                kPacket,
                 "Packet model with DCQCN or IB CC: each QP's rate (and IB CC's CCTI), sampled on change at most this "
                 "often, into `qp_rates.csv` (with `csv`)."),
             key("timeline", &S::timeline, boolean(), kAllModels,

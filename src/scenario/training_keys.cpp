@@ -99,19 +99,6 @@ std::string flops_text(std::int64_t flops) {
     return fmt::format("{}{}FLOPS", flops, kPrefixes[p]);
 }
 
-// A number read by `parse`, or `expected` in the message.
-template <class T, class Parse>
-Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
-    return {std::move(type),
-            [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
-                std::optional<T> v;
-                if (n.is_scalar()) v = parse(n.text);
-                if (!v) issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
-                return v;
-            },
-            [](const T& v) { return Value{v}; }};
-}
-
 const Table<TrainingModelSpec, Ctx>& model_table() {
     using M = TrainingModelSpec;
     static const Table<M, Ctx> t{

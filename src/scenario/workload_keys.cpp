@@ -92,16 +92,7 @@ Value print_rank_set(const std::vector<RankId>& ranks) {
     return list_value(ranks, [](RankId r) { return integer(r.value()); });
 }
 
-Field<int> channels_field() {
-    return {TypeDoc{"`auto` or 1..64", {"integer", "string"}, 1, 64, {}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<int> {
-                if (is_keyword(n, "auto")) return 0;
-                const auto v = read_int(n, path, 1, 64, issues);
-                if (!v) return std::nullopt;
-                return static_cast<int>(*v);
-            },
-            [](const int& c) { return c == 0 ? Value{std::string("auto")} : integer(c); }};
-}
+Field<int> channels_field() { return keyword_for(integer(1, 64), "auto", 0, "`auto` or 1..64"); }
 
 const Table<TransferSpec, EntryContext>& transfer_table() {
     using S = TransferSpec;
