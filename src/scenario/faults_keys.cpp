@@ -63,13 +63,9 @@ bool read_link(const Node& n, const std::string& path, S& out, NoContext&, Issue
 }
 
 Field<std::optional<Bandwidth>> lower_rate() {
-    return {TypeDoc{"rate below the link's", {"string", "integer"}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<Bandwidth>> {
-                const auto v = read_bandwidth(n, path, issues);
-                if (!v) return std::nullopt;
-                return std::optional<Bandwidth>{*v};
-            },
-            [](const std::optional<Bandwidth>& v) { return v ? Value{to_string(*v)} : Value{}; }};
+    Field<std::optional<Bandwidth>> f = optional_of(rate());
+    f.doc.text = "rate below the link's";
+    return f;
 }
 
 }  // namespace

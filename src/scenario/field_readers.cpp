@@ -40,9 +40,6 @@ std::optional<T> parse_decimal(const std::string& text) {
     return value;
 }
 
-// Some text for the type error: scalars by value, others by kind.
-std::string found(const Node& node) { return describe_found(node); }
-
 }  // namespace
 
 std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min, std::int64_t max,
@@ -51,12 +48,12 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
     if (node.is_scalar()) v = parse_decimal<std::int64_t>(node.text);
     if (!v || *v < min) {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer >= {}, found {}", min, found(node)));
+                   fmt::format("expected an integer >= {}, found {}", min, describe_found(node)));
         return std::nullopt;
     }
     if (*v > max) {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer <= {}, found {}", max, found(node)));
+                   fmt::format("expected an integer <= {}, found {}", max, describe_found(node)));
         return std::nullopt;
     }
     return v;
@@ -67,19 +64,19 @@ std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path
     if (node.is_scalar() && !node.text.starts_with('-')) v = parse_decimal<std::uint64_t>(node.text);
     if (!v)
         issues.add(node.location, std::string(path),
-                   fmt::format("expected an unsigned 64-bit integer, found {}", found(node)));
+                   fmt::format("expected an unsigned 64-bit integer, found {}", describe_found(node)));
     return v;
 }
 
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar()) return node.text;
-    issues.add(node.location, std::string(path), fmt::format("expected text, found {}", found(node)));
+    issues.add(node.location, std::string(path), fmt::format("expected text, found {}", describe_found(node)));
     return std::nullopt;
 }
 
 std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
-    issues.add(node.location, std::string(path), fmt::format("expected true or false, found {}", found(node)));
+    issues.add(node.location, std::string(path), fmt::format("expected true or false, found {}", describe_found(node)));
     return std::nullopt;
 }
 
@@ -95,7 +92,7 @@ std::optional<std::string> read_name(const Node& node, std::string_view path, Is
     if (node.is_scalar() && is_valid_name(node.text)) return node.text;
     issues.add(node.location, std::string(path),
                fmt::format("expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
-                           node.is_scalar() && node.text.empty() ? "an empty name" : found(node)));
+                           node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node)));
     return std::nullopt;
 }
 
@@ -104,7 +101,7 @@ std::optional<std::string> read_choice(const Node& node, std::string_view path, 
     if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end()) return node.text;
     if (!node.is_scalar()) {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected {} ({}), found {}", what, join(choices), found(node)));
+                   fmt::format("expected {} ({}), found {}", what, join(choices), describe_found(node)));
         return std::nullopt;
     }
     issues.add(node.location, std::string(path),
@@ -118,7 +115,8 @@ template <class T, class Parse, class Limit>
 std::optional<T> read_unit(const Node& node, std::string_view path, std::string_view expected, std::string_view noun,
                            Parse parse, Limit limit, bool reject_zero, Issues& issues) {
     if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path), fmt::format("expected {}, found {}", expected, found(node)));
+        issues.add(node.location, std::string(path),
+                   fmt::format("expected {}, found {}", expected, describe_found(node)));
         return std::nullopt;
     }
     const auto parsed = parse(node.text);
@@ -128,12 +126,12 @@ std::optional<T> read_unit(const Node& node, std::string_view path, std::string_
     }
     if (reject_zero && parsed.value() == T{}) {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected {} greater than 0, found {}", expected, found(node)));
+                   fmt::format("expected {} greater than 0, found {}", expected, describe_found(node)));
         return std::nullopt;
     }
     if (const auto beyond = limit(parsed.value())) {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected {} {}, found {}", noun, *beyond, found(node)));
+                   fmt::format("expected {} {}, found {}", noun, *beyond, describe_found(node)));
         return std::nullopt;
     }
     return parsed.value();

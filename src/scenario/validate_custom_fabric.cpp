@@ -115,7 +115,7 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
     if (!list.is_sequence() || list.items.empty()) {
         issues.add(list.location, path,
                    fmt::format("expected a list of switches ({{name, radix, port_speed}} each), found {}",
-                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+                               describe_found(list)));
         return;
     }
     const std::optional<Technology> tech = spec.technology;
@@ -157,7 +157,7 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
     if (!list.is_sequence() || list.items.empty()) {
         issues.add(list.location, path,
                    fmt::format("expected a list of links ({{from, to}} each, as {{from: s0.nic0, to: sw0}}), found {}",
-                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+                               describe_found(list)));
         return;
     }
     bool complete = true;  // every link read: the NICs without one can be named

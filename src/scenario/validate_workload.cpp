@@ -14,7 +14,6 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// The kinds of workload entry.
 const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
 
 // Reads one entry; its name is left empty when not given (filled in later).
