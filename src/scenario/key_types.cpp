@@ -206,12 +206,9 @@ Field<std::string> text_field() {
 }
 
 Field<std::optional<Bandwidth>> rate_or_auto() {
-    return {TypeDoc{"rate > 0, or `auto`", kUnitJson},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Bandwidth>(n, path, "auto", "a rate (e.g. 40Mbps)", parse_bandwidth, read_bandwidth,
-                                          issues);
-            },
-            [](const std::optional<Bandwidth>& v) { return print_or(v, "auto"); }};
+    return unit_or<Bandwidth>(
+        "rate", "auto", Zero::rejected, "a rate (e.g. 40Mbps)", parse_bandwidth,
+        [](const Node& n, std::string_view path, Zero, Issues& issues) { return read_bandwidth(n, path, issues); });
 }
 
 }  // namespace fabricsim::scenario

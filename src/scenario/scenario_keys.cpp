@@ -42,19 +42,6 @@ Value seed(std::uint64_t s) {
     return Value{std::to_string(s)};
 }
 
-// A section read with `table` into `member`.
-template <class Sub>
-Key<S, Read> sub_section(const char* name, Sub S::*member, const Table<Sub>& table, const char* doc) {
-    auto k = top(
-        name, TypeDoc{"mapping", {"object"}}, doc,
-        [member, &table](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
-            return read_table(n, path, table, out.*member, issues).map != nullptr;
-        },
-        [member, &table](const S& s) { return print_table(table, s.*member); });
-    k.info.section = &table;
-    return k;
-}
-
 // A section of the cluster, read by validate_cluster() with what the sections before it say,
 // whether it is written or not, and printed with `table`.
 template <class Sub, class Ctx>
@@ -121,8 +108,8 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
                 [](const S& s) { return seed(s.seed); }),
             loader_key("include", TypeDoc{"path or list of paths", {"string", "array"}},
                        "Files merged underneath this one (see [Include](#include))."),
-            sub_section("simulation", &S::simulation, simulation_table(),
-                        "The network model and its settings (see [Simulation](#simulation-simulation))."),
+            section("simulation", &S::simulation, simulation_table(),
+                    "The network model and its settings (see [Simulation](#simulation-simulation))."),
             [] {
                 auto k = top(
                     "cluster", TypeDoc{"mapping", {"object"}},
@@ -160,7 +147,7 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
             loader_key("variants", TypeDoc{"mapping", {"object"}},
                        "Named sets of overrides, each a mapping of key paths to values (see [Variants](#variants)).")
                 .shown_default("one variant, `default`"),
-            sub_section("outputs", &S::outputs, outputs_table(), "Result files (see [Outputs](#outputs-outputs))."),
+            section("outputs", &S::outputs, outputs_table(), "Result files (see [Outputs](#outputs-outputs))."),
         }};
     return t;
 }
