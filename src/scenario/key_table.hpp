@@ -134,6 +134,11 @@ struct Key {
         info.missing = std::move(message);
         return std::move(*this);
     }
+    // A key read by hand whose value is the section `table` declares (the docs and schema nest it).
+    Key&& with_section(const TableInfo& table) && {
+        info.section = &table;
+        return std::move(*this);
+    }
     // Printed only where `when` holds (a key that a choice of another key makes meaningless).
     template <class When>
     Key&& printed_if(When when) && {

@@ -144,18 +144,14 @@ const Table<OutputsSpec>& outputs_table() {
                 "start and end, one track per rank, in Chrome's trace-event format (Perfetto, `chrome://tracing`; "
                 "docs/models/traces.md).")
                 .printed_if([](const S& s) { return s.timeline; }),
-            [] {
-                auto k = custom_key<S>(
-                    "queues", TypeDoc{"mapping", {"object"}}, kPacket,
-                    "Packet model only (with the ideal model it is an error): queue time series into `queues.csv` "
-                    "(with "
-                    "`csv`), see [Queue time series](#queue-time-series).",
-                    read_queues, [](const S& s) {
-                        return s.queues.interval > Time::zero() ? print_table(queues_table(), s.queues) : Value{};
-                    });
-                k.info.section = &queues_table();
-                return k;
-            }(),
+            custom_key<S>("queues", TypeDoc{"mapping", {"object"}}, kPacket,
+                          "Packet model only (with the ideal model it is an error): queue time series into "
+                          "`queues.csv` (with `csv`), see [Queue time series](#queue-time-series).",
+                          read_queues,
+                          [](const S& s) {
+                              return s.queues.interval > Time::zero() ? print_table(queues_table(), s.queues) : Value{};
+                          })
+                .with_section(queues_table()),
         }};
     return t;
 }

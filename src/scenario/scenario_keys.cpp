@@ -110,20 +110,18 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
                        "Files merged underneath this one (see [Include](#include))."),
             section("simulation", &S::simulation, simulation_table(),
                     "The network model and its settings (see [Simulation](#simulation-simulation))."),
-            [] {
-                auto k = top(
-                    "cluster", TypeDoc{"mapping", {"object"}},
-                    "The servers and the networks between them (see [Cluster](#cluster)).",
-                    [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
-                        auto [cluster, ranks_known] = validate_cluster(n, issues);
-                        out.cluster = std::move(cluster);
-                        read.cluster_known = ranks_known;
-                        return true;
-                    },
-                    [](const S& s) { return print_table(cluster_table(), s.cluster); });
-                k.info.section = &cluster_table();
-                return std::move(k).required("missing required section");
-            }(),
+            top(
+                "cluster", TypeDoc{"mapping", {"object"}},
+                "The servers and the networks between them (see [Cluster](#cluster)).",
+                [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
+                    auto [cluster, ranks_known] = validate_cluster(n, issues);
+                    out.cluster = std::move(cluster);
+                    read.cluster_known = ranks_known;
+                    return true;
+                },
+                [](const S& s) { return print_table(cluster_table(), s.cluster); })
+                .with_section(cluster_table())
+                .required("missing required section"),
             top(
                 "workload", TypeDoc{"non-empty list of entries", {"array"}},
                 "What the cluster does (see [Workload](#workload)).",
