@@ -128,7 +128,7 @@ const Table<S, Ctx>& collective_table() {
                 "The size of one collective. `size` or `sizes` is required.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
                     if (ctx.entry->find("sizes") != nullptr) return false;  // `sizes` says both are given
-                    const auto b = read_bytes(n, path, Zero::rejected, issues);
+                    const auto b = size(Zero::rejected).read(n, path, issues);
                     if (b) out.sizes = {*b};
                     return b.has_value();
                 },

@@ -1,7 +1,7 @@
 // faults: a list of entries, each with exactly one kind key whose value holds the keys of that
 // kind (faults_spec.hpp), one declaration per key. Names of links and nodes are checked when
 // the topology is built; here, the shape, the units and the ranges. Every time is held to
-// 10^6 s by read_time (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
+// 10^6 s by the time fields (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
 // flap's period after period) stay inside 64-bit picoseconds.
 #include "scenario/validate.hpp"
 

@@ -1,8 +1,5 @@
 #include "scenario/field_readers.hpp"
 
-#include "scenario/input_limits.hpp"
-#include "scenario/units_parse.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,72 +106,6 @@ std::optional<std::string> read_choice(const Node& node, std::string_view path, 
     return std::nullopt;
 }
 
-namespace {
-
-template <class T, class Parse, class Limit>
-std::optional<T> read_unit(const Node& node, std::string_view path, std::string_view expected, std::string_view noun,
-                           Parse parse, Limit limit, bool reject_zero, Issues& issues) {
-    if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {}, found {}", expected, describe_found(node)));
-        return std::nullopt;
-    }
-    const auto parsed = parse(node.text);
-    if (!parsed.ok()) {
-        issues.add(node.location, std::string(path), parsed.error());
-        return std::nullopt;
-    }
-    if (reject_zero && parsed.value() == T{}) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} greater than 0, found {}", expected, describe_found(node)));
-        return std::nullopt;
-    }
-    if (const auto beyond = limit(parsed.value())) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} {}, found {}", noun, *beyond, describe_found(node)));
-        return std::nullopt;
-    }
-    return parsed.value();
-}
-
-template <class T>
-std::optional<std::string> within_limit(T v) {
-    return beyond_limit(v);
-}
-
-}  // namespace
-
-std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Time>(node, path, "a time (e.g. 500ns, 2.5us)", "a time", parse_time, within_limit<Time>,
-                           zero == Zero::rejected, issues);
-}
-
-std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Time>(
-        node, path, "a time (e.g. 500ns, 2.5us)", "a delay", parse_time,
-        [](Time t) { return beyond_limit(t, kMaxDelay); }, zero == Zero::rejected, issues);
-}
-
-std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Bytes>(node, path, "a size (e.g. 4KiB, 1MB)", "a size", parse_bytes, within_limit<Bytes>,
-                            zero == Zero::rejected, issues);
-}
-
-std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues) {
-    return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s)", "a rate", parse_bandwidth,
-                                within_limit<Bandwidth>, true, issues);
-}
-
-std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues) {
-    if (node.is_scalar() && node.text == "auto") return Bandwidth::zero();
-    return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s) or auto", "a rate", parse_bandwidth,
-                                within_limit<Bandwidth>, true, issues);
-}
-
-std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Length>(node, path, "a length (e.g. 5m, 30m)", "a length", parse_length, within_limit<Length>,
-                             zero == Zero::rejected, issues);
-}
 namespace {
 
 constexpr std::int64_t kMaxRatioTerm = 1'000'000;

@@ -3,7 +3,6 @@
 // return nothing so that validation can go on and find the next problem.
 #pragma once
 
-#include "core/units.hpp"
 #include "scenario/issues.hpp"
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
@@ -56,17 +55,6 @@ std::optional<std::vector<T>> read_items(const Node& node, const std::string& pa
 // One of `choices`, by name.
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);
-
-// Each value is also held to its limit in input_limits.hpp (the limit is in the message).
-enum class Zero { allowed, rejected };
-std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues);
-// A time added once per hop or per message (a latency), held to kMaxDelay.
-std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues);
-std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues);
-std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues);
-std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues);
-// A rate, or `auto` for zero (a default that depends on other keys, e.g. the NIC's line rate).
-std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues);
 
 // Leaf downlink : uplink bandwidth, at least 1: "3:1", an integer (2 = 2:1) or a decimal with
 // at most 3 places (1.5 = 3:2); reduced to lowest terms, each side at most 1000000.

@@ -17,6 +17,10 @@
 
 namespace fabricsim::scenario {
 
+// Whether a quantity with a unit may be zero; each is also held to its limit in input_limits.hpp
+// (the limit is in the message).
+enum class Zero { allowed, rejected };
+
 // Shared by the readers of key_types.cpp and the tables' own keys.
 bool is_keyword(const Node& n, const char* keyword);
 

@@ -127,7 +127,7 @@ Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& tab
                            "missing required key (the port speed this class is for)");
                 continue;
             }
-            const auto v = read_bandwidth(*speed, key_path(at, "speed"), issues);
+            const auto v = rate().read(*speed, key_path(at, "speed"), issues);
             if (!v) continue;
             const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
             if (same != seen.end()) {
