@@ -46,15 +46,13 @@ Value seed(std::uint64_t s) {
 // whether it is written or not, and printed with `table`.
 template <class Sub, class Ctx>
 Key<ClusterSpec> part(const char* name, Sub ClusterSpec::*member, const Table<Sub, Ctx>& table, const char* doc) {
-    Key<ClusterSpec> k;
-    k.info = key_info(name, TypeDoc{"mapping", {"object"}}, doc, 0);
-    k.info.section = &table;
-    for (const KeyInfo& sub : table.TableInfo::keys) k.info.consumers |= sub.consumers;
-    k.read = [](const Node&, const std::string&, ClusterSpec&, NoContext&, Issues&, std::vector<std::string>&) {
-        return true;
-    };
-    k.print = [member, &table](const ClusterSpec& c) { return print_table(table, c.*member); };
-    return k;
+    unsigned consumers = 0;
+    for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
+    return {key_info(name, TypeDoc{"mapping", {"object"}}, doc, consumers, &table),
+            [](const Node&, const std::string&, ClusterSpec&, NoContext&, Issues&, std::vector<std::string>&) {
+                return true;
+            },
+            [member, &table](const ClusterSpec& c) { return print_table(table, c.*member); }};
 }
 
 }  // namespace
