@@ -71,12 +71,6 @@ std::optional<std::string> read_text(const Node& node, std::string_view path, Is
     return std::nullopt;
 }
 
-std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& issues) {
-    if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
-    issues.add(node.location, std::string(path), fmt::format("expected true or false, found {}", describe_found(node)));
-    return std::nullopt;
-}
-
 bool is_valid_name(std::string_view name) {
     if (name.empty()) return false;
     return std::all_of(name.begin(), name.end(), [](char c) {

@@ -26,8 +26,6 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
                                      Issues& issues);
 std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues);
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues);
-// `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
-std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& issues);
 // A name that can name a folder or a column: [A-Za-z0-9._-]+.
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues);
 bool is_valid_name(std::string_view name);

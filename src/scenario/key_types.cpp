@@ -122,21 +122,14 @@ Field<std::optional<T>> unit_or(const Unit<T>& u, const char* keyword, Zero zero
         [keyword](const std::optional<T>& v) { return print_or(v, keyword); }};
 }
 
-}  // namespace
-
-bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
-
-std::optional<double> parse_number(std::string_view s) {
-    double v = 0;
-    const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
-    return v;
+// `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
+std::optional<bool> read_bool(const Node& node, const std::string& path, Issues& issues) {
+    if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
+    issues.add(node.location, path, fmt::format("expected true or false, found {}", describe_found(node)));
+    return std::nullopt;
 }
 
-Value int_list(const std::vector<int>& list) {
-    return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
-}
-
+// A number in (0, max], as fraction() reads it.
 std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues) {
     std::optional<double> v;
     if (n.is_scalar()) {
@@ -163,6 +156,21 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
         return std::nullopt;
     }
     return v;
+}
+
+}  // namespace
+
+bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+
+std::optional<double> parse_number(std::string_view s) {
+    double v = 0;
+    const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+Value int_list(const std::vector<int>& list) {
+    return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
 }
 
 TypeDoc name_type() {

@@ -188,7 +188,5 @@ Key<S> description_key() {
 
 // A finite decimal number ("0.4", "1e-7"), the whole text.
 std::optional<double> parse_number(std::string_view s);
-// A number in (0, max], as fraction() reads it.
-std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues);
 
 }  // namespace fabricsim::scenario

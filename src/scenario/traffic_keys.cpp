@@ -20,6 +20,9 @@ namespace {
 using S = TrafficSpec;
 using Ctx = EntryContext;
 
+// At most this many flows per traffic entry (a guard against a typo that asks for billions).
+constexpr std::int64_t kMaxTrafficFlows = 10'000'000;
+
 const std::vector<std::string> kPatterns{"permutation", "incast", "all_to_all", "poisson", "storage", "gpu_pool"};
 
 // The keys of each pattern, in kPatterns order, as its messages list them; `start` is everyone's.

@@ -12,6 +12,14 @@
 
 namespace fabricsim::scenario {
 
+namespace {
+
+// The slowest rate a message may cross in `cluster` (NICs, fabric links, NVLink), and what it is.
+struct SlowestLink {
+    Bandwidth rate;
+    std::string what;  // "cluster.server.nic.line_rate"
+};
+
 SlowestLink slowest_link(const ClusterSpec& cluster) {
     SlowestLink s{cluster.server.nic.line_rate, "cluster.server.nic.line_rate"};
     const auto consider = [&s](Bandwidth rate, const char* what) {
@@ -33,6 +41,7 @@ SlowestLink slowest_link(const ClusterSpec& cluster) {
     return s;
 }
 
+// The largest single message an entry sends (a training job: its bf16 gradients, an upper bound).
 Bytes largest_message(const WorkloadEntry& entry) {
     struct Largest {
         Bytes operator()(const TransferSpec& t) const { return t.size; }
@@ -57,8 +66,6 @@ Bytes largest_message(const WorkloadEntry& entry) {
     };
     return std::visit(Largest{}, entry.kind);
 }
-
-namespace {
 
 // The node at `path` under `root` (keys only), or the deepest one that exists: where an
 // issue about a value that was left at its default goes.
