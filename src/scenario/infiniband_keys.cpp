@@ -57,16 +57,6 @@ std::optional<int> read_vl(const Node& n, const std::string& path, Lanes lanes, 
     return static_cast<int>(*v);
 }
 
-std::optional<int> read_weight(const Node& n, const std::string& path, Issues& issues) {
-    const auto v = n.is_scalar() ? parse_int(n.text) : std::nullopt;
-    if (!v || *v < 0 || *v > 255) {
-        issues.add(n.location, path,
-                   fmt::format("expected a weight from 0 to 255 (units of 64 bytes), found {}", describe_found(n)));
-        return std::nullopt;
-    }
-    return v;
-}
-
 bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, Lanes& lanes, Issues& issues) {
     if (!n.is_sequence() || n.items.size() != static_cast<std::size_t>(kIbServiceLevels)) {
         issues.add(n.location, path,
@@ -97,7 +87,14 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
                 },
                 [](const VlWeight& e) { return integer_value(e.vl); })
                 .required(),
-            key("weight", &VlWeight::weight, {TypeDoc{"integer, 0 to 255", {"integer"}}, read_weight, integer_value},
+            key("weight", &VlWeight::weight,
+                parsed<int>(
+                    TypeDoc{"integer, 0 to 255", {"integer"}},
+                    [](const std::string& word) {
+                        const auto v = parse_int(word);
+                        return v && *v >= 0 && *v <= 255 ? v : std::nullopt;
+                    },
+                    "a weight from 0 to 255 (units of 64 bytes)"),
                 kPacket, "Units of 64 bytes.")
                 .required(),
         }};

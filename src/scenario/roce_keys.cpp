@@ -55,23 +55,19 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
     return read_items<int>(n, at, priority, issues);
 }
 
-// pfc.priority: one priority as a number, several as a list (how `priority` reads them).
-Field<std::vector<int>> priorities() {
-    return {TypeDoc{"integer, 0 to 7, or a non-empty list of distinct ones", {"integer", "array"}, 0, kMaxPriority, {}},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_priority_list(n, path, false, issues);
-            },
-            [](const std::vector<int>& list) {
-                return list.size() == 1 ? Value{std::int64_t{list.front()}} : int_list(list);
-            }};
-}
-
-Field<std::vector<int>> strict_priorities() {
-    return {TypeDoc{"list of distinct priorities, 0 to 7; may be empty", {"array", "integer"}, 0, kMaxPriority, {}},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_priority_list(n, path, true, issues);
-            },
-            int_list};
+// pfc.priority: one priority as a number, several as a list (how `priority` reads them); and,
+// `strict`, queues.strict: a list, which may be empty.
+Field<std::vector<int>> priority_list(bool strict) {
+    return {
+        strict
+            ? TypeDoc{"list of distinct priorities, 0 to 7; may be empty", {"array", "integer"}, 0, kMaxPriority}
+            : TypeDoc{"integer, 0 to 7, or a non-empty list of distinct ones", {"integer", "array"}, 0, kMaxPriority},
+        [strict](const Node& n, const std::string& path, Issues& issues) {
+            return read_priority_list(n, path, strict, issues);
+        },
+        [strict](const std::vector<int>& list) {
+            return list.size() == 1 && !strict ? Value{std::int64_t{list.front()}} : int_list(list);
+        }};
 }
 
 Field<std::array<int, 8>> weights() {
@@ -192,7 +188,7 @@ const Table<PfcSpec>& pfc_table() {
         {
             key("enabled", &PfcSpec::enabled, boolean(), kPacket,
                 "IEEE 802.1Qbb priority flow control on the `priority` list. A lossless fabric needs it."),
-            key("priority", &PfcSpec::priorities, priorities(), kPacket,
+            key("priority", &PfcSpec::priorities, priority_list(false), kPacket,
                 "The lossless priorities: PFC pauses these and no others. The first is the data class of every "
                 "message whose workload entry names no `priority`. May not hold `control_priority`. `validate "
                 "--print` shows one as a number, several as a list. Default: the usual RoCE lossless priority in "
@@ -292,7 +288,7 @@ const Table<QueuesSpec>& queues_table() {
     static const Table<QueuesSpec> t{
         kPath + ".queues",
         {
-            key("strict", &QueuesSpec::strict, strict_priorities(), kPacket,
+            key("strict", &QueuesSpec::strict, priority_list(true), kPacket,
                 "Queues served first, by strict priority, the higher number first (802.1Q §8.6.8 strict priority). "
                 "The default holds the CNPs, ACKs and NAKs (`control_priority` 6) and network control (7). `[]`: "
                 "every queue shares by weight."),
