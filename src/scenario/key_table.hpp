@@ -30,6 +30,8 @@ namespace fabricsim::scenario {
 
 // The models that read a key: a scenario that sets a key its model does not read is warned.
 enum Consumer : unsigned { kIdeal = 1, kPacket = 2, kFlow = 4, kAllModels = kIdeal | kPacket | kFlow };
+// "all", or the models by name ("packet, flow"): the docs' "read by" column and the warnings.
+std::string models(unsigned consumers);
 
 // A value type as the docs and the JSON Schema describe it.
 struct TypeDoc {
