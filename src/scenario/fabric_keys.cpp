@@ -292,8 +292,7 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
     const std::string path = "cluster.storage_fabric";
     if (node == nullptr || (node->is_scalar() && node->text == "none")) return out;
     if (!node->is_null() && !node->is_mapping()) {
-        issues.add(node->location, path,
-                   fmt::format("expected a mapping of fabric keys, or none, found {}", describe_found(*node)));
+        add_expected(issues, *node, path, "a mapping of fabric keys, or none");
         return out;
     }
     out.enabled = true;

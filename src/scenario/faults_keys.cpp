@@ -50,9 +50,7 @@ Field<double> real(double min, double max, std::string type, const char* expecte
 // The link between two nodes: [from, to].
 bool read_link(const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
     if (!n.is_sequence() || n.items.size() != 2 || !n.items[0].is_scalar() || !n.items[1].is_scalar()) {
-        issues.add(
-            n.location, path,
-            fmt::format("expected the two nodes the link joins, e.g. [leaf0, spine1], found {}", describe_found(n)));
+        add_expected(issues, n, path, "the two nodes the link joins, e.g. [leaf0, spine1]");
         return false;
     }
     out.from = n.items[0].text;
@@ -206,7 +204,7 @@ std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* clus
                                        Issues& issues) {
     if (node.is_null()) return {};
     if (!node.is_sequence()) {
-        issues.add(node.location, "faults", fmt::format("expected a list of faults, found {}", describe_found(node)));
+        add_expected(issues, node, "faults", "a list of faults");
         return {};
     }
     std::vector<FaultSpec> out;

@@ -16,11 +16,15 @@ void check_keys(const Node& mapping, std::string_view path, const std::vector<st
     }
 }
 
+void add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what) {
+    issues.add(node.location, std::string(path), fmt::format("expected {}, found {}", what, describe_found(node)));
+}
+
 const Node* read_section(const Node& node, std::string_view path, Issues& issues) {
     static const Node empty = Node::mapping({});
     if (node.is_mapping()) return &node;
     if (node.is_null()) return &empty;
-    issues.add(node.location, std::string(path), fmt::format("expected a mapping, found {}", describe_found(node)));
+    add_expected(issues, node, path, "a mapping");
     return nullptr;
 }
 
@@ -59,15 +63,13 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
 std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues) {
     std::optional<std::uint64_t> v;
     if (node.is_scalar() && !node.text.starts_with('-')) v = parse_decimal<std::uint64_t>(node.text);
-    if (!v)
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an unsigned 64-bit integer, found {}", describe_found(node)));
+    if (!v) add_expected(issues, node, path, "an unsigned 64-bit integer");
     return v;
 }
 
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar()) return node.text;
-    issues.add(node.location, std::string(path), fmt::format("expected text, found {}", describe_found(node)));
+    add_expected(issues, node, path, "text");
     return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 #include "scenario/includes.hpp"
 
+#include "scenario/field_readers.hpp"
 #include "scenario/yaml_tree.hpp"
 
 #include <fmt/format.h>
@@ -31,7 +32,7 @@ std::optional<Node> resolve(Node root, std::vector<ChainLink>& chain, SourceFile
 std::optional<Node> load_included(const Node& name, const std::string& key, std::vector<ChainLink>& chain,
                                   SourceFiles& files, Issues& issues) {
     if (!name.is_scalar() || name.text.empty()) {
-        issues.add(name.location, key, fmt::format("expected a file name, found {}", describe_found(name)));
+        add_expected(issues, name, key, "a file name");
         return std::nullopt;
     }
     const std::string shown = resolve_display(chain.back().shown, name.text);

@@ -104,8 +104,7 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
 // A list of { vl, weight }. False after an issue.
 bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vector<VlWeight>& out, Issues& issues) {
     if (!n.is_sequence()) {
-        issues.add(n.location, path,
-                   fmt::format("expected a list of {{ vl, weight }} entries, found {}", describe_found(n)));
+        add_expected(issues, n, path, "a list of { vl, weight } entries");
         return false;
     }
     if (n.items.size() > kArbitrationEntriesMax) {

@@ -78,7 +78,7 @@ template <class T>
 std::optional<T> read_unit(const Node& node, const std::string& path, const Unit<T>& u, Zero zero, Issues& issues,
                            std::string_view expected) {
     if (!node.is_scalar()) {
-        issues.add(node.location, path, fmt::format("expected {}, found {}", expected, describe_found(node)));
+        add_expected(issues, node, path, expected);
         return std::nullopt;
     }
     const auto parsed = u.parse(node.text);
@@ -125,7 +125,7 @@ Field<std::optional<T>> unit_or(const Unit<T>& u, const char* keyword, Zero zero
 // `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
 std::optional<bool> read_bool(const Node& node, const std::string& path, Issues& issues) {
     if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
-    issues.add(node.location, path, fmt::format("expected true or false, found {}", describe_found(node)));
+    add_expected(issues, node, path, "true or false");
     return std::nullopt;
 }
 
@@ -147,8 +147,7 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
         }
     }
     if (!v) {
-        issues.add(n.location, path,
-                   fmt::format("expected a number (e.g. 0.125) or a fraction (e.g. 1/8), found {}", describe_found(n)));
+        add_expected(issues, n, path, "a number (e.g. 0.125) or a fraction (e.g. 1/8)");
         return std::nullopt;
     }
     if (!(*v > 0 && *v <= max)) {
@@ -192,8 +191,7 @@ Field<std::optional<bool>> boolean_or_auto() {
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
                 if (!n.is_scalar() || (n.text != "true" && n.text != "false")) {
-                    issues.add(n.location, path,
-                               fmt::format("expected true, false or auto, found {}", describe_found(n)));
+                    add_expected(issues, n, path, "true, false or auto");
                     return std::nullopt;
                 }
                 return std::optional<bool>{n.text == "true"};

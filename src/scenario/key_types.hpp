@@ -146,7 +146,7 @@ Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
             [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
                 std::optional<T> v;
                 if (n.is_scalar()) v = parse(n.text);
-                if (!v) issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
+                if (!v) add_expected(issues, n, path, expected);
                 return v;
             },
             [](const T& v) { return Value{v}; }};

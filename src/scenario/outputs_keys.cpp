@@ -19,8 +19,7 @@ Field<std::vector<OutputFormat>> formats() {
     return {TypeDoc{"list of `json`, `csv`", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<OutputFormat>> {
                 if (!n.is_sequence()) {
-                    issues.add(n.location, path,
-                               fmt::format("expected a list of formats (json, csv), found {}", describe_found(n)));
+                    add_expected(issues, n, path, "a list of formats (json, csv)");
                     return std::nullopt;
                 }
                 std::vector<OutputFormat> out;

@@ -51,8 +51,7 @@ std::vector<VariantDef> take_variants(Node& root, Issues& issues) {
     root.erase("variants");
     if (section.is_null()) return out;
     if (!section.is_mapping()) {
-        issues.add(section.location, "variants",
-                   fmt::format("expected a mapping of variant names to overrides, found {}", describe_found(section)));
+        add_expected(issues, section, "variants", "a mapping of variant names to overrides");
         return out;
     }
     for (auto& v : section.entries) {

@@ -36,9 +36,7 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         return std::vector<int>{static_cast<int>(*v)};
     }
     if (!n.is_sequence() || (n.items.empty() && !allow_empty)) {
-        issues.add(
-            n.location, at,
-            fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
+        add_expected(issues, n, at, "a priority 0..7 or a list of them (e.g. [3, 4])");
         return std::nullopt;
     }
     std::vector<int> seen;
@@ -103,10 +101,8 @@ Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& tab
                                     Issues& issues) -> std::optional<std::vector<Class>> {
         std::vector<Class> out;
         if (!node.is_sequence()) {
-            issues.add(node.location, path,
-                       fmt::format("expected a list of port classes, one per port speed (e.g. [{{speed: 400Gbps, "
-                                   "...}}]), found {}",
-                                   describe_found(node)));
+            add_expected(issues, node, path,
+                         "a list of port classes, one per port speed (e.g. [{speed: 400Gbps, ...}])");
             return out;
         }
         std::vector<std::pair<Bandwidth, std::size_t>> seen;

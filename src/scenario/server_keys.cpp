@@ -48,10 +48,7 @@ Field<std::vector<int>> link_counts() {
     return {TypeDoc{"list of integers ≥ 1", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<int>> {
                 if (!n.is_sequence()) {
-                    issues.add(n.location, path,
-                               fmt::format("expected a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5]), "
-                                           "found {}",
-                                           describe_found(n)));
+                    add_expected(issues, n, path, "a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5])");
                     return std::nullopt;
                 }
                 return read_items<int>(n, path, integer(1, kMaxNvlinksPerGpu).read, issues);

@@ -41,9 +41,7 @@ const std::vector<std::vector<std::string>>& pattern_keys() {
 bool read_load(const Node& node, const std::string& path, S& out, Ctx&, Issues& issues) {
     const auto load = node.is_scalar() ? parse_number(node.text) : std::nullopt;
     if (!load) {
-        issues.add(
-            node.location, path,
-            fmt::format("expected a fraction of the senders' line rate in (0, 1], found {}", describe_found(node)));
+        add_expected(issues, node, path, "a fraction of the senders' line rate in (0, 1]");
         return false;
     }
     if (!(*load > 0 && *load <= 1)) {

@@ -152,9 +152,7 @@ const Table<S, Ctx>& gpu_table() {
                      std::optional<std::int64_t> v;
                      if (n.is_scalar()) v = parse_flops(n.text);
                      if (v && *v > 0) return v;
-                     issues.add(n.location, path,
-                                fmt::format("expected a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS), found {}",
-                                            describe_found(n)));
+                     add_expected(issues, n, path, "a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS)");
                      return std::nullopt;
                  },
                  [](const std::int64_t& f) { return Value{flops_text(f)}; }},
@@ -343,9 +341,7 @@ std::optional<TrainingSpec> read_training(const Node& kind_node, const std::stri
                                           Issues& issues) {
     const std::string tpath = key_path(path, "training");
     if (!kind_node.is_mapping()) {
-        issues.add(kind_node.location, tpath,
-                   fmt::format("expected a mapping with model, batch, gpu and parallelism, found {}",
-                               describe_found(kind_node)));
+        add_expected(issues, kind_node, tpath, "a mapping with model, batch, gpu and parallelism");
         return std::nullopt;
     }
     S spec;

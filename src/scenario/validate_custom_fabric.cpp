@@ -113,9 +113,7 @@ End resolve_end(const Node& node, const std::string& key, const std::string& nam
 void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base, Context& c,
                    Issues& issues) {
     if (!list.is_sequence() || list.items.empty()) {
-        issues.add(list.location, path,
-                   fmt::format("expected a list of switches ({{name, radix, port_speed}} each), found {}",
-                               describe_found(list)));
+        add_expected(issues, list, path, "a list of switches ({name, radix, port_speed} each)");
         return;
     }
     const std::optional<Technology> tech = spec.technology;
@@ -155,9 +153,7 @@ std::pair<std::string, std::string> pair_of(const End& a, const End& b) {
 
 void read_links(const Node& list, const std::string& path, FabricSpec& spec, const Context& c, Issues& issues) {
     if (!list.is_sequence() || list.items.empty()) {
-        issues.add(list.location, path,
-                   fmt::format("expected a list of links ({{from, to}} each, as {{from: s0.nic0, to: sw0}}), found {}",
-                               describe_found(list)));
+        add_expected(issues, list, path, "a list of links ({from, to} each, as {from: s0.nic0, to: sw0})");
         return;
     }
     bool complete = true;  // every link read: the NICs without one can be named

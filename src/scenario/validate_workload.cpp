@@ -33,9 +33,7 @@ ReadEntry validate_entry(const Node& node, std::size_t index, const ClusterSpec*
     ReadEntry out;
     out.entry.location = node.location;
     if (!node.is_mapping()) {
-        issues.add(node.location, path,
-                   fmt::format("expected a workload entry (a mapping such as {{transfer: {{...}}}}), found {}",
-                               describe_found(node)));
+        add_expected(issues, node, path, "a workload entry (a mapping such as {transfer: {...}})");
         return out;
     }
     std::vector<std::string> allowed = kAvailableKinds;
@@ -179,8 +177,7 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
 
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues) {
     if (!node.is_sequence() || node.items.empty()) {
-        issues.add(node.location, "workload",
-                   fmt::format("expected a non-empty list of entries, found {}", describe_found(node)));
+        add_expected(issues, node, "workload", "a non-empty list of entries");
         return {};
     }
     std::vector<ReadEntry> read;
