@@ -8,8 +8,6 @@
 #include "scenario/units_parse.hpp"
 #include "scenario/workload_keys.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <bit>
 
@@ -48,8 +46,8 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
     }
     const auto bad = [&] {
         issues.add(node.location, path,
-                   fmt::format("expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
-                               describe_found(node)));
+                   "expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
+                   describe_found(node));
         return std::nullopt;
     };
     if (!node.is_scalar()) return bad();
@@ -69,18 +67,18 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
     }
     if (!from.ok() || !to.ok() || factor < 2) return bad();
     if (from.value().count() <= 0 || to.value() < from.value()) {
-        issues.add(node.location, path, fmt::format("the sweep must go up from a positive size, found \"{}\"", t));
+        issues.add(node.location, path, "the sweep must go up from a positive size, found \"{}\"", t);
         return std::nullopt;
     }
     if (const auto beyond = beyond_limit(to.value())) {
-        issues.add(node.location, path, fmt::format("expected a size {}, found \"{}\"", *beyond, t));
+        issues.add(node.location, path, "expected a size {}, found \"{}\"", *beyond, t);
         return std::nullopt;
     }
     std::vector<Bytes> sizes;
     for (std::int64_t b = from.value().count(); b <= to.value().count(); b *= factor) {
         sizes.emplace_back(b);
         if (static_cast<std::int64_t>(sizes.size()) > kMaxSweepPoints) {
-            issues.add(node.location, path, fmt::format("a sweep has at most {} sizes", kMaxSweepPoints));
+            issues.add(node.location, path, "a sweep has at most {} sizes", kMaxSweepPoints);
             return std::nullopt;
         }
         if (b > INT64_MAX / factor) break;
@@ -173,8 +171,7 @@ const Table<S, Ctx>& collective_table() {
                     const bool in_group =
                         out.ranks.empty() ? (!ctx.ranks || *v < *ctx.ranks)
                                           : std::find(out.ranks.begin(), out.ranks.end(), out.root) != out.ranks.end();
-                    if (!in_group)
-                        issues.add(n.location, path, fmt::format("rank {} is not one of the collective's ranks", *v));
+                    if (!in_group) issues.add(n.location, path, "rank {} is not one of the collective's ranks", *v);
                     return in_group;
                 },
                 [](const S& c) { return Value{std::int64_t{c.root.value()}}; })
@@ -199,9 +196,8 @@ std::optional<CollectiveSpec> read_collective(const Node& entry, const std::stri
     if (algorithm != nullptr && r.ok("collective") && r.ok("algorithm")) {
         const auto allowed = algorithms_for(spec.op);
         if (std::find(allowed.begin(), allowed.end(), algorithm->text) == allowed.end()) {
-            issues.add(algorithm->location, key_path(path, "algorithm"),
-                       fmt::format("{} does not run {}; it runs with: {}", algorithm->text, r.given("collective")->text,
-                                   join(allowed)));
+            issues.add(algorithm->location, key_path(path, "algorithm"), "{} does not run {}; it runs with: {}",
+                       algorithm->text, r.given("collective")->text, join(allowed));
             ok = false;
         }
     }
@@ -218,9 +214,8 @@ std::optional<CollectiveSpec> read_collective(const Node& entry, const std::stri
     }
     if (ok && group_size > 0 && spec.algorithm == CollectiveAlgorithm::halving_doubling &&
         !std::has_single_bit(static_cast<unsigned>(group_size))) {
-        issues.add(
-            algorithm->location, key_path(path, "algorithm"),
-            fmt::format("halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size));
+        issues.add(algorithm->location, key_path(path, "algorithm"),
+                   "halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size);
         ok = false;
     }
     if (!ok) return std::nullopt;

@@ -56,7 +56,7 @@ bool read_link(const Node& n, const std::string& path, S& out, NoContext&, Issue
     out.from = n.items[0].text;
     out.to = n.items[1].text;
     if (out.from != out.to) return true;
-    issues.add(n.location, path, fmt::format("both ends are \"{}\"; a link joins two nodes", out.from));
+    issues.add(n.location, path, "both ends are \"{}\"; a link joins two nodes", out.from);
     return false;
 }
 
@@ -157,12 +157,12 @@ bool check_fault(const S& f, const SectionRead& r, const std::string& path, cons
     const std::size_t before = issues.size();
     if (f.kind == FaultKind::link_flap && f.down + f.jitter >= f.period)
         issues.add(r.given("down")->location, key_path(path, "down"),
-                   fmt::format("down ({}) plus jitter ({}) must be shorter than the period ({}), so that the link "
-                               "comes back between flaps",
-                               f.down, f.jitter, f.period));
+                   "down ({}) plus jitter ({}) must be shorter than the period ({}), so that the link "
+                   "comes back between flaps",
+                   f.down, f.jitter, f.period);
     else if (f.kind == FaultKind::link_flap && f.until <= f.at)
-        issues.add(r.given("until")->location, key_path(path, "until"),
-                   fmt::format("the flapping ends ({}) before it starts ({})", f.until, f.at));
+        issues.add(r.given("until")->location, key_path(path, "until"), "the flapping ends ({}) before it starts ({})",
+                   f.until, f.at);
     if (f.kind == FaultKind::link_degraded && !f.speed && f.ber == 0.0)
         issues.add(r.map->location, path, "a degraded link needs a lower `speed`, a `ber` or both");
     if (f.kind == FaultKind::straggler && cluster != nullptr)
@@ -174,8 +174,8 @@ std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, con
                                         Issues& issues) {
     const std::string entry_path = index_path("faults", index);
     if (!item.is_mapping() || item.entries.size() != 1) {
-        issues.add(item.location, entry_path,
-                   fmt::format("expected one fault kind key ({}), found {}", join(kKinds), describe_found(item)));
+        issues.add(item.location, entry_path, "expected one fault kind key ({}), found {}", join(kKinds),
+                   describe_found(item));
         return std::nullopt;
     }
     const Entry& e = item.entries.front();
@@ -213,9 +213,9 @@ std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* clus
         if (!f) continue;
         if (!packet_model && f->kind != FaultKind::straggler) {
             issues.add(f->location, index_path("faults", i),
-                       fmt::format("a {} fault needs the packet model (simulation.model: packet); the ideal and "
-                                   "flow models have no packets or queues to lose, only a straggler",
-                                   to_string(f->kind)));
+                       "a {} fault needs the packet model (simulation.model: packet); the ideal and "
+                       "flow models have no packets or queues to lose, only a straggler",
+                       to_string(f->kind));
             continue;
         }
         out.push_back(std::move(*f));

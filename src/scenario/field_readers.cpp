@@ -17,7 +17,7 @@ void check_keys(const Node& mapping, std::string_view path, const std::vector<st
 }
 
 void add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what) {
-    issues.add(node.location, std::string(path), fmt::format("expected {}, found {}", what, describe_found(node)));
+    issues.add(node.location, std::string(path), "expected {}, found {}", what, describe_found(node));
 }
 
 const Node* read_section(const Node& node, std::string_view path, Issues& issues) {
@@ -48,13 +48,11 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
     std::optional<std::int64_t> v;
     if (node.is_scalar()) v = parse_decimal<std::int64_t>(node.text);
     if (!v || *v < min) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer >= {}, found {}", min, describe_found(node)));
+        issues.add(node.location, std::string(path), "expected an integer >= {}, found {}", min, describe_found(node));
         return std::nullopt;
     }
     if (*v > max) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer <= {}, found {}", max, describe_found(node)));
+        issues.add(node.location, std::string(path), "expected an integer <= {}, found {}", max, describe_found(node));
         return std::nullopt;
     }
     return v;
@@ -83,9 +81,8 @@ bool is_valid_name(std::string_view name) {
 
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar() && is_valid_name(node.text)) return node.text;
-    issues.add(node.location, std::string(path),
-               fmt::format("expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
-                           node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node)));
+    issues.add(node.location, std::string(path), "expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
+               node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node));
     return std::nullopt;
 }
 
@@ -93,12 +90,12 @@ std::optional<std::string> read_choice(const Node& node, std::string_view path, 
                                        const std::vector<std::string>& choices, Issues& issues) {
     if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end()) return node.text;
     if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} ({}), found {}", what, join(choices), describe_found(node)));
+        issues.add(node.location, std::string(path), "expected {} ({}), found {}", what, join(choices),
+                   describe_found(node));
         return std::nullopt;
     }
-    issues.add(node.location, std::string(path),
-               fmt::format("unknown {} \"{}\"{}", what, node.text, available_choices(node.text, choices)));
+    issues.add(node.location, std::string(path), "unknown {} \"{}\"{}", what, node.text,
+               available_choices(node.text, choices));
     return std::nullopt;
 }
 
@@ -121,8 +118,8 @@ std::optional<std::int64_t> ratio_digits(std::string_view s) {
 std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues) {
     const auto malformed = [&]() -> std::optional<Ratio> {
         issues.add(node.location, std::string(path),
-                   fmt::format("expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
-                               describe_found(node)));
+                   "expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
+                   describe_found(node));
         return std::nullopt;
     };
     if (!node.is_scalar()) return malformed();
@@ -142,8 +139,8 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         if (!whole || !part) return malformed();
         if (fraction.size() > kMaxRatioDecimals) {
             issues.add(node.location, std::string(path),
-                       fmt::format("expected at most {} decimal places (write thirds as \"4:3\"), found {}",
-                                   kMaxRatioDecimals, describe_found(node)));
+                       "expected at most {} decimal places (write thirds as \"4:3\"), found {}", kMaxRatioDecimals,
+                       describe_found(node));
             return std::nullopt;
         }
         for (std::size_t i = 0; i < fraction.size(); ++i) up *= 10;
@@ -154,18 +151,16 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         down = *n;
     }
     if (down < up) {
-        issues.add(
-            node.location, std::string(path),
-            fmt::format("expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node)));
+        issues.add(node.location, std::string(path),
+                   "expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node));
         return std::nullopt;
     }
     const std::int64_t g = std::gcd(down, up);
     down /= g;
     up /= g;
     if (down > kMaxRatioTerm) {
-        issues.add(
-            node.location, std::string(path),
-            fmt::format("expected a ratio whose terms are at most {}, found {}", kMaxRatioTerm, describe_found(node)));
+        issues.add(node.location, std::string(path), "expected a ratio whose terms are at most {}, found {}",
+                   kMaxRatioTerm, describe_found(node));
         return std::nullopt;
     }
     return Ratio{static_cast<int>(down), static_cast<int>(up)};
@@ -254,9 +249,8 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
         return out;
     }
     if (!node.is_sequence() || node.items.empty()) {
-        issues.add(
-            node.location, path,
-            fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
+        issues.add(node.location, path, "expected \"all\", a number of ranks or a list of ranks, found {}",
+                   describe_found(node));
         return std::nullopt;
     }
     std::set<std::int64_t> seen;
@@ -264,12 +258,12 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
         auto r = read_int(item, item_path, 0, (1 << 30), found);
         if (!r) return std::nullopt;
         if (ranks && *r >= *ranks)
-            found.add(item.location, item_path,
-                      fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
+            found.add(item.location, item_path, "rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks,
+                      *ranks - 1);
         else if (skip == *r)
-            found.add(item.location, item_path, fmt::format("rank {} is the receiver", *r));
+            found.add(item.location, item_path, "rank {} is the receiver", *r);
         else if (!seen.insert(*r).second)
-            found.add(item.location, item_path, fmt::format("rank {} is listed twice", *r));
+            found.add(item.location, item_path, "rank {} is listed twice", *r);
         else
             return RankId{static_cast<RankId::rep>(*r)};
         return std::nullopt;

@@ -3,8 +3,6 @@
 #include "scenario/field_readers.hpp"
 #include "scenario/yaml_tree.hpp"
 
-#include <fmt/format.h>
-
 #include <filesystem>
 
 namespace fabricsim::scenario {
@@ -41,7 +39,7 @@ std::optional<Node> load_included(const Node& name, const std::string& key, std:
         if (link.identity != identity) continue;
         std::string cycle;
         for (const auto& l : chain) cycle += l.shown + " -> ";
-        issues.add(name.location, key, fmt::format("include cycle: {}{}", cycle, shown));
+        issues.add(name.location, key, "include cycle: {}{}", cycle, shown);
         return std::nullopt;
     }
     const auto text = files.read(shown, name.location, key, issues);
@@ -50,8 +48,8 @@ std::optional<Node> load_included(const Node& name, const std::string& key, std:
     if (!tree) return std::nullopt;
     if (tree->is_null()) return Node::mapping(tree->location);  // an empty file adds nothing
     if (!tree->is_mapping()) {
-        issues.add(tree->location, "",
-                   fmt::format("an included file must be a mapping of sections, found {}", describe_found(*tree)));
+        issues.add(tree->location, "", "an included file must be a mapping of sections, found {}",
+                   describe_found(*tree));
         return std::nullopt;
     }
     chain.push_back(ChainLink{shown, identity});

@@ -43,15 +43,13 @@ std::optional<int> read_vl(const Node& n, const std::string& path, Lanes lanes, 
     auto v = read_int(n, path, 0, 1'000'000, issues);
     if (!v) return std::nullopt;
     if (lanes.known && *v >= lanes.count) {
-        issues.add(n.location, path,
-                   fmt::format("VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}", *v,
-                               lanes.count, lanes.count - 1));
+        issues.add(n.location, path, "VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}",
+                   *v, lanes.count, lanes.count - 1);
         return std::nullopt;
     }
     if (*v >= kIbDataVlsMax) {
-        issues.add(n.location, path,
-                   fmt::format("VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)", *v,
-                               kIbDataVlsMax - 1));
+        issues.add(n.location, path, "VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)", *v,
+                   kIbDataVlsMax - 1);
         return std::nullopt;
     }
     return static_cast<int>(*v);
@@ -108,9 +106,8 @@ bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vec
         return false;
     }
     if (n.items.size() > kArbitrationEntriesMax) {
-        issues.add(n.location, path,
-                   fmt::format("expected at most {} entries (the size of an IBA VL arbitration table), found {}",
-                               kArbitrationEntriesMax, n.items.size()));
+        issues.add(n.location, path, "expected at most {} entries (the size of an IBA VL arbitration table), found {}",
+                   kArbitrationEntriesMax, n.items.size());
         return false;
     }
     const auto entry = [&](const Node& item, const std::string& at, Issues& found) -> std::optional<VlWeight> {
@@ -171,36 +168,34 @@ std::optional<CctEntrySpec> parse_cct_entry(const Node& n) {
 using CctTable = std::optional<std::vector<CctEntrySpec>>;
 
 Field<CctTable> cct_table() {
-    return {
-        TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
-        [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
-            if (is_keyword(n, "auto")) return CctTable{};
-            if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
-                issues.add(
-                    n.location, path,
-                    fmt::format("expected auto or a list of 1 to {} entries shift:multiplier, found {}", kCctEntriesMax,
-                                n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n)));
-                return std::nullopt;
-            }
-            const auto entry = [](const Node& item, const std::string& at,
-                                  Issues& found) -> std::optional<CctEntrySpec> {
-                if (auto e = parse_cct_entry(item)) return e;
-                found.add(item.location, at,
-                          fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
-                                      "3:776), found {}",
-                                      kShiftMax, kMultiplierMax, describe_found(item)));
-                return std::nullopt;
-            };
-            auto table = read_items<CctEntrySpec>(n, path, entry, issues);
-            if (!table) return std::nullopt;
-            return CctTable{std::move(*table)};
-        },
-        // OpenSM's cc_cct notation, shift:multiplier.
-        [](const CctTable& table) {
-            if (!table) return text("auto");
-            return list_value(*table,
-                              [](const CctEntrySpec& e) { return text(fmt::format("{}:{}", e.shift, e.multiplier)); });
-        }};
+    return {TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
+            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
+                if (is_keyword(n, "auto")) return CctTable{};
+                if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
+                    issues.add(n.location, path,
+                               "expected auto or a list of 1 to {} entries shift:multiplier, found {}", kCctEntriesMax,
+                               n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n));
+                    return std::nullopt;
+                }
+                const auto entry = [](const Node& item, const std::string& at,
+                                      Issues& found) -> std::optional<CctEntrySpec> {
+                    if (auto e = parse_cct_entry(item)) return e;
+                    found.add(item.location, at,
+                              "expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
+                              "3:776), found {}",
+                              kShiftMax, kMultiplierMax, describe_found(item));
+                    return std::nullopt;
+                };
+                auto table = read_items<CctEntrySpec>(n, path, entry, issues);
+                if (!table) return std::nullopt;
+                return CctTable{std::move(*table)};
+            },
+            // OpenSM's cc_cct notation, shift:multiplier.
+            [](const CctTable& table) {
+                if (!table) return text("auto");
+                return list_value(
+                    *table, [](const CctEntrySpec& e) { return text(fmt::format("{}:{}", e.shift, e.multiplier)); });
+            }};
 }
 
 const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
@@ -255,8 +250,8 @@ void check_cct_indices(const IbCongestionControlSpec& cc, const SectionRead& r, 
     const Node* limit_node = r.given("congestion_control.ccti_limit");
     if (cc.table && cc.ccti_limit && static_cast<std::size_t>(*cc.ccti_limit) >= cc.table->size()) {
         issues.add(limit_node->location, key_path(path, "ccti_limit"),
-                   fmt::format("ccti_limit {} is past the last index of the table, {}; expected at most {}",
-                               *cc.ccti_limit, cc.table->size() - 1, cc.table->size() - 1));
+                   "ccti_limit {} is past the last index of the table, {}; expected at most {}", *cc.ccti_limit,
+                   cc.table->size() - 1, cc.table->size() - 1);
         return;
     }
     if (!r.ok("congestion_control.ccti_min")) return;
@@ -268,7 +263,7 @@ void check_cct_indices(const IbCongestionControlSpec& cc, const SectionRead& r, 
                       : fmt::format("auto ({}: {})", limit, cc.table ? "the table's last index" : "128 entries");
     const Node* min_node = r.given("congestion_control.ccti_min");
     issues.add((min_node != nullptr ? min_node : limit_node)->location, key_path(path, "ccti_min"),
-               fmt::format("ccti_min {} is above ccti_limit {}; expected ccti_min <= ccti_limit", cc.ccti_min, shown));
+               "ccti_min {} is above ccti_limit {}; expected ccti_min <= ccti_limit", cc.ccti_min, shown);
 }
 
 // Every VL an SL maps to needs a weight in one of the tables, or its packets never leave.
@@ -282,9 +277,9 @@ void check_vl_weights(const InfinibandSpec& ib, SourceLocation where, Issues& is
         if (weighted || reported[static_cast<std::size_t>(vl)]) continue;
         reported[static_cast<std::size_t>(vl)] = true;
         issues.add(where, key_path(kPath, "vl_arbitration"),
-                   fmt::format("VL {} carries SL {} but has no entry with a weight above 0 in high or low; its "
-                               "packets would never be sent",
-                               vl, sl));
+                   "VL {} carries SL {} but has no entry with a weight above 0 in high or low; its "
+                   "packets would never be sent",
+                   vl, sl);
     }
 }
 
@@ -293,9 +288,9 @@ void check_infiniband(const InfinibandSpec& ib, const SectionRead& r, Lanes lane
     if (const Node* buffer = r.given("vl_buffer");
         buffer != nullptr && r.ok("vl_buffer") && ib.vl_buffer && *ib.vl_buffer < mtu + headers)
         issues.add(buffer->location, key_path(kPath, "vl_buffer"),
-                   fmt::format("{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
-                               "so credits would never cover it; expected at least {} or auto",
-                               buffer->text, mtu, headers, fmt::format("{}B", (mtu + headers).count())));
+                   "{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
+                   "so credits would never cover it; expected at least {} or auto",
+                   buffer->text, mtu, headers, fmt::format("{}B", (mtu + headers).count()));
     check_cct_indices(ib.congestion_control, r, issues);
     const Node* arbitration = r.given("vl_arbitration");
     const Node* sl_node = r.given("sl_to_vl");

@@ -5,6 +5,8 @@
 
 #include "core/errors.hpp"
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -16,6 +18,13 @@ namespace fabricsim::scenario {
 class Issues {
 public:
     void add(SourceLocation where, std::string key_path, std::string message);
+    // The message formatted from `format` and its arguments.
+    template <class First, class... Rest>
+    void add(SourceLocation where, std::string key_path, fmt::format_string<First, Rest...> format, First&& first,
+             Rest&&... rest) {
+        add(std::move(where), std::move(key_path),
+            fmt::format(format, std::forward<First>(first), std::forward<Rest>(rest)...));
+    }
     bool empty() const { return list_.empty(); }
     std::size_t size() const { return list_.size(); }
     const std::vector<ConfigIssue>& list() const { return list_; }

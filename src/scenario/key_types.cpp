@@ -35,7 +35,7 @@ std::optional<std::optional<T>> read_or(const Node& n, const std::string& path, 
                                         std::string_view expected, Parse parse, Read read, Issues& issues) {
     if (is_keyword(n, keyword)) return std::optional<std::optional<T>>{std::in_place, std::nullopt};
     if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok())) {
-        issues.add(n.location, path, fmt::format("expected {} or {}, found {}", expected, keyword, describe_found(n)));
+        issues.add(n.location, path, "expected {} or {}, found {}", expected, keyword, describe_found(n));
         return std::nullopt;
     }
     auto v = read(n, path, issues);
@@ -87,12 +87,11 @@ std::optional<T> read_unit(const Node& node, const std::string& path, const Unit
         return std::nullopt;
     }
     if (zero == Zero::rejected && parsed.value() == T{}) {
-        issues.add(node.location, path,
-                   fmt::format("expected {} greater than 0, found {}", expected, describe_found(node)));
+        issues.add(node.location, path, "expected {} greater than 0, found {}", expected, describe_found(node));
         return std::nullopt;
     }
     if (const auto beyond = u.beyond(parsed.value())) {
-        issues.add(node.location, path, fmt::format("expected {} {}, found {}", u.noun, *beyond, describe_found(node)));
+        issues.add(node.location, path, "expected {} {}, found {}", u.noun, *beyond, describe_found(node));
         return std::nullopt;
     }
     return parsed.value();
@@ -151,7 +150,7 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
         return std::nullopt;
     }
     if (!(*v > 0 && *v <= max)) {
-        issues.add(n.location, path, fmt::format("{} is outside (0, {}]", n.text, max));
+        issues.add(n.location, path, "{} is outside (0, {}]", n.text, max);
         return std::nullopt;
     }
     return v;

@@ -4,8 +4,6 @@
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace fabricsim::scenario {
@@ -29,7 +27,7 @@ Field<std::vector<OutputFormat>> formats() {
                     if (!name) continue;
                     const OutputFormat f = *name == "json" ? OutputFormat::json : OutputFormat::csv;
                     if (std::find(out.begin(), out.end(), f) != out.end()) {
-                        issues.add(n.items[i].location, at, fmt::format("\"{}\" is listed twice", *name));
+                        issues.add(n.items[i].location, at, "\"{}\" is listed twice", *name);
                         continue;
                     }
                     out.push_back(f);
@@ -47,8 +45,8 @@ Field<std::vector<OutputFormat>> formats() {
 bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, NoContext&, Issues& issues) {
     if (!n.is_sequence() || n.items.empty()) {
         issues.add(n.location, path,
-                   fmt::format("expected a list of one or more ports \"from->to\" (e.g. \"leaf0->s0.nic0\"), found {}",
-                               describe_found(n)));
+                   "expected a list of one or more ports \"from->to\" (e.g. \"leaf0->s0.nic0\"), found {}",
+                   describe_found(n));
         return false;
     }
     bool read = true;
@@ -64,9 +62,9 @@ bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, No
         if (arrow == std::string::npos || arrow == 0 || arrow + 2 >= name->size() ||
             name->find("->", arrow + 2) != std::string::npos) {
             issues.add(item.location, at,
-                       fmt::format("\"{}\" is not a port; expected \"from->to\", two node names as `fabricsim topo` "
-                                   "lists them (e.g. \"leaf0->s0.nic0\")",
-                                   *name));
+                       "\"{}\" is not a port; expected \"from->to\", two node names as `fabricsim topo` "
+                       "lists them (e.g. \"leaf0->s0.nic0\")",
+                       *name);
             read = false;
             continue;
         }

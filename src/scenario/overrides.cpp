@@ -62,8 +62,8 @@ std::vector<VariantDef> take_variants(Node& root, Issues& issues) {
         }
         VariantDef def{v.key, {}};
         if (!v.value.is_null() && !v.value.is_mapping()) {
-            issues.add(v.value.location, vpath,
-                       fmt::format("expected a mapping of key.path: value, found {}", describe_found(v.value)));
+            issues.add(v.value.location, vpath, "expected a mapping of key.path: value, found {}",
+                       describe_found(v.value));
             continue;
         }
         for (auto& e : v.value.entries) {
@@ -111,15 +111,13 @@ void apply_override(Node& root, const Override& o, Issues& issues) {
             const auto index = parse_index(segment);
             const std::size_t n = at->items.size();
             if (!index) {
-                issues.add(
-                    o.location, shown,
-                    fmt::format("is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1, segment));
+                issues.add(o.location, shown, "is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1,
+                           segment);
                 return;
             }
             if (*index >= n) {
-                issues.add(
-                    o.location, shown,
-                    fmt::format("index {} is past the end of the list ({} entr{})", *index, n, n == 1 ? "y" : "ies"));
+                issues.add(o.location, shown, "index {} is past the end of the list ({} entr{})", *index, n,
+                           n == 1 ? "y" : "ies");
                 return;
             }
             at = &at->items[*index];
@@ -135,8 +133,8 @@ void apply_override(Node& root, const Override& o, Issues& issues) {
             at = child;
             shown = key_path(shown, segment);
         } else {
-            issues.add(o.location, shown,
-                       fmt::format("is a single value ({}), so it has no key \"{}\"", describe_found(*at), segment));
+            issues.add(o.location, shown, "is a single value ({}), so it has no key \"{}\"", describe_found(*at),
+                       segment);
             return;
         }
         walked.push_back(segment);

@@ -46,8 +46,7 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         const bool twice = std::find(seen.begin(), seen.end(), *v) != seen.end();
         seen.push_back(*v);
         if (!twice) return v;
-        found.add(item.location, path,
-                  fmt::format("priority {} is listed twice; expected each priority at most once", *v));
+        found.add(item.location, path, "priority {} is listed twice; expected each priority at most once", *v);
         return std::nullopt;
     };
     return read_items<int>(n, at, priority, issues);
@@ -73,11 +72,10 @@ Field<std::array<int, 8>> weights() {
             [](const Node& n, const std::string& at, Issues& issues) -> std::optional<std::array<int, 8>> {
                 std::array<int, 8> out{1, 1, 1, 1, 1, 1, 1, 1};
                 if (!n.is_sequence() || n.items.size() != out.size()) {
-                    issues.add(
-                        n.location, at,
-                        fmt::format("expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
-                                    "1]), found {}",
-                                    n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n)));
+                    issues.add(n.location, at,
+                               "expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
+                               "1]), found {}",
+                               n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n));
                     return std::nullopt;
                 }
                 const auto list = read_items<int>(n, at, integer(1, kMaxWeight).read, issues);
@@ -124,8 +122,8 @@ Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& tab
             const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
             if (same != seen.end()) {
                 issues.add(speed->location, key_path(at, "speed"),
-                           fmt::format("{} is already the speed of {}; expected each port speed once", to_string(*v),
-                                       index_path(path, same->second)));
+                           "{} is already the speed of {}; expected each port speed once", to_string(*v),
+                           index_path(path, same->second));
                 continue;
             }
             seen.emplace_back(*v, i);
@@ -162,9 +160,9 @@ Field<std::vector<EcnPortClass>> ecn_port_classes() {
                             if (kmin <= kmax) return true;
                             issues.add(m.find("kmin") != nullptr ? m.find("kmin")->location : m.location,
                                        key_path(at, "kmin"),
-                                       fmt::format("kmin {} is above kmax {} for {} ports; RED marks from kmin up to "
-                                                   "kmax, so expected kmin <= kmax",
-                                                   in_kb(kmin), in_kb(kmax), to_string(c.speed)));
+                                       "kmin {} is above kmax {} for {} ports; RED marks from kmin up to "
+                                       "kmax, so expected kmin <= kmax",
+                                       in_kb(kmin), in_kb(kmax), to_string(c.speed));
                             return false;
                         });
 }
@@ -313,8 +311,8 @@ void check_ecn_order(const EcnSpec& ecn, const SectionRead& r, std::optional<Ban
     issues.add(
         kmin_node != nullptr ? kmin_node->location : (kmax_node != nullptr ? kmax_node->location : r.map->location),
         key_path(kPath, "ecn.kmin"),
-        fmt::format("kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
-                    shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB")));
+        "kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
+        shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB"));
 }
 
 // CNPs, ACKs and NAKs go on control_priority, in a queue PFC never pauses. Reported at
@@ -328,19 +326,18 @@ void check_control_priority(const RoceSpec& out, const SectionRead& r, Issues& i
         lossless.size() == 1 ? fmt::format("{}", lossless.front()) : fmt::format("[{}]", fmt::join(lossless, ", "));
     if (const Node* n = r.given("control_priority")) {
         issues.add(n->location, key_path(kPath, "control_priority"),
-                   fmt::format("{} is a lossless priority (pfc.priority: {}); CNPs, ACKs and NAKs need a queue "
-                               "that PFC does not pause, so expected a priority not in pfc.priority",
-                               out.control_priority, list));
+                   "{} is a lossless priority (pfc.priority: {}); CNPs, ACKs and NAKs need a queue "
+                   "that PFC does not pause, so expected a priority not in pfc.priority",
+                   out.control_priority, list);
         return;
     }
     const int p = out.control_priority;
     const Node* priority = r.given("pfc.priority");
-    issues.add(
-        priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
-        fmt::format("{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
-                    "not pause, so expected lossless priorities other than {} (or a control_priority "
-                    "set to another priority)",
-                    lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p), p));
+    issues.add(priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
+               "{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
+               "not pause, so expected lossless priorities other than {} (or a control_priority "
+               "set to another priority)",
+               lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p), p);
 }
 
 void check_roce(const RoceSpec& out, const SectionRead& r, std::optional<Bandwidth> link_speed, Issues& issues) {
@@ -351,15 +348,15 @@ void check_roce(const RoceSpec& out, const SectionRead& r, std::optional<Bandwid
     if (out.lossless && out.pfc.enabled && out.ecn.enabled && r.ok("ecn.kmax") && r.ok("pfc.xoff") && out.ecn.kmax &&
         out.pfc.xoff && !(*out.ecn.kmax < *out.pfc.xoff)) {
         issues.add(kmax->location, key_path(kPath, "ecn.kmax"),
-                   fmt::format("kmax {} is not below pfc.xoff {}; ECN must mark before PFC pauses (DCQCN paper "
-                               "\u00a75), so expected kmax < xoff: lower kmax or raise pfc.xoff",
-                               kmax->text, xoff->text));
+                   "kmax {} is not below pfc.xoff {}; ECN must mark before PFC pauses (DCQCN paper "
+                   "\u00a75), so expected kmax < xoff: lower kmax or raise pfc.xoff",
+                   kmax->text, xoff->text);
     }
     if (r.ok("pfc.xoff") && r.ok("pfc.xon_delta") && out.pfc.xoff && !(out.pfc.xon_delta < *out.pfc.xoff)) {
         const Node* delta = r.given("pfc.xon_delta");
         issues.add((delta != nullptr ? delta : xoff)->location, key_path(kPath, "pfc.xon_delta"),
-                   fmt::format("xon_delta {} is not below pfc.xoff {}; XON = XOFF - xon_delta must stay above 0",
-                               delta != nullptr ? delta->text : to_string(out.pfc.xon_delta), xoff->text));
+                   "xon_delta {} is not below pfc.xoff {}; XON = XOFF - xon_delta must stay above 0",
+                   delta != nullptr ? delta->text : to_string(out.pfc.xon_delta), xoff->text);
     }
     if (r.ok("lossless") && out.lossless && !out.pfc.enabled && r.given("pfc.enabled") != nullptr) {
         issues.add(r.given("pfc.enabled")->location, key_path(kPath, "pfc.enabled"),

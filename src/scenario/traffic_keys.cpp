@@ -45,9 +45,8 @@ bool read_load(const Node& node, const std::string& path, S& out, Ctx&, Issues& 
         return false;
     }
     if (!(*load > 0 && *load <= 1)) {
-        issues.add(
-            node.location, path,
-            fmt::format("{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate", node.text));
+        issues.add(node.location, path, "{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate",
+                   node.text);
         return false;
     }
     out.load = *load;
@@ -73,15 +72,15 @@ bool read_cdf(const Node& node, const std::string& path, S& spec, Ctx&, Issues& 
         const std::string& m = why.list().front().message;  // cannot read "<file>": <reason>
         const auto reason = m.find("\": ") == std::string::npos ? m : m.substr(m.find("\": ") + 3);
         issues.add(node.location, path,
-                   fmt::format("cannot read the flow-size CDF file \"{}\"{}; give a readable file or a built-in CDF{}",
-                               file, reason == "file not found" ? "" : fmt::format(" ({})", reason),
-                               available_choices(*name, builtin_flow_size_cdf_names())));
+                   "cannot read the flow-size CDF file \"{}\"{}; give a readable file or a built-in CDF{}", file,
+                   reason == "file not found" ? "" : fmt::format(" ({})", reason),
+                   available_choices(*name, builtin_flow_size_cdf_names()));
         return false;
     }
     std::string error;
     auto parsed = parse_flow_size_cdf(*text, error);
     if (!parsed) {
-        issues.add(node.location, path, fmt::format("flow-size CDF file \"{}\": {}", file, error));
+        issues.add(node.location, path, "flow-size CDF file \"{}\": {}", file, error);
         return false;
     }
     spec.cdf = file;
@@ -100,9 +99,8 @@ Key<S, Ctx> ranks_key(std::string name, std::vector<RankId> S::*member, bool ski
             const bool pairwise =
                 out.pattern == TrafficPattern::permutation || out.pattern == TrafficPattern::all_to_all;
             if (skip_receiver && pairwise && (out.*member).size() == 1) {
-                issues.add(
-                    n.location, path,
-                    fmt::format("{} traffic needs at least 2 senders", kPatterns[static_cast<int>(out.pattern)]));
+                issues.add(n.location, path, "{} traffic needs at least 2 senders",
+                           kPatterns[static_cast<int>(out.pattern)]);
                 return false;
             }
             return true;
@@ -140,8 +138,7 @@ bool check_cluster(const S& spec, const Node& kind_node, const std::string& path
         spec.pattern == TrafficPattern::permutation || spec.pattern == TrafficPattern::all_to_all || incast;
     const std::string at = key_path(path, "traffic");
     if (pairwise && senders < (incast ? 1 : 2)) {
-        issues.add(kind_node.location, at,
-                   fmt::format("{} traffic needs at least 2 ranks; the cluster has {}", pattern, ranks));
+        issues.add(kind_node.location, at, "{} traffic needs at least 2 ranks; the cluster has {}", pattern, ranks);
         return false;
     }
     if (spec.pattern == TrafficPattern::poisson && cluster.servers < 2) {
@@ -150,9 +147,8 @@ bool check_cluster(const S& spec, const Node& kind_node, const std::string& path
     }
     const double flows = flows_of(spec, cluster, senders);
     if (flows > static_cast<double>(kMaxTrafficFlows)) {
-        issues.add(
-            kind_node.location, at,
-            fmt::format("this entry would make about {:.0f} flows; at most {} per entry", flows, kMaxTrafficFlows));
+        issues.add(kind_node.location, at, "this entry would make about {:.0f} flows; at most {} per entry", flows,
+                   kMaxTrafficFlows);
         return false;
     }
     return true;
@@ -273,8 +269,8 @@ std::optional<TrafficSpec> read_traffic(const Node& entry, const Node& kind_node
     bool ok = true;
     for (const auto& e : entry.entries) {
         if (contains(traffic_keys(), e.key) && !contains(keys, e.key)) {
-            issues.add(e.key_location, key_path(path, e.key),
-                       fmt::format("does not apply to {} traffic; it takes: {}", *pattern, join(keys)));
+            issues.add(e.key_location, key_path(path, e.key), "does not apply to {} traffic; it takes: {}", *pattern,
+                       join(keys));
             ok = false;
         }
     }
@@ -311,10 +307,10 @@ std::optional<TrafficSpec> read_traffic(const Node& entry, const Node& kind_node
             static_cast<__int128>(spec.interval.picoseconds()) * (spec.calls - 1) + spec.start.picoseconds() >
                 kMaxTime.picoseconds()) {
             issues.add(interval->location, key_path(path, "interval"),
-                       fmt::format("the last of {} calls would start after {} + {} x {}, beyond the {} a run can "
-                                   "simulate; use fewer calls or a shorter interval",
-                                   spec.calls, to_string(spec.start), spec.calls - 1, to_string(spec.interval),
-                                   to_string(kMaxTime)));
+                       "the last of {} calls would start after {} + {} x {}, beyond the {} a run can "
+                       "simulate; use fewer calls or a shorter interval",
+                       spec.calls, to_string(spec.start), spec.calls - 1, to_string(spec.interval),
+                       to_string(kMaxTime));
             ok = false;
         }
     }

@@ -357,9 +357,8 @@ std::optional<TrainingSpec> read_training(const Node& kind_node, const std::stri
         issues.add(top_k->location, top_k_path, "top_k applies to a mixture-of-experts model; set model.experts");
         ok = false;
     } else if (model_ok && top_k && spec.model.top_k > spec.model.experts && spec.model.experts > 0) {
-        issues.add(top_k->location, top_k_path,
-                   fmt::format("a token visits at most the {} experts there are, found top_k {}", spec.model.experts,
-                               spec.model.top_k));
+        issues.add(top_k->location, top_k_path, "a token visits at most the {} experts there are, found top_k {}",
+                   spec.model.experts, spec.model.top_k);
         ok = false;
     }
     const Node* ranks = r.given("ranks");

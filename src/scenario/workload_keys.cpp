@@ -5,8 +5,6 @@
 #include "scenario/key_types.hpp"
 #include "scenario/source_files.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace fabricsim::scenario {
@@ -62,9 +60,9 @@ const Table<E, EntryContext>& workload_entry_table() {
                     if (!v) return false;
                     if (roce && cluster != nullptr && *v == cluster->roce.control_priority) {
                         issues.add(n.location, path,
-                                   fmt::format("{} is the control priority (cluster.roce.control_priority) that CNPs "
-                                               "and ACKs ride; expected a data priority other than {}",
-                                               *v, *v));
+                                   "{} is the control priority (cluster.roce.control_priority) that CNPs "
+                                   "and ACKs ride; expected a data priority other than {}",
+                                   *v, *v);
                         return false;
                     }
                     out.priority = static_cast<int>(*v);
@@ -79,9 +77,8 @@ std::optional<RankId> read_rank(const Node& node, const std::string& path, std::
     auto v = read_int(node, path, 0, kMaxRank, issues);
     if (!v) return std::nullopt;
     if (ranks && *v >= *ranks) {
-        issues.add(node.location, path,
-                   fmt::format("rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
-                               *ranks == 1 ? "" : "s", *ranks - 1));
+        issues.add(node.location, path, "rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
+                   *ranks == 1 ? "" : "s", *ranks - 1);
         return std::nullopt;
     }
     return RankId{static_cast<RankId::rep>(*v)};
@@ -117,7 +114,7 @@ std::optional<TransferSpec> read_transfer(const Node& kind_node, const std::stri
     const Node* to = r.given("to");
     if (r.given("from") != nullptr && to != nullptr && r.ok("from") && r.ok("to") && spec.from == spec.to) {
         issues.add(to->location, key_path(here, "to"),
-                   fmt::format("from and to are both rank {}; a transfer needs two different ranks", spec.to.value()));
+                   "from and to are both rank {}; a transfer needs two different ranks", spec.to.value());
         return std::nullopt;
     }
     if (!r.failed.empty()) return std::nullopt;
@@ -142,9 +139,9 @@ const Table<TraceSpec, EntryContext>& trace_table() {
                     const auto first = s->find("%d");
                     if (first == std::string::npos || s->find("%d", first + 2) != std::string::npos) {
                         issues.add(n.location, path,
-                                   fmt::format("\"{}\" needs exactly one \"%d\", which stands for the trace rank "
-                                               "(e.g. \"traces/job.%d.et\")",
-                                               *s));
+                                   "\"{}\" needs exactly one \"%d\", which stands for the trace rank "
+                                   "(e.g. \"traces/job.%d.et\")",
+                                   *s);
                         return false;
                     }
                     out.path = resolve_display(n.location.file, *s);

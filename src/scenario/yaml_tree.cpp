@@ -138,7 +138,7 @@ private:
             f.key_ok = n.is_scalar();
             f.key = f.key_ok ? n.text : std::string{};
             f.key_location = n.location;
-            if (!f.key_ok) issues_.add(n.location, f.path, fmt::format("expected a key, found {}", describe_found(n)));
+            if (!f.key_ok) issues_.add(n.location, f.path, "expected a key, found {}", describe_found(n));
             return;
         }
         f.have_key = false;
@@ -200,9 +200,8 @@ std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
         const std::size_t newline = before.rfind('\n');
         const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
         const int column = static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1) + 1;
-        issues.add(
-            SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
-            fmt::format("the text is not valid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(source.text[*bad])));
+        issues.add(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
+                   "the text is not valid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(source.text[*bad]));
         return std::nullopt;
     }
     std::istringstream in{std::string(source.text)};
