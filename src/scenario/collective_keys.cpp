@@ -38,17 +38,13 @@ std::vector<std::string> algorithms_for(CollectiveOp op) {
 std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string& path, Issues& issues) {
     if (node.is_sequence()) {
         auto sizes = read_items<Bytes>(node, path, size(Zero::rejected).read, issues);
-        if (sizes && sizes->empty()) {
-            issues.add(node.location, path, "expected at least one size");
-            return std::nullopt;
-        }
+        if (sizes && sizes->empty()) return issues.reject(node.location, path, "expected at least one size");
         return sizes;
     }
     const auto bad = [&] {
-        issues.add(node.location, path,
-                   "expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
-                   describe_found(node));
-        return std::nullopt;
+        return issues.reject(node.location, path,
+                             "expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
+                             describe_found(node));
     };
     if (!node.is_scalar()) return bad();
     const std::string& t = node.text;
@@ -66,21 +62,15 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
         factor = 0;
     }
     if (!from.ok() || !to.ok() || factor < 2) return bad();
-    if (from.value().count() <= 0 || to.value() < from.value()) {
-        issues.add(node.location, path, "the sweep must go up from a positive size, found \"{}\"", t);
-        return std::nullopt;
-    }
-    if (const auto beyond = beyond_limit(to.value())) {
-        issues.add(node.location, path, "expected a size {}, found \"{}\"", *beyond, t);
-        return std::nullopt;
-    }
+    if (from.value().count() <= 0 || to.value() < from.value())
+        return issues.reject(node.location, path, "the sweep must go up from a positive size, found \"{}\"", t);
+    if (const auto beyond = beyond_limit(to.value()))
+        return issues.reject(node.location, path, "expected a size {}, found \"{}\"", *beyond, t);
     std::vector<Bytes> sizes;
     for (std::int64_t b = from.value().count(); b <= to.value().count(); b *= factor) {
         sizes.emplace_back(b);
-        if (static_cast<std::int64_t>(sizes.size()) > kMaxSweepPoints) {
-            issues.add(node.location, path, "a sweep has at most {} sizes", kMaxSweepPoints);
-            return std::nullopt;
-        }
+        if (static_cast<std::int64_t>(sizes.size()) > kMaxSweepPoints)
+            return issues.reject(node.location, path, "a sweep has at most {} sizes", kMaxSweepPoints);
         if (b > INT64_MAX / factor) break;
     }
     return sizes;

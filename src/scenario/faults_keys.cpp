@@ -173,11 +173,9 @@ bool check_fault(const S& f, const SectionRead& r, const std::string& path, cons
 std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, const ClusterSpec* cluster,
                                         Issues& issues) {
     const std::string entry_path = index_path("faults", index);
-    if (!item.is_mapping() || item.entries.size() != 1) {
-        issues.add(item.location, entry_path, "expected one fault kind key ({}), found {}", join(kKinds),
-                   describe_found(item));
-        return std::nullopt;
-    }
+    if (!item.is_mapping() || item.entries.size() != 1)
+        return issues.reject(item.location, entry_path, "expected one fault kind key ({}), found {}", join(kKinds),
+                             describe_found(item));
     const Entry& e = item.entries.front();
     const auto kind_name = read_choice(Node::scalar(e.key, e.key_location), entry_path, "fault kind", kKinds, issues);
     if (!kind_name) return std::nullopt;

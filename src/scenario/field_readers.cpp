@@ -16,8 +16,8 @@ void check_keys(const Node& mapping, std::string_view path, const std::vector<st
     }
 }
 
-void add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what) {
-    issues.add(node.location, std::string(path), "expected {}, found {}", what, describe_found(node));
+std::nullopt_t add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what) {
+    return issues.reject(node.location, std::string(path), "expected {}, found {}", what, describe_found(node));
 }
 
 const Node* read_section(const Node& node, std::string_view path, Issues& issues) {
@@ -47,14 +47,12 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
                                      Issues& issues) {
     std::optional<std::int64_t> v;
     if (node.is_scalar()) v = parse_decimal<std::int64_t>(node.text);
-    if (!v || *v < min) {
-        issues.add(node.location, std::string(path), "expected an integer >= {}, found {}", min, describe_found(node));
-        return std::nullopt;
-    }
-    if (*v > max) {
-        issues.add(node.location, std::string(path), "expected an integer <= {}, found {}", max, describe_found(node));
-        return std::nullopt;
-    }
+    if (!v || *v < min)
+        return issues.reject(node.location, std::string(path), "expected an integer >= {}, found {}", min,
+                             describe_found(node));
+    if (*v > max)
+        return issues.reject(node.location, std::string(path), "expected an integer <= {}, found {}", max,
+                             describe_found(node));
     return v;
 }
 
@@ -67,8 +65,7 @@ std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path
 
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar()) return node.text;
-    add_expected(issues, node, path, "text");
-    return std::nullopt;
+    return add_expected(issues, node, path, "text");
 }
 
 bool is_valid_name(std::string_view name) {
@@ -81,22 +78,19 @@ bool is_valid_name(std::string_view name) {
 
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar() && is_valid_name(node.text)) return node.text;
-    issues.add(node.location, std::string(path), "expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
-               node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node));
-    return std::nullopt;
+    return issues.reject(node.location, std::string(path),
+                         "expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
+                         node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node));
 }
 
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues) {
     if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end()) return node.text;
-    if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path), "expected {} ({}), found {}", what, join(choices),
-                   describe_found(node));
-        return std::nullopt;
-    }
-    issues.add(node.location, std::string(path), "unknown {} \"{}\"{}", what, node.text,
-               available_choices(node.text, choices));
-    return std::nullopt;
+    if (!node.is_scalar())
+        return issues.reject(node.location, std::string(path), "expected {} ({}), found {}", what, join(choices),
+                             describe_found(node));
+    return issues.reject(node.location, std::string(path), "unknown {} \"{}\"{}", what, node.text,
+                         available_choices(node.text, choices));
 }
 
 namespace {
@@ -117,10 +111,9 @@ std::optional<std::int64_t> ratio_digits(std::string_view s) {
 
 std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues) {
     const auto malformed = [&]() -> std::optional<Ratio> {
-        issues.add(node.location, std::string(path),
-                   "expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
-                   describe_found(node));
-        return std::nullopt;
+        return issues.reject(node.location, std::string(path),
+                             "expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
+                             describe_found(node));
     };
     if (!node.is_scalar()) return malformed();
     const std::string_view text = node.text;
@@ -137,12 +130,10 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         const auto whole = ratio_digits(text.substr(0, dot));
         const auto part = ratio_digits(fraction);
         if (!whole || !part) return malformed();
-        if (fraction.size() > kMaxRatioDecimals) {
-            issues.add(node.location, std::string(path),
-                       "expected at most {} decimal places (write thirds as \"4:3\"), found {}", kMaxRatioDecimals,
-                       describe_found(node));
-            return std::nullopt;
-        }
+        if (fraction.size() > kMaxRatioDecimals)
+            return issues.reject(node.location, std::string(path),
+                                 "expected at most {} decimal places (write thirds as \"4:3\"), found {}",
+                                 kMaxRatioDecimals, describe_found(node));
         for (std::size_t i = 0; i < fraction.size(); ++i) up *= 10;
         down = *whole * up + *part;
     } else {
@@ -150,19 +141,16 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         if (!n) return malformed();
         down = *n;
     }
-    if (down < up) {
-        issues.add(node.location, std::string(path),
-                   "expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node));
-        return std::nullopt;
-    }
+    if (down < up)
+        return issues.reject(node.location, std::string(path),
+                             "expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}",
+                             describe_found(node));
     const std::int64_t g = std::gcd(down, up);
     down /= g;
     up /= g;
-    if (down > kMaxRatioTerm) {
-        issues.add(node.location, std::string(path), "expected a ratio whose terms are at most {}, found {}",
-                   kMaxRatioTerm, describe_found(node));
-        return std::nullopt;
-    }
+    if (down > kMaxRatioTerm)
+        return issues.reject(node.location, std::string(path), "expected a ratio whose terms are at most {}, found {}",
+                             kMaxRatioTerm, describe_found(node));
     return Ratio{static_cast<int>(down), static_cast<int>(up)};
 }
 
@@ -248,11 +236,9 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
             if (skip != r) out.emplace_back(static_cast<RankId::rep>(r));
         return out;
     }
-    if (!node.is_sequence() || node.items.empty()) {
-        issues.add(node.location, path, "expected \"all\", a number of ranks or a list of ranks, found {}",
-                   describe_found(node));
-        return std::nullopt;
-    }
+    if (!node.is_sequence() || node.items.empty())
+        return issues.reject(node.location, path, "expected \"all\", a number of ranks or a list of ranks, found {}",
+                             describe_found(node));
     std::set<std::int64_t> seen;
     const auto rank = [&](const Node& item, const std::string& item_path, Issues& found) -> std::optional<RankId> {
         auto r = read_int(item, item_path, 0, (1 << 30), found);

@@ -19,8 +19,8 @@ namespace fabricsim::scenario {
 // Reports every key of `mapping` not in `allowed`, with the nearest allowed key.
 void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed, Issues& issues);
 
-// "expected <what>, found <how `node` reads>" at `node`.
-void add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what);
+// "expected <what>, found <how `node` reads>" at `node`; no value, for a reader to return.
+std::nullopt_t add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what);
 
 // A section: a mapping (an empty value counts as an empty mapping) or nullptr after an issue.
 const Node* read_section(const Node& node, std::string_view path, Issues& issues);

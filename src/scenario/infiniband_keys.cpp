@@ -42,16 +42,13 @@ std::optional<int> parse_int(std::string_view s) {
 std::optional<int> read_vl(const Node& n, const std::string& path, Lanes lanes, Issues& issues) {
     auto v = read_int(n, path, 0, 1'000'000, issues);
     if (!v) return std::nullopt;
-    if (lanes.known && *v >= lanes.count) {
-        issues.add(n.location, path, "VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}",
-                   *v, lanes.count, lanes.count - 1);
-        return std::nullopt;
-    }
-    if (*v >= kIbDataVlsMax) {
-        issues.add(n.location, path, "VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)", *v,
-                   kIbDataVlsMax - 1);
-        return std::nullopt;
-    }
+    if (lanes.known && *v >= lanes.count)
+        return issues.reject(n.location, path,
+                             "VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}", *v,
+                             lanes.count, lanes.count - 1);
+    if (*v >= kIbDataVlsMax)
+        return issues.reject(n.location, path, "VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)",
+                             *v, kIbDataVlsMax - 1);
     return static_cast<int>(*v);
 }
 
@@ -171,20 +168,18 @@ Field<CctTable> cct_table() {
     return {TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
                 if (is_keyword(n, "auto")) return CctTable{};
-                if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
-                    issues.add(n.location, path,
-                               "expected auto or a list of 1 to {} entries shift:multiplier, found {}", kCctEntriesMax,
-                               n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n));
-                    return std::nullopt;
-                }
+                if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax)
+                    return issues.reject(
+                        n.location, path, "expected auto or a list of 1 to {} entries shift:multiplier, found {}",
+                        kCctEntriesMax,
+                        n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n));
                 const auto entry = [](const Node& item, const std::string& at,
                                       Issues& found) -> std::optional<CctEntrySpec> {
                     if (auto e = parse_cct_entry(item)) return e;
-                    found.add(item.location, at,
-                              "expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
-                              "3:776), found {}",
-                              kShiftMax, kMultiplierMax, describe_found(item));
-                    return std::nullopt;
+                    return found.reject(item.location, at,
+                                        "expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
+                                        "3:776), found {}",
+                                        kShiftMax, kMultiplierMax, describe_found(item));
                 };
                 auto table = read_items<CctEntrySpec>(n, path, entry, issues);
                 if (!table) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +25,17 @@ public:
              Rest&&... rest) {
         add(std::move(where), std::move(key_path),
             fmt::format(format, std::forward<First>(first), std::forward<Rest>(rest)...));
+    }
+    // add(), for a reader that then has no value: `return issues.reject(...)`.
+    std::nullopt_t reject(SourceLocation where, std::string key_path, std::string message) {
+        add(std::move(where), std::move(key_path), std::move(message));
+        return std::nullopt;
+    }
+    template <class First, class... Rest>
+    std::nullopt_t reject(SourceLocation where, std::string key_path, fmt::format_string<First, Rest...> format,
+                          First&& first, Rest&&... rest) {
+        return reject(std::move(where), std::move(key_path),
+                      fmt::format(format, std::forward<First>(first), std::forward<Rest>(rest)...));
     }
     bool empty() const { return list_.empty(); }
     std::size_t size() const { return list_.size(); }

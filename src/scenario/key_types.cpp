@@ -34,10 +34,8 @@ template <class T, class Parse, class Read>
 std::optional<std::optional<T>> read_or(const Node& n, const std::string& path, const char* keyword,
                                         std::string_view expected, Parse parse, Read read, Issues& issues) {
     if (is_keyword(n, keyword)) return std::optional<std::optional<T>>{std::in_place, std::nullopt};
-    if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok())) {
-        issues.add(n.location, path, "expected {} or {}, found {}", expected, keyword, describe_found(n));
-        return std::nullopt;
-    }
+    if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok()))
+        return issues.reject(n.location, path, "expected {} or {}, found {}", expected, keyword, describe_found(n));
     auto v = read(n, path, issues);
     if (!v) return std::nullopt;
     return std::optional<T>{*v};
@@ -77,23 +75,14 @@ const Unit<Length> kLength{"length", "a length (e.g. 5m, 30m)", "a length", pars
 template <class T>
 std::optional<T> read_unit(const Node& node, const std::string& path, const Unit<T>& u, Zero zero, Issues& issues,
                            std::string_view expected) {
-    if (!node.is_scalar()) {
-        add_expected(issues, node, path, expected);
-        return std::nullopt;
-    }
+    if (!node.is_scalar()) return add_expected(issues, node, path, expected);
     const auto parsed = u.parse(node.text);
-    if (!parsed.ok()) {
-        issues.add(node.location, path, parsed.error());
-        return std::nullopt;
-    }
-    if (zero == Zero::rejected && parsed.value() == T{}) {
-        issues.add(node.location, path, "expected {} greater than 0, found {}", expected, describe_found(node));
-        return std::nullopt;
-    }
-    if (const auto beyond = u.beyond(parsed.value())) {
-        issues.add(node.location, path, "expected {} {}, found {}", u.noun, *beyond, describe_found(node));
-        return std::nullopt;
-    }
+    if (!parsed.ok()) return issues.reject(node.location, path, parsed.error());
+    if (zero == Zero::rejected && parsed.value() == T{})
+        return issues.reject(node.location, path, "expected {} greater than 0, found {}", expected,
+                             describe_found(node));
+    if (const auto beyond = u.beyond(parsed.value()))
+        return issues.reject(node.location, path, "expected {} {}, found {}", u.noun, *beyond, describe_found(node));
     return parsed.value();
 }
 
@@ -124,8 +113,7 @@ Field<std::optional<T>> unit_or(const Unit<T>& u, const char* keyword, Zero zero
 // `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
 std::optional<bool> read_bool(const Node& node, const std::string& path, Issues& issues) {
     if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
-    add_expected(issues, node, path, "true or false");
-    return std::nullopt;
+    return add_expected(issues, node, path, "true or false");
 }
 
 // A number in (0, max], as fraction() reads it.
@@ -145,14 +133,8 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
             v = parse_number(s);
         }
     }
-    if (!v) {
-        add_expected(issues, n, path, "a number (e.g. 0.125) or a fraction (e.g. 1/8)");
-        return std::nullopt;
-    }
-    if (!(*v > 0 && *v <= max)) {
-        issues.add(n.location, path, "{} is outside (0, {}]", n.text, max);
-        return std::nullopt;
-    }
+    if (!v) return add_expected(issues, n, path, "a number (e.g. 0.125) or a fraction (e.g. 1/8)");
+    if (!(*v > 0 && *v <= max)) return issues.reject(n.location, path, "{} is outside (0, {}]", n.text, max);
     return v;
 }
 
@@ -189,10 +171,8 @@ Field<std::optional<bool>> boolean_or_auto() {
     return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
-                if (!n.is_scalar() || (n.text != "true" && n.text != "false")) {
-                    add_expected(issues, n, path, "true, false or auto");
-                    return std::nullopt;
-                }
+                if (!n.is_scalar() || (n.text != "true" && n.text != "false"))
+                    return add_expected(issues, n, path, "true, false or auto");
                 return std::optional<bool>{n.text == "true"};
             },
             [](const std::optional<bool>& b) { return b ? Value{*b} : text("auto"); }};

@@ -159,10 +159,7 @@ Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
     base.read = [read = base.read, max, beyond](const Node& n, const std::string& path,
                                                 Issues& issues) -> std::optional<T> {
         auto v = read(n, path, issues);
-        if (v && *v > max) {
-            issues.add(n.location, path, beyond(n, *v));
-            return std::nullopt;
-        }
+        if (v && *v > max) return issues.reject(n.location, path, beyond(n, *v));
         return v;
     };
     return base;

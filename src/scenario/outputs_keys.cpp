@@ -16,10 +16,7 @@ constexpr std::int64_t kTopMax = 100'000;
 Field<std::vector<OutputFormat>> formats() {
     return {TypeDoc{"list of `json`, `csv`", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<OutputFormat>> {
-                if (!n.is_sequence()) {
-                    add_expected(issues, n, path, "a list of formats (json, csv)");
-                    return std::nullopt;
-                }
+                if (!n.is_sequence()) return add_expected(issues, n, path, "a list of formats (json, csv)");
                 std::vector<OutputFormat> out;
                 for (std::size_t i = 0; i < n.items.size(); ++i) {
                     const std::string at = index_path(path, i);

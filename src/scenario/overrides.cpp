@@ -85,16 +85,10 @@ std::optional<Override> parse_set(const std::string& argument, SourceFiles& file
     files.note_pseudo_file(pseudo);
     const SourceLocation where{pseudo, 0, 0};
     const std::size_t eq = argument.find('=');
-    if (eq == std::string::npos) {
-        issues.add(where, "", "expected key.path=value");
-        return std::nullopt;
-    }
+    if (eq == std::string::npos) return issues.reject(where, "", "expected key.path=value");
     std::string why;
     auto path = split_path(argument.substr(0, eq), why);
-    if (!path) {
-        issues.add(where, "", why);
-        return std::nullopt;
-    }
+    if (!path) return issues.reject(where, "", why);
     auto value = parse_yaml(YamlSource{std::string_view(argument).substr(eq + 1), pseudo, "", false}, issues);
     if (!value) return std::nullopt;
     return Override{std::move(*path), where, std::move(*value)};

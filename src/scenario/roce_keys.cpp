@@ -35,10 +35,8 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         if (!v) return std::nullopt;
         return std::vector<int>{static_cast<int>(*v)};
     }
-    if (!n.is_sequence() || (n.items.empty() && !allow_empty)) {
-        add_expected(issues, n, at, "a priority 0..7 or a list of them (e.g. [3, 4])");
-        return std::nullopt;
-    }
+    if (!n.is_sequence() || (n.items.empty() && !allow_empty))
+        return add_expected(issues, n, at, "a priority 0..7 or a list of them (e.g. [3, 4])");
     std::vector<int> seen;
     const auto priority = [&](const Node& item, const std::string& path, Issues& found) -> std::optional<int> {
         const auto v = integer(0, kMaxPriority).read(item, path, found);
@@ -46,8 +44,8 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         const bool twice = std::find(seen.begin(), seen.end(), *v) != seen.end();
         seen.push_back(*v);
         if (!twice) return v;
-        found.add(item.location, path, "priority {} is listed twice; expected each priority at most once", *v);
-        return std::nullopt;
+        return found.reject(item.location, path, "priority {} is listed twice; expected each priority at most once",
+                            *v);
     };
     return read_items<int>(n, at, priority, issues);
 }
@@ -71,13 +69,12 @@ Field<std::array<int, 8>> weights() {
     return {TypeDoc{"list of 8 integers, 1 to 255", {"array"}, 1, kMaxWeight, {}},
             [](const Node& n, const std::string& at, Issues& issues) -> std::optional<std::array<int, 8>> {
                 std::array<int, 8> out{1, 1, 1, 1, 1, 1, 1, 1};
-                if (!n.is_sequence() || n.items.size() != out.size()) {
-                    issues.add(n.location, at,
-                               "expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
-                               "1]), found {}",
-                               n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n));
-                    return std::nullopt;
-                }
+                if (!n.is_sequence() || n.items.size() != out.size())
+                    return issues.reject(
+                        n.location, at,
+                        "expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
+                        "1]), found {}",
+                        n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n));
                 const auto list = read_items<int>(n, at, integer(1, kMaxWeight).read, issues);
                 if (!list) return std::nullopt;
                 std::copy(list->begin(), list->end(), out.begin());

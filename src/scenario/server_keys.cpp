@@ -33,12 +33,11 @@ Field<std::string> nvlink_generation() {
                 if (node.is_scalar() && std::find(kNvlinkGenerations.begin(), kNvlinkGenerations.end(), node.text) !=
                                             kNvlinkGenerations.end())
                     return node.text;
-                issues.add(node.location, path,
-                           node.is_scalar() ? fmt::format("unknown NVLink generation \"{}\"; available: {}", node.text,
-                                                          join(kNvlinkGenerations))
-                                            : fmt::format("expected an NVLink generation ({}), found {}",
-                                                          join(kNvlinkGenerations), describe_found(node)));
-                return std::nullopt;
+                return issues.reject(node.location, path,
+                                     node.is_scalar() ? fmt::format("unknown NVLink generation \"{}\"; available: {}",
+                                                                    node.text, join(kNvlinkGenerations))
+                                                      : fmt::format("expected an NVLink generation ({}), found {}",
+                                                                    join(kNvlinkGenerations), describe_found(node)));
             },
             [](const std::string& s) { return Value{s}; }};
 }
@@ -47,10 +46,8 @@ Field<std::string> nvlink_generation() {
 Field<std::vector<int>> link_counts() {
     return {TypeDoc{"list of integers ≥ 1", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<int>> {
-                if (!n.is_sequence()) {
-                    add_expected(issues, n, path, "a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5])");
-                    return std::nullopt;
-                }
+                if (!n.is_sequence())
+                    return add_expected(issues, n, path, "a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5])");
                 return read_items<int>(n, path, integer(1, kMaxNvlinksPerGpu).read, issues);
             },
             int_list};

@@ -152,8 +152,7 @@ const Table<S, Ctx>& gpu_table() {
                      std::optional<std::int64_t> v;
                      if (n.is_scalar()) v = parse_flops(n.text);
                      if (v && *v > 0) return v;
-                     add_expected(issues, n, path, "a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS)");
-                     return std::nullopt;
+                     return add_expected(issues, n, path, "a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS)");
                  },
                  [](const std::int64_t& f) { return Value{flops_text(f)}; }},
                 kAllModels,
@@ -340,10 +339,8 @@ const Table<S, Ctx>& training_table() {
 std::optional<TrainingSpec> read_training(const Node& kind_node, const std::string& path, EntryContext& ctx,
                                           Issues& issues) {
     const std::string tpath = key_path(path, "training");
-    if (!kind_node.is_mapping()) {
-        add_expected(issues, kind_node, tpath, "a mapping with model, batch, gpu and parallelism");
-        return std::nullopt;
-    }
+    if (!kind_node.is_mapping())
+        return add_expected(issues, kind_node, tpath, "a mapping with model, batch, gpu and parallelism");
     S spec;
     ctx.rank_count = 0;
     const SectionRead r = read_table(kind_node, tpath, training_table(), spec, ctx, issues);

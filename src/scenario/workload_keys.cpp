@@ -76,11 +76,9 @@ const Table<E, EntryContext>& workload_entry_table() {
 std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks, Issues& issues) {
     auto v = read_int(node, path, 0, kMaxRank, issues);
     if (!v) return std::nullopt;
-    if (ranks && *v >= *ranks) {
-        issues.add(node.location, path, "rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
-                   *ranks == 1 ? "" : "s", *ranks - 1);
-        return std::nullopt;
-    }
+    if (ranks && *v >= *ranks)
+        return issues.reject(node.location, path, "rank {} does not exist; the cluster has {} rank{} (0..{})", *v,
+                             *ranks, *ranks == 1 ? "" : "s", *ranks - 1);
     return RankId{static_cast<RankId::rep>(*v)};
 }
 
@@ -112,11 +110,9 @@ std::optional<TransferSpec> read_transfer(const Node& kind_node, const std::stri
     const SectionRead r = read_table(kind_node, here, transfer_table(), spec, ctx, issues);
     if (r.map == nullptr) return std::nullopt;
     const Node* to = r.given("to");
-    if (r.given("from") != nullptr && to != nullptr && r.ok("from") && r.ok("to") && spec.from == spec.to) {
-        issues.add(to->location, key_path(here, "to"),
-                   "from and to are both rank {}; a transfer needs two different ranks", spec.to.value());
-        return std::nullopt;
-    }
+    if (r.given("from") != nullptr && to != nullptr && r.ok("from") && r.ok("to") && spec.from == spec.to)
+        return issues.reject(to->location, key_path(here, "to"),
+                             "from and to are both rank {}; a transfer needs two different ranks", spec.to.value());
     if (!r.failed.empty()) return std::nullopt;
     return spec;
 }

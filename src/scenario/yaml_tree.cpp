@@ -200,15 +200,14 @@ std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
         const std::size_t newline = before.rfind('\n');
         const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
         const int column = static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1) + 1;
-        issues.add(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
-                   "the text is not valid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(source.text[*bad]));
-        return std::nullopt;
+        return issues.reject(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0},
+                             "", "the text is not valid UTF-8 (byte 0x{:02x})",
+                             static_cast<unsigned char>(source.text[*bad]));
     }
     std::istringstream in{std::string(source.text)};
     Issues found;  // kept apart so that a syntax error reports only itself
     const auto syntax_error = [&](SourceLocation where, std::string message) {
-        issues.add(std::move(where), "", std::move(message));
-        return std::nullopt;
+        return issues.reject(std::move(where), "", std::move(message));
     };
     try {
         YAML::Parser parser(in);
