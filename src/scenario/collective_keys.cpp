@@ -132,9 +132,7 @@ const Table<S, Ctx>& collective_table() {
                         issues.add(n.location, path, "give either size or sizes, not both");
                         return false;
                     }
-                    auto s = read_sweep(n, path, issues);
-                    if (s) out.sizes = std::move(*s);
-                    return s.has_value();
+                    return store(out.sizes, read_sweep(n, path, issues));
                 },
                 [](const S& c) { return c.sizes.size() == 1 ? Value{} : list_value(c.sizes, size_text); })
                 .shown_default("one is required"),
@@ -142,9 +140,7 @@ const Table<S, Ctx>& collective_table() {
                 "ranks", TypeDoc{"`all`, count ≥ 2, or list", {"string", "integer", "array"}}, kAllModels,
                 "The group; listed ranks must exist and be distinct.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
-                    auto r = read_rank_set(n, path, ctx.ranks, -1, issues);
-                    if (r) out.ranks = std::move(*r);
-                    return r.has_value();
+                    return store(out.ranks, read_rank_set(n, path, ctx.ranks, -1, issues));
                 },
                 [](const S& c) { return print_rank_set(c.ranks); }),
             key("iterations", &S::iterations, integer(1, 10'000), kAllModels,

@@ -53,6 +53,13 @@ std::optional<std::vector<T>> read_items(const Node& node, const std::string& pa
     return out;
 }
 
+// Stores the value read in `to`, if there is one; whether there was.
+template <class T, class V>
+bool store(T& to, std::optional<V> v) {
+    if (v) to = std::move(*v);
+    return v.has_value();
+}
+
 // One of `choices`, by name.
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);

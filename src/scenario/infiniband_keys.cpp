@@ -63,9 +63,7 @@ bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, 
     const auto vl = [&](const Node& item, const std::string& at, Issues& found) {
         return read_vl(item, at, lanes, found);
     };
-    auto map = read_items<int>(n, path, vl, issues);
-    if (map) out.sl_to_vl = std::move(*map);
-    return map.has_value();
+    return store(out.sl_to_vl, read_items<int>(n, path, vl, issues));
 }
 
 // An entry of a VL arbitration table.
@@ -76,9 +74,7 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
             custom_key<VlWeight, Lanes>(
                 "vl", TypeDoc{"data VL", {"integer"}}, kPacket, "The VL.",
                 [](const Node& n, const std::string& path, VlWeight& out, Lanes& lanes, Issues& issues) {
-                    const auto v = read_vl(n, path, lanes, issues);
-                    if (v) out.vl = *v;
-                    return v.has_value();
+                    return store(out.vl, read_vl(n, path, lanes, issues));
                 },
                 [](const VlWeight& e) { return integer_value(e.vl); })
                 .required(),
@@ -113,9 +109,7 @@ bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vec
         if (r.map == nullptr || !r.failed.empty()) return std::nullopt;
         return e;
     };
-    auto table = read_items<VlWeight>(n, path, entry, issues);
-    if (table) out = std::move(*table);
-    return table.has_value();
+    return store(out, read_items<VlWeight>(n, path, entry, issues));
 }
 
 Key<VlArbitrationSpec, Lanes> arbitration_table_key(const char* name, std::vector<VlWeight> VlArbitrationSpec::*member,

@@ -171,14 +171,11 @@ struct Table : TableInfo {
 // A key that fills `member` with `field`.
 template <class S, class T, class Ctx = NoContext>
 Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consumers, std::string doc) {
-    return {key_info(std::move(name), field.doc, std::move(doc), consumers),
-            [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
-                                        std::vector<std::string>&) {
-                auto v = read(n, path, issues);
-                if (v) out.*member = std::move(*v);
-                return v.has_value();
-            },
-            [member, print = field.print](const S& s) { return print(s.*member); }};
+    return {
+        key_info(std::move(name), field.doc, std::move(doc), consumers),
+        [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
+                                    std::vector<std::string>&) { return store(out.*member, read(n, path, issues)); },
+        [member, print = field.print](const S& s) { return print(s.*member); }};
 }
 
 // A key read and printed by hand (a value that depends on another key, or is printed only

@@ -99,9 +99,7 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
                 "seed", TypeDoc{"unsigned 64-bit integer", {"integer"}, 0},
                 "Seeds every random stream. `--seed N` replaces it.",
                 [](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
-                    const auto v = read_uint64(n, path, issues);
-                    if (v) out.seed = *v;
-                    return v.has_value();
+                    return store(out.seed, read_uint64(n, path, issues));
                 },
                 [](const S& s) { return seed(s.seed); }),
             loader_key("include", TypeDoc{"path or list of paths", {"string", "array"}},

@@ -177,9 +177,7 @@ const Table<S, Ctx>& traffic_table() {
             custom_key<S, Ctx>(
                 "receiver", TypeDoc{"rank", {"integer"}}, kAllModels, "incast: the rank everyone sends to.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
-                    const auto r = read_rank(n, path, ctx.ranks, issues);
-                    if (r) out.receiver = *r;
-                    return r.has_value();
+                    return store(out.receiver, read_rank(n, path, ctx.ranks, issues));
                 },
                 [](const S& s) { return Value{std::int64_t{s.receiver.value()}}; }),
             custom_key<S, Ctx>("load", TypeDoc{"number in (0, 1]", {"number"}}, kAllModels,

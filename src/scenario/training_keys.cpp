@@ -191,19 +191,13 @@ const Table<S, Ctx>& parallelism_table() {
 
 // ranks: a count, or a list of distinct ranks of the cluster (which is then the placement).
 bool read_ranks(const Node& n, const std::string& path, S& spec, Ctx& ctx, Issues& issues) {
-    if (!n.is_sequence()) {
-        const auto v = read_int(n, path, 1, (1 << 30), issues);
-        if (v) ctx.rank_count = *v;
-        return v.has_value();
-    }
+    if (!n.is_sequence()) return store(ctx.rank_count, read_int(n, path, 1, (1 << 30), issues));
     ctx.rank_count = static_cast<std::int64_t>(n.items.size());
     if (n.items.empty()) {
         issues.add(n.location, path, "expected at least one rank");
         return false;
     }
-    auto list = read_rank_set(n, path, ctx.ranks, -1, issues);
-    if (list) spec.ranks = std::move(*list);
-    return list.has_value();
+    return store(spec.ranks, read_rank_set(n, path, ctx.ranks, -1, issues));
 }
 
 // The checks across keys, in the order a reader meets the keys; dp from the rank count when

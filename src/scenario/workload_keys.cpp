@@ -21,9 +21,7 @@ Key<S, EntryContext> rank_key(std::string name, RankId S::*member, std::string d
     return custom_key<S, EntryContext>(
         std::move(name), TypeDoc{"rank", {"integer"}, 0, kMaxRank, {}}, kAllModels, std::move(doc),
         [member](const Node& n, const std::string& path, S& out, EntryContext& ctx, Issues& issues) {
-            const auto r = read_rank(n, path, ctx.ranks, issues);
-            if (r) out.*member = *r;
-            return r.has_value();
+            return store(out.*member, read_rank(n, path, ctx.ranks, issues));
         },
         [member](const S& s) { return integer((s.*member).value()); });
 }
