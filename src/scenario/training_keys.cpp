@@ -209,77 +209,70 @@ bool check_training(const SectionRead& r, const Node& kind_node, const std::stri
     const Node* pp = r.given("parallelism.pp");
     const Node* dp = r.given("parallelism.dp");
     const Node* ep = r.given("parallelism.ep");
-    bool ok = true;
-    const auto fail = [&](const Node* at, const std::string& key, std::string message) {
-        issues.add(at ? at->location : kind_node.location, key, std::move(message));
-        ok = false;
-    };
+    const std::size_t before = issues.size();
+    const auto at = [&](const Node* n) { return n != nullptr ? n->location : kind_node.location; };
     const std::string ranks_path = key_path(tpath, "ranks");
     const std::int64_t tp_pp = std::int64_t{spec.tp} * spec.pp;
     if (rank_count > 0) {
         if (!dp) {
             if (rank_count % tp_pp != 0) {
-                fail(r.given("ranks"), ranks_path,
-                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", rank_count, spec.tp,
-                                 spec.pp, tp_pp));
+                issues.add(at(r.given("ranks")), ranks_path,
+                           "{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", rank_count, spec.tp,
+                           spec.pp, tp_pp);
                 return false;
             }
             spec.dp = static_cast<int>(rank_count / tp_pp);
         } else if (rank_count != tp_pp * spec.dp) {
-            fail(r.given("ranks"), ranks_path,
-                 fmt::format("the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks", spec.tp, spec.pp, spec.dp,
-                             tp_pp * spec.dp, rank_count));
+            issues.add(at(r.given("ranks")), ranks_path, "the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks",
+                       spec.tp, spec.pp, spec.dp, tp_pp * spec.dp, rank_count);
             return false;
         }
     }
     const int cluster_ranks = cluster ? cluster->ranks() : 0;
     const std::int64_t gpus = tp_pp * spec.dp;
     if (cluster && gpus > cluster_ranks) {
-        fail(dp ? dp : (pp ? pp : tp), par_path,
-             fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp,
-                         spec.dp, gpus, cluster_ranks));
+        issues.add(at(dp ? dp : (pp ? pp : tp)), par_path,
+                   "the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp, spec.dp,
+                   gpus, cluster_ranks);
     }
     if (spec.model.layers % spec.pp != 0)
-        fail(pp, key_path(par_path, "pp"),
-             fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers,
-                         spec.pp));
+        issues.add(at(pp), key_path(par_path, "pp"),
+                   "pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers, spec.pp);
     if (spec.model.hidden % spec.tp != 0)
-        fail(tp, key_path(par_path, "tp"),
-             fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden,
-                         spec.tp));
+        issues.add(at(tp), key_path(par_path, "tp"),
+                   "tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden, spec.tp);
     if (spec.ep > 1 && spec.model.experts == 0)
-        fail(ep, key_path(par_path, "ep"), "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
     else if (spec.ep > 1 && spec.dp % spec.ep != 0)
-        fail(
-            ep, key_path(par_path, "ep"),
-            fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
-                        spec.dp, spec.ep));
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
+                   spec.dp, spec.ep);
     else if (spec.ep > 1 && spec.model.experts % spec.ep != 0)
-        fail(ep, key_path(par_path, "ep"),
-             fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts,
-                         spec.ep));
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts, spec.ep);
     const std::int64_t per_step = std::int64_t{spec.micro_batch} * spec.dp;
     if (spec.global_batch % per_step != 0)
-        fail(r.given("batch.global"), key_path(tpath, "batch.global"),
-             fmt::format("the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
-                         spec.dp, per_step, spec.global_batch));
+        issues.add(at(r.given("batch.global")), key_path(tpath, "batch.global"),
+                   "the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
+                   spec.dp, per_step, spec.global_batch);
     if (spec.model.experts > 0) {
         const double attention = 4.0 * spec.model.hidden * double(spec.model.hidden) * spec.model.layers;
         if (double(spec.model.parameters) <= attention)
-            fail(r.given("model.parameters"), key_path(tpath, "model.parameters"),
-                 fmt::format("{} parameters leave nothing for the experts after the attention weights "
-                             "(4·hidden²·layers = {:.4g})",
-                             spec.model.parameters, attention));
+            issues.add(at(r.given("model.parameters")), key_path(tpath, "model.parameters"),
+                       "{} parameters leave nothing for the experts after the attention weights "
+                       "(4·hidden²·layers = {:.4g})",
+                       spec.model.parameters, attention);
     }
     if (cluster && spec.placement == Placement::topology_aware) {
         const int per_server = cluster->server.ranks();
         if (spec.tp > per_server || per_server % spec.tp != 0)
-            fail(r.given("placement"), key_path(tpath, "placement"),
-                 fmt::format("topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
-                             "server",
-                             spec.tp, per_server));
+            issues.add(at(r.given("placement")), key_path(tpath, "placement"),
+                       "topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
+                       "server",
+                       spec.tp, per_server);
     }
-    return ok;
+    return issues.size() == before;
 }
 
 }  // namespace
