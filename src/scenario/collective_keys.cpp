@@ -8,8 +8,6 @@
 #include "scenario/units_parse.hpp"
 #include "scenario/workload_keys.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <bit>
 
@@ -40,17 +38,13 @@ std::vector<std::string> algorithms_for(CollectiveOp op) {
 std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string& path, Issues& issues) {
     if (node.is_sequence()) {
         auto sizes = read_items<Bytes>(node, path, size(Zero::rejected).read, issues);
-        if (sizes && sizes->empty()) {
-            issues.add(node.location, path, "expected at least one size");
-            return std::nullopt;
-        }
+        if (sizes && sizes->empty()) return issues.reject(node.location, path, "expected at least one size");
         return sizes;
     }
     const auto bad = [&] {
-        issues.add(node.location, path,
-                   fmt::format("expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
-                               describe_found(node)));
-        return std::nullopt;
+        return issues.reject(node.location, path,
+                             "expected a sweep \"FROM..TO xFACTOR\" (e.g. 8B..8GiB x2) or a list of sizes, found {}",
+                             describe_found(node));
     };
     if (!node.is_scalar()) return bad();
     const std::string& t = node.text;
@@ -68,21 +62,15 @@ std::optional<std::vector<Bytes>> read_sweep(const Node& node, const std::string
         factor = 0;
     }
     if (!from.ok() || !to.ok() || factor < 2) return bad();
-    if (from.value().count() <= 0 || to.value() < from.value()) {
-        issues.add(node.location, path, fmt::format("the sweep must go up from a positive size, found \"{}\"", t));
-        return std::nullopt;
-    }
-    if (const auto beyond = beyond_limit(to.value())) {
-        issues.add(node.location, path, fmt::format("expected a size {}, found \"{}\"", *beyond, t));
-        return std::nullopt;
-    }
+    if (from.value().count() <= 0 || to.value() < from.value())
+        return issues.reject(node.location, path, "the sweep must go up from a positive size, found \"{}\"", t);
+    if (const auto beyond = beyond_limit(to.value()))
+        return issues.reject(node.location, path, "expected a size {}, found \"{}\"", *beyond, t);
     std::vector<Bytes> sizes;
     for (std::int64_t b = from.value().count(); b <= to.value().count(); b *= factor) {
         sizes.emplace_back(b);
-        if (static_cast<std::int64_t>(sizes.size()) > kMaxSweepPoints) {
-            issues.add(node.location, path, fmt::format("a sweep has at most {} sizes", kMaxSweepPoints));
-            return std::nullopt;
-        }
+        if (static_cast<std::int64_t>(sizes.size()) > kMaxSweepPoints)
+            return issues.reject(node.location, path, "a sweep has at most {} sizes", kMaxSweepPoints);
         if (b > INT64_MAX / factor) break;
     }
     return sizes;
@@ -96,8 +84,7 @@ const Table<S, Ctx>& collective_table() {
     static const Table<S, Ctx> t{
         "workload.collective",
         {
-            key<S, CollectiveOp, Ctx>(
-                "collective", &S::op,
+            key("collective", &S::op,
                 choice<CollectiveOp>("collective", {{"all_reduce", CollectiveOp::all_reduce},
                                                     {"all_gather", CollectiveOp::all_gather},
                                                     {"reduce_scatter", CollectiveOp::reduce_scatter},
@@ -108,8 +95,7 @@ const Table<S, Ctx>& collective_table() {
                 "The operation; S follows nccl-tests (the gathered output for all_gather, the input for "
                 "reduce_scatter, the whole send buffer for all_to_all).")
                 .required(),
-            key<S, CollectiveAlgorithm, Ctx>(
-                "algorithm", &S::algorithm,
+            key("algorithm", &S::algorithm,
                 choice<CollectiveAlgorithm>("algorithm", {{"auto", CollectiveAlgorithm::automatic},
                                                           {"ring", CollectiveAlgorithm::ring},
                                                           {"tree", CollectiveAlgorithm::tree},
@@ -130,7 +116,7 @@ const Table<S, Ctx>& collective_table() {
                 "The size of one collective. `size` or `sizes` is required.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
                     if (ctx.entry->find("sizes") != nullptr) return false;  // `sizes` says both are given
-                    const auto b = read_bytes(n, path, Zero::rejected, issues);
+                    const auto b = size(Zero::rejected).read(n, path, issues);
                     if (b) out.sizes = {*b};
                     return b.has_value();
                 },
@@ -146,9 +132,7 @@ const Table<S, Ctx>& collective_table() {
                         issues.add(n.location, path, "give either size or sizes, not both");
                         return false;
                     }
-                    auto s = read_sweep(n, path, issues);
-                    if (s) out.sizes = std::move(*s);
-                    return s.has_value();
+                    return store(out.sizes, read_sweep(n, path, issues));
                 },
                 [](const S& c) { return c.sizes.size() == 1 ? Value{} : list_value(c.sizes, size_text); })
                 .shown_default("one is required"),
@@ -156,16 +140,14 @@ const Table<S, Ctx>& collective_table() {
                 "ranks", TypeDoc{"`all`, count ≥ 2, or list", {"string", "integer", "array"}}, kAllModels,
                 "The group; listed ranks must exist and be distinct.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
-                    auto r = read_rank_set(n, path, ctx.ranks, -1, issues);
-                    if (r) out.ranks = std::move(*r);
-                    return r.has_value();
+                    return store(out.ranks, read_rank_set(n, path, ctx.ranks, -1, issues));
                 },
                 [](const S& c) { return print_rank_set(c.ranks); }),
-            key<S, int, Ctx>("iterations", &S::iterations, integer(1, 10'000), kAllModels,
-                             "Runs per size, back to back; results are the mean."),
-            key<S, int, Ctx>("channels", &S::channels, channels_field(), kAllModels,
-                             "Parallel rings/schedules; `auto` is two per NIC across servers, min(16, ranks) inside "
-                             "one."),
+            key("iterations", &S::iterations, integer(1, 10'000), kAllModels,
+                "Runs per size, back to back; results are the mean."),
+            key("channels", &S::channels, channels_field(), kAllModels,
+                "Parallel rings/schedules; `auto` is two per NIC across servers, min(16, ranks) inside "
+                "one."),
             custom_key<S, Ctx>(
                 "root", TypeDoc{"rank", {"integer"}}, kAllModels, "The broadcast root; must be in the group.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
@@ -175,8 +157,7 @@ const Table<S, Ctx>& collective_table() {
                     const bool in_group =
                         out.ranks.empty() ? (!ctx.ranks || *v < *ctx.ranks)
                                           : std::find(out.ranks.begin(), out.ranks.end(), out.root) != out.ranks.end();
-                    if (!in_group)
-                        issues.add(n.location, path, fmt::format("rank {} is not one of the collective's ranks", *v));
+                    if (!in_group) issues.add(n.location, path, "rank {} is not one of the collective's ranks", *v);
                     return in_group;
                 },
                 [](const S& c) { return Value{std::int64_t{c.root.value()}}; })
@@ -201,9 +182,8 @@ std::optional<CollectiveSpec> read_collective(const Node& entry, const std::stri
     if (algorithm != nullptr && r.ok("collective") && r.ok("algorithm")) {
         const auto allowed = algorithms_for(spec.op);
         if (std::find(allowed.begin(), allowed.end(), algorithm->text) == allowed.end()) {
-            issues.add(algorithm->location, key_path(path, "algorithm"),
-                       fmt::format("{} does not run {}; it runs with: {}", algorithm->text, r.given("collective")->text,
-                                   join(allowed)));
+            issues.add(algorithm->location, key_path(path, "algorithm"), "{} does not run {}; it runs with: {}",
+                       algorithm->text, r.given("collective")->text, join(allowed));
             ok = false;
         }
     }
@@ -220,9 +200,8 @@ std::optional<CollectiveSpec> read_collective(const Node& entry, const std::stri
     }
     if (ok && group_size > 0 && spec.algorithm == CollectiveAlgorithm::halving_doubling &&
         !std::has_single_bit(static_cast<unsigned>(group_size))) {
-        issues.add(
-            algorithm->location, key_path(path, "algorithm"),
-            fmt::format("halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size));
+        issues.add(algorithm->location, key_path(path, "algorithm"),
+                   "halving_doubling needs a power-of-two number of ranks; this collective has {}", group_size);
         ok = false;
     }
     if (!ok) return std::nullopt;

@@ -149,18 +149,17 @@ void check_fabric(const FabricSpec& s, const SectionRead& r, const SwitchRead& s
         sw.spec.technology != s.technology) {
         const std::string who = sw.spec.preset.empty() ? "the switch" : fmt::format("\"{}\"", sw.spec.preset);
         issues.add(sw.node->location, key_path(path, "switch"),
-                   fmt::format("{} is {}, but {}.technology is {}; choose {} or set technology: {}", who,
-                               switch_kind(sw.spec.technology), path, name_of(s.technology), switch_kind(s.technology),
-                               name_of(sw.spec.technology)));
+                   "{} is {}, but {}.technology is {}; choose {} or set technology: {}", who,
+                   switch_kind(sw.spec.technology), path, name_of(s.technology), switch_kind(s.technology),
+                   name_of(sw.spec.technology));
     }
     if (r.ok("mtu") && r.given("mtu") != nullptr) {
         if (s.mtu < kMinMtu || s.mtu > kMaxMtu) {
-            issues.add(at("mtu"), key_path(path, "mtu"),
-                       fmt::format("expected an MTU from {} to {}, found {}", kMinMtu, kMaxMtu, s.mtu));
+            issues.add(at("mtu"), key_path(path, "mtu"), "expected an MTU from {} to {}, found {}", kMinMtu, kMaxMtu,
+                       s.mtu);
         } else if (r.ok("technology") && s.technology == Technology::infiniband && !is_ib_mtu(s.mtu)) {
-            issues.add(
-                at("mtu"), key_path(path, "mtu"),
-                fmt::format("{} is not an InfiniBand MTU; InfiniBand allows 256B, 512B, 1KiB, 2KiB or 4KiB", s.mtu));
+            issues.add(at("mtu"), key_path(path, "mtu"),
+                       "{} is not an InfiniBand MTU; InfiniBand allows 256B, 512B, 1KiB, 2KiB or 4KiB", s.mtu);
         }
     }
     if (r.ok("link_speed")) {
@@ -176,25 +175,25 @@ void check_fabric(const FabricSpec& s, const SectionRead& r, const SwitchRead& s
         }
         if (speed && sw.usable && sw.port_speed_known && *speed > sw.spec.port_speed) {
             issues.add(at("link_speed"), key_path(path, "link_speed"),
-                       fmt::format(
-                           "{} is above the switch's port speed, {}{}", shown, sw.spec.port_speed,
-                           automatic ? fmt::format("; set link_speed: {} or choose a faster switch", sw.spec.port_speed)
-                                     : std::string()));
+
+                       "{} is above the switch's port speed, {}{}", shown, sw.spec.port_speed,
+                       automatic ? fmt::format("; set link_speed: {} or choose a faster switch", sw.spec.port_speed)
+                                 : std::string());
         }
         for (std::size_t i = automatic ? 1 : 0; speed && i < endpoints.size(); ++i) {
             const Endpoint& e = endpoints[i];
             if (e.line_rate && *speed > *e.line_rate)
-                issues.add(at("link_speed"), key_path(path, "link_speed"),
-                           fmt::format("{} is above the line rate of {}, {}", shown, e.nic_path, *e.line_rate));
+                issues.add(at("link_speed"), key_path(path, "link_speed"), "{} is above the line rate of {}, {}", shown,
+                           e.nic_path, *e.line_rate);
         }
     }
     if (r.ok("planes") && s.planes > 1) {
         for (const Endpoint& e : endpoints) {
             if (e.count && *e.count % s.planes != 0)
                 issues.add(at("planes"), key_path(path, "planes"),
-                           fmt::format("{} is {}, which does not split evenly over {} planes; every plane needs the "
-                                       "same number of NICs per {}",
-                                       e.count_path, *e.count, s.planes, e.owner));
+                           "{} is {}, which does not split evenly over {} planes; every plane needs the "
+                           "same number of NICs per {}",
+                           e.count_path, *e.count, s.planes, e.owner);
         }
     }
 }
@@ -292,8 +291,7 @@ StorageFabricSpec validate_storage_fabric(const Node* node, const ServerRead& se
     const std::string path = "cluster.storage_fabric";
     if (node == nullptr || (node->is_scalar() && node->text == "none")) return out;
     if (!node->is_null() && !node->is_mapping()) {
-        issues.add(node->location, path,
-                   fmt::format("expected a mapping of fabric keys, or none, found {}", describe_found(*node)));
+        add_expected(issues, *node, path, "a mapping of fabric keys, or none");
         return out;
     }
     out.enabled = true;
@@ -333,9 +331,9 @@ void check_storage_fabric_model(const ScenarioSpec& spec, const Node& root, Issu
         const Node* n = storage->find(key);
         if (n == nullptr || !differs) return;
         issues.add(n->location, key_path("cluster.storage_fabric", key),
-                   fmt::format("{}; the packet model runs the storage fabric with the compute fabric's {} ({}): give "
-                               "the same value or leave it out",
-                               describe_found(*n), what, compute));
+                   "{}; the packet model runs the storage fabric with the compute fabric's {} ({}): give "
+                   "the same value or leave it out",
+                   describe_found(*n), what, compute);
     };
     const FabricSpec& f = c.fabric;
     const FabricSpec& s = c.storage_fabric.fabric;

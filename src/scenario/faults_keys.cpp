@@ -1,7 +1,7 @@
 // faults: a list of entries, each with exactly one kind key whose value holds the keys of that
 // kind (faults_spec.hpp), one declaration per key. Names of links and nodes are checked when
 // the topology is built; here, the shape, the units and the ranges. Every time is held to
-// 10^6 s by read_time (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
+// 10^6 s by the time fields (input_limits.hpp), so that a fault's sums (at + for + reconverge, a
 // flap's period after period) stay inside 64-bit picoseconds.
 #include "scenario/validate.hpp"
 
@@ -38,41 +38,32 @@ std::vector<std::string> keys_of(FaultKind kind) {
 
 // A number in [min, max]; `expected` says what it is.
 Field<double> real(double min, double max, std::string type, const char* expected) {
-    return {TypeDoc{std::move(type), {"number"}},
-            [min, max, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<double> {
-                const auto v = n.is_scalar() ? parse_number(n.text) : std::nullopt;
-                if (!v || *v < min || *v > max) {
-                    issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
-                    return std::nullopt;
-                }
-                return v;
-            },
-            [](const double& v) { return Value{v}; }};
+    return parsed<double>(
+        TypeDoc{std::move(type), {"number"}},
+        [min, max](const std::string& s) -> std::optional<double> {
+            const auto v = parse_number(s);
+            return v && *v >= min && *v <= max ? v : std::nullopt;
+        },
+        expected);
 }
 
 // The link between two nodes: [from, to].
 bool read_link(const Node& n, const std::string& path, S& out, NoContext&, Issues& issues) {
     if (!n.is_sequence() || n.items.size() != 2 || !n.items[0].is_scalar() || !n.items[1].is_scalar()) {
-        issues.add(
-            n.location, path,
-            fmt::format("expected the two nodes the link joins, e.g. [leaf0, spine1], found {}", describe_found(n)));
+        add_expected(issues, n, path, "the two nodes the link joins, e.g. [leaf0, spine1]");
         return false;
     }
     out.from = n.items[0].text;
     out.to = n.items[1].text;
     if (out.from != out.to) return true;
-    issues.add(n.location, path, fmt::format("both ends are \"{}\"; a link joins two nodes", out.from));
+    issues.add(n.location, path, "both ends are \"{}\"; a link joins two nodes", out.from);
     return false;
 }
 
 Field<std::optional<Bandwidth>> lower_rate() {
-    return {TypeDoc{"rate below the link's", {"string", "integer"}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<Bandwidth>> {
-                const auto v = read_bandwidth(n, path, issues);
-                if (!v) return std::nullopt;
-                return std::optional<Bandwidth>{*v};
-            },
-            [](const std::optional<Bandwidth>& v) { return v ? Value{to_string(*v)} : Value{}; }};
+    Field<std::optional<Bandwidth>> f = optional_of(rate());
+    f.doc.text = "rate below the link's";
+    return f;
 }
 
 }  // namespace
@@ -166,12 +157,12 @@ bool check_fault(const S& f, const SectionRead& r, const std::string& path, cons
     const std::size_t before = issues.size();
     if (f.kind == FaultKind::link_flap && f.down + f.jitter >= f.period)
         issues.add(r.given("down")->location, key_path(path, "down"),
-                   fmt::format("down ({}) plus jitter ({}) must be shorter than the period ({}), so that the link "
-                               "comes back between flaps",
-                               f.down, f.jitter, f.period));
+                   "down ({}) plus jitter ({}) must be shorter than the period ({}), so that the link "
+                   "comes back between flaps",
+                   f.down, f.jitter, f.period);
     else if (f.kind == FaultKind::link_flap && f.until <= f.at)
-        issues.add(r.given("until")->location, key_path(path, "until"),
-                   fmt::format("the flapping ends ({}) before it starts ({})", f.until, f.at));
+        issues.add(r.given("until")->location, key_path(path, "until"), "the flapping ends ({}) before it starts ({})",
+                   f.until, f.at);
     if (f.kind == FaultKind::link_degraded && !f.speed && f.ber == 0.0)
         issues.add(r.map->location, path, "a degraded link needs a lower `speed`, a `ber` or both");
     if (f.kind == FaultKind::straggler && cluster != nullptr)
@@ -182,11 +173,9 @@ bool check_fault(const S& f, const SectionRead& r, const std::string& path, cons
 std::optional<FaultSpec> validate_fault(const Node& item, std::size_t index, const ClusterSpec* cluster,
                                         Issues& issues) {
     const std::string entry_path = index_path("faults", index);
-    if (!item.is_mapping() || item.entries.size() != 1) {
-        issues.add(item.location, entry_path,
-                   fmt::format("expected one fault kind key ({}), found {}", join(kKinds), describe_found(item)));
-        return std::nullopt;
-    }
+    if (!item.is_mapping() || item.entries.size() != 1)
+        return issues.reject(item.location, entry_path, "expected one fault kind key ({}), found {}", join(kKinds),
+                             describe_found(item));
     const Entry& e = item.entries.front();
     const auto kind_name = read_choice(Node::scalar(e.key, e.key_location), entry_path, "fault kind", kKinds, issues);
     if (!kind_name) return std::nullopt;
@@ -213,7 +202,7 @@ std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* clus
                                        Issues& issues) {
     if (node.is_null()) return {};
     if (!node.is_sequence()) {
-        issues.add(node.location, "faults", fmt::format("expected a list of faults, found {}", describe_found(node)));
+        add_expected(issues, node, "faults", "a list of faults");
         return {};
     }
     std::vector<FaultSpec> out;
@@ -222,9 +211,9 @@ std::vector<FaultSpec> validate_faults(const Node& node, const ClusterSpec* clus
         if (!f) continue;
         if (!packet_model && f->kind != FaultKind::straggler) {
             issues.add(f->location, index_path("faults", i),
-                       fmt::format("a {} fault needs the packet model (simulation.model: packet); the ideal and "
-                                   "flow models have no packets or queues to lose, only a straggler",
-                                   to_string(f->kind)));
+                       "a {} fault needs the packet model (simulation.model: packet); the ideal and "
+                       "flow models have no packets or queues to lose, only a straggler",
+                       to_string(f->kind));
             continue;
         }
         out.push_back(std::move(*f));

@@ -1,8 +1,5 @@
 #include "scenario/field_readers.hpp"
 
-#include "scenario/input_limits.hpp"
-#include "scenario/units_parse.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,11 +16,15 @@ void check_keys(const Node& mapping, std::string_view path, const std::vector<st
     }
 }
 
+std::nullopt_t add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what) {
+    return issues.reject(node.location, std::string(path), "expected {}, found {}", what, describe_found(node));
+}
+
 const Node* read_section(const Node& node, std::string_view path, Issues& issues) {
     static const Node empty = Node::mapping({});
     if (node.is_mapping()) return &node;
     if (node.is_null()) return &empty;
-    issues.add(node.location, std::string(path), fmt::format("expected a mapping, found {}", describe_found(node)));
+    add_expected(issues, node, path, "a mapping");
     return nullptr;
 }
 
@@ -40,47 +41,31 @@ std::optional<T> parse_decimal(const std::string& text) {
     return value;
 }
 
-// Some text for the type error: scalars by value, others by kind.
-std::string found(const Node& node) { return describe_found(node); }
-
 }  // namespace
 
 std::optional<std::int64_t> read_int(const Node& node, std::string_view path, std::int64_t min, std::int64_t max,
                                      Issues& issues) {
     std::optional<std::int64_t> v;
     if (node.is_scalar()) v = parse_decimal<std::int64_t>(node.text);
-    if (!v || *v < min) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer >= {}, found {}", min, found(node)));
-        return std::nullopt;
-    }
-    if (*v > max) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an integer <= {}, found {}", max, found(node)));
-        return std::nullopt;
-    }
+    if (!v || *v < min)
+        return issues.reject(node.location, std::string(path), "expected an integer >= {}, found {}", min,
+                             describe_found(node));
+    if (*v > max)
+        return issues.reject(node.location, std::string(path), "expected an integer <= {}, found {}", max,
+                             describe_found(node));
     return v;
 }
 
 std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues) {
     std::optional<std::uint64_t> v;
     if (node.is_scalar() && !node.text.starts_with('-')) v = parse_decimal<std::uint64_t>(node.text);
-    if (!v)
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected an unsigned 64-bit integer, found {}", found(node)));
+    if (!v) add_expected(issues, node, path, "an unsigned 64-bit integer");
     return v;
 }
 
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar()) return node.text;
-    issues.add(node.location, std::string(path), fmt::format("expected text, found {}", found(node)));
-    return std::nullopt;
-}
-
-std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& issues) {
-    if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
-    issues.add(node.location, std::string(path), fmt::format("expected true or false, found {}", found(node)));
-    return std::nullopt;
+    return add_expected(issues, node, path, "text");
 }
 
 bool is_valid_name(std::string_view name) {
@@ -93,90 +78,21 @@ bool is_valid_name(std::string_view name) {
 
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues) {
     if (node.is_scalar() && is_valid_name(node.text)) return node.text;
-    issues.add(node.location, std::string(path),
-               fmt::format("expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
-                           node.is_scalar() && node.text.empty() ? "an empty name" : found(node)));
-    return std::nullopt;
+    return issues.reject(node.location, std::string(path),
+                         "expected a name of letters, digits, \".\", \"_\" and \"-\", found {}",
+                         node.is_scalar() && node.text.empty() ? "an empty name" : describe_found(node));
 }
 
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues) {
     if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.text) != choices.end()) return node.text;
-    if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} ({}), found {}", what, join(choices), found(node)));
-        return std::nullopt;
-    }
-    issues.add(node.location, std::string(path),
-               fmt::format("unknown {} \"{}\"{}", what, node.text, available_choices(node.text, choices)));
-    return std::nullopt;
+    if (!node.is_scalar())
+        return issues.reject(node.location, std::string(path), "expected {} ({}), found {}", what, join(choices),
+                             describe_found(node));
+    return issues.reject(node.location, std::string(path), "unknown {} \"{}\"{}", what, node.text,
+                         available_choices(node.text, choices));
 }
 
-namespace {
-
-template <class T, class Parse, class Limit>
-std::optional<T> read_unit(const Node& node, std::string_view path, std::string_view expected, std::string_view noun,
-                           Parse parse, Limit limit, bool reject_zero, Issues& issues) {
-    if (!node.is_scalar()) {
-        issues.add(node.location, std::string(path), fmt::format("expected {}, found {}", expected, found(node)));
-        return std::nullopt;
-    }
-    const auto parsed = parse(node.text);
-    if (!parsed.ok()) {
-        issues.add(node.location, std::string(path), parsed.error());
-        return std::nullopt;
-    }
-    if (reject_zero && parsed.value() == T{}) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} greater than 0, found {}", expected, found(node)));
-        return std::nullopt;
-    }
-    if (const auto beyond = limit(parsed.value())) {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected {} {}, found {}", noun, *beyond, found(node)));
-        return std::nullopt;
-    }
-    return parsed.value();
-}
-
-template <class T>
-std::optional<std::string> within_limit(T v) {
-    return beyond_limit(v);
-}
-
-}  // namespace
-
-std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Time>(node, path, "a time (e.g. 500ns, 2.5us)", "a time", parse_time, within_limit<Time>,
-                           zero == Zero::rejected, issues);
-}
-
-std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Time>(
-        node, path, "a time (e.g. 500ns, 2.5us)", "a delay", parse_time,
-        [](Time t) { return beyond_limit(t, kMaxDelay); }, zero == Zero::rejected, issues);
-}
-
-std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Bytes>(node, path, "a size (e.g. 4KiB, 1MB)", "a size", parse_bytes, within_limit<Bytes>,
-                            zero == Zero::rejected, issues);
-}
-
-std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues) {
-    return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s)", "a rate", parse_bandwidth,
-                                within_limit<Bandwidth>, true, issues);
-}
-
-std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues) {
-    if (node.is_scalar() && node.text == "auto") return Bandwidth::zero();
-    return read_unit<Bandwidth>(node, path, "a rate (e.g. 400Gbps, 50GB/s) or auto", "a rate", parse_bandwidth,
-                                within_limit<Bandwidth>, true, issues);
-}
-
-std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues) {
-    return read_unit<Length>(node, path, "a length (e.g. 5m, 30m)", "a length", parse_length, within_limit<Length>,
-                             zero == Zero::rejected, issues);
-}
 namespace {
 
 constexpr std::int64_t kMaxRatioTerm = 1'000'000;
@@ -195,10 +111,9 @@ std::optional<std::int64_t> ratio_digits(std::string_view s) {
 
 std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues& issues) {
     const auto malformed = [&]() -> std::optional<Ratio> {
-        issues.add(node.location, std::string(path),
-                   fmt::format("expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
-                               describe_found(node)));
-        return std::nullopt;
+        return issues.reject(node.location, std::string(path),
+                             "expected a ratio of downlink to uplink bandwidth (e.g. 1, 1.5 or \"3:1\"), found {}",
+                             describe_found(node));
     };
     if (!node.is_scalar()) return malformed();
     const std::string_view text = node.text;
@@ -215,12 +130,10 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         const auto whole = ratio_digits(text.substr(0, dot));
         const auto part = ratio_digits(fraction);
         if (!whole || !part) return malformed();
-        if (fraction.size() > kMaxRatioDecimals) {
-            issues.add(node.location, std::string(path),
-                       fmt::format("expected at most {} decimal places (write thirds as \"4:3\"), found {}",
-                                   kMaxRatioDecimals, describe_found(node)));
-            return std::nullopt;
-        }
+        if (fraction.size() > kMaxRatioDecimals)
+            return issues.reject(node.location, std::string(path),
+                                 "expected at most {} decimal places (write thirds as \"4:3\"), found {}",
+                                 kMaxRatioDecimals, describe_found(node));
         for (std::size_t i = 0; i < fraction.size(); ++i) up *= 10;
         down = *whole * up + *part;
     } else {
@@ -228,21 +141,16 @@ std::optional<Ratio> read_ratio(const Node& node, std::string_view path, Issues&
         if (!n) return malformed();
         down = *n;
     }
-    if (down < up) {
-        issues.add(
-            node.location, std::string(path),
-            fmt::format("expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}", describe_found(node)));
-        return std::nullopt;
-    }
+    if (down < up)
+        return issues.reject(node.location, std::string(path),
+                             "expected a ratio >= 1 (leaf downlink : uplink bandwidth), found {}",
+                             describe_found(node));
     const std::int64_t g = std::gcd(down, up);
     down /= g;
     up /= g;
-    if (down > kMaxRatioTerm) {
-        issues.add(
-            node.location, std::string(path),
-            fmt::format("expected a ratio whose terms are at most {}, found {}", kMaxRatioTerm, describe_found(node)));
-        return std::nullopt;
-    }
+    if (down > kMaxRatioTerm)
+        return issues.reject(node.location, std::string(path), "expected a ratio whose terms are at most {}, found {}",
+                             kMaxRatioTerm, describe_found(node));
     return Ratio{static_cast<int>(down), static_cast<int>(up)};
 }
 
@@ -328,23 +236,20 @@ std::optional<std::vector<RankId>> read_rank_set(const Node& node, const std::st
             if (skip != r) out.emplace_back(static_cast<RankId::rep>(r));
         return out;
     }
-    if (!node.is_sequence() || node.items.empty()) {
-        issues.add(
-            node.location, path,
-            fmt::format("expected \"all\", a number of ranks or a list of ranks, found {}", describe_found(node)));
-        return std::nullopt;
-    }
+    if (!node.is_sequence() || node.items.empty())
+        return issues.reject(node.location, path, "expected \"all\", a number of ranks or a list of ranks, found {}",
+                             describe_found(node));
     std::set<std::int64_t> seen;
     const auto rank = [&](const Node& item, const std::string& item_path, Issues& found) -> std::optional<RankId> {
         auto r = read_int(item, item_path, 0, (1 << 30), found);
         if (!r) return std::nullopt;
         if (ranks && *r >= *ranks)
-            found.add(item.location, item_path,
-                      fmt::format("rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks, *ranks - 1));
+            found.add(item.location, item_path, "rank {} does not exist; the cluster has {} ranks (0..{})", *r, *ranks,
+                      *ranks - 1);
         else if (skip == *r)
-            found.add(item.location, item_path, fmt::format("rank {} is the receiver", *r));
+            found.add(item.location, item_path, "rank {} is the receiver", *r);
         else if (!seen.insert(*r).second)
-            found.add(item.location, item_path, fmt::format("rank {} is listed twice", *r));
+            found.add(item.location, item_path, "rank {} is listed twice", *r);
         else
             return RankId{static_cast<RankId::rep>(*r)};
         return std::nullopt;

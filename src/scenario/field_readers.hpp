@@ -3,7 +3,6 @@
 // return nothing so that validation can go on and find the next problem.
 #pragma once
 
-#include "core/units.hpp"
 #include "scenario/issues.hpp"
 #include "scenario/located_tree.hpp"
 #include "scenario/spec.hpp"
@@ -20,6 +19,9 @@ namespace fabricsim::scenario {
 // Reports every key of `mapping` not in `allowed`, with the nearest allowed key.
 void check_keys(const Node& mapping, std::string_view path, const std::vector<std::string>& allowed, Issues& issues);
 
+// "expected <what>, found <how `node` reads>" at `node`; no value, for a reader to return.
+std::nullopt_t add_expected(Issues& issues, const Node& node, std::string_view path, std::string_view what);
+
 // A section: a mapping (an empty value counts as an empty mapping) or nullptr after an issue.
 const Node* read_section(const Node& node, std::string_view path, Issues& issues);
 
@@ -27,8 +29,6 @@ std::optional<std::int64_t> read_int(const Node& node, std::string_view path, st
                                      Issues& issues);
 std::optional<std::uint64_t> read_uint64(const Node& node, std::string_view path, Issues& issues);
 std::optional<std::string> read_text(const Node& node, std::string_view path, Issues& issues);
-// `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
-std::optional<bool> read_bool(const Node& node, std::string_view path, Issues& issues);
 // A name that can name a folder or a column: [A-Za-z0-9._-]+.
 std::optional<std::string> read_name(const Node& node, std::string_view path, Issues& issues);
 bool is_valid_name(std::string_view name);
@@ -53,20 +53,16 @@ std::optional<std::vector<T>> read_items(const Node& node, const std::string& pa
     return out;
 }
 
+// Stores the value read in `to`, if there is one; whether there was.
+template <class T, class V>
+bool store(T& to, std::optional<V> v) {
+    if (v) to = std::move(*v);
+    return v.has_value();
+}
+
 // One of `choices`, by name.
 std::optional<std::string> read_choice(const Node& node, std::string_view path, std::string_view what,
                                        const std::vector<std::string>& choices, Issues& issues);
-
-// Each value is also held to its limit in input_limits.hpp (the limit is in the message).
-enum class Zero { allowed, rejected };
-std::optional<Time> read_time(const Node& node, std::string_view path, Zero zero, Issues& issues);
-// A time added once per hop or per message (a latency), held to kMaxDelay.
-std::optional<Time> read_delay(const Node& node, std::string_view path, Zero zero, Issues& issues);
-std::optional<Bytes> read_bytes(const Node& node, std::string_view path, Zero zero, Issues& issues);
-std::optional<Bandwidth> read_bandwidth(const Node& node, std::string_view path, Issues& issues);
-std::optional<Length> read_length(const Node& node, std::string_view path, Zero zero, Issues& issues);
-// A rate, or `auto` for zero (a default that depends on other keys, e.g. the NIC's line rate).
-std::optional<Bandwidth> read_bandwidth_or_auto(const Node& node, std::string_view path, Issues& issues);
 
 // Leaf downlink : uplink bandwidth, at least 1: "3:1", an integer (2 = 2:1) or a decimal with
 // at most 3 places (1.5 = 3:2); reduced to lowest terms, each side at most 1000000.

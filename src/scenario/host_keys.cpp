@@ -6,8 +6,6 @@
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
 
-#include <fmt/format.h>
-
 namespace fabricsim::scenario {
 
 namespace {
@@ -69,18 +67,17 @@ StorageSpec validate_storage(const Node* node, const Node& cluster, const Fabric
     if (r.ok("nics_per_node") && out.nics_per_node % fabric.planes != 0) {
         const Node* per_node = r.given("nics_per_node");
         issues.add(per_node != nullptr ? per_node->location : node->location, key_path(path, "nics_per_node"),
-                   fmt::format("{} does not split evenly over the compute fabric's {} planes; every plane needs the "
-                               "same number of NICs per storage node",
-                               out.nics_per_node, fabric.planes));
+                   "{} does not split evenly over the compute fabric's {} planes; every plane needs the "
+                   "same number of NICs per storage node",
+                   out.nics_per_node, fabric.planes);
     }
     const bool automatic = fabric.link_speed == Bandwidth::zero();
     if (r.ok("nic") && r.ok("nic.line_rate") && (!automatic || (server.usable && server.nic_rate_known))) {
         const Bandwidth speed = automatic ? server.spec.nic.line_rate : fabric.link_speed;
         if (speed > out.nic.line_rate)
-            issues.add(
-                node->location, key_path(path, "nic"),
-                fmt::format("the compute fabric's links run at {}{}, above the line rate of cluster.storage.nic, {}",
-                            speed, automatic ? " (the line rate of cluster.server.nic)" : "", out.nic.line_rate));
+            issues.add(node->location, key_path(path, "nic"),
+                       "the compute fabric's links run at {}{}, above the line rate of cluster.storage.nic, {}", speed,
+                       automatic ? " (the line rate of cluster.server.nic)" : "", out.nic.line_rate);
     }
     return out;
 }

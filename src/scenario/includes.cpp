@@ -1,8 +1,7 @@
 #include "scenario/includes.hpp"
 
+#include "scenario/field_readers.hpp"
 #include "scenario/yaml_tree.hpp"
-
-#include <fmt/format.h>
 
 #include <filesystem>
 
@@ -30,29 +29,23 @@ std::optional<Node> resolve(Node root, std::vector<ChainLink>& chain, SourceFile
 // Reads, parses and resolves one included file; nullopt after an issue.
 std::optional<Node> load_included(const Node& name, const std::string& key, std::vector<ChainLink>& chain,
                                   SourceFiles& files, Issues& issues) {
-    if (!name.is_scalar() || name.text.empty()) {
-        issues.add(name.location, key, fmt::format("expected a file name, found {}", describe_found(name)));
-        return std::nullopt;
-    }
+    if (!name.is_scalar() || name.text.empty()) return add_expected(issues, name, key, "a file name");
     const std::string shown = resolve_display(chain.back().shown, name.text);
     const fs::path identity = identity_of(shown);
     for (const auto& link : chain) {
         if (link.identity != identity) continue;
         std::string cycle;
         for (const auto& l : chain) cycle += l.shown + " -> ";
-        issues.add(name.location, key, fmt::format("include cycle: {}{}", cycle, shown));
-        return std::nullopt;
+        return issues.reject(name.location, key, "include cycle: {}{}", cycle, shown);
     }
     const auto text = files.read(shown, name.location, key, issues);
     if (!text) return std::nullopt;
     auto tree = parse_yaml(YamlSource{*text, shown, "", true}, issues);
     if (!tree) return std::nullopt;
     if (tree->is_null()) return Node::mapping(tree->location);  // an empty file adds nothing
-    if (!tree->is_mapping()) {
-        issues.add(tree->location, "",
-                   fmt::format("an included file must be a mapping of sections, found {}", describe_found(*tree)));
-        return std::nullopt;
-    }
+    if (!tree->is_mapping())
+        return issues.reject(tree->location, "", "an included file must be a mapping of sections, found {}",
+                             describe_found(*tree));
     chain.push_back(ChainLink{shown, identity});
     auto resolved = resolve(std::move(*tree), chain, files, issues);
     chain.pop_back();

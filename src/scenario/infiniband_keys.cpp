@@ -42,29 +42,14 @@ std::optional<int> parse_int(std::string_view s) {
 std::optional<int> read_vl(const Node& n, const std::string& path, Lanes lanes, Issues& issues) {
     auto v = read_int(n, path, 0, 1'000'000, issues);
     if (!v) return std::nullopt;
-    if (lanes.known && *v >= lanes.count) {
-        issues.add(n.location, path,
-                   fmt::format("VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}", *v,
-                               lanes.count, lanes.count - 1));
-        return std::nullopt;
-    }
-    if (*v >= kIbDataVlsMax) {
-        issues.add(n.location, path,
-                   fmt::format("VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)", *v,
-                               kIbDataVlsMax - 1));
-        return std::nullopt;
-    }
+    if (lanes.known && *v >= lanes.count)
+        return issues.reject(n.location, path,
+                             "VL {} is not a data VL of this fabric: virtual_lanes is {}, so expected 0 to {}", *v,
+                             lanes.count, lanes.count - 1);
+    if (*v >= kIbDataVlsMax)
+        return issues.reject(n.location, path, "VL {} is not a data VL: expected 0 to {} (VL15 is the management lane)",
+                             *v, kIbDataVlsMax - 1);
     return static_cast<int>(*v);
-}
-
-std::optional<int> read_weight(const Node& n, const std::string& path, Issues& issues) {
-    const auto v = n.is_scalar() ? parse_int(n.text) : std::nullopt;
-    if (!v || *v < 0 || *v > 255) {
-        issues.add(n.location, path,
-                   fmt::format("expected a weight from 0 to 255 (units of 64 bytes), found {}", describe_found(n)));
-        return std::nullopt;
-    }
-    return v;
 }
 
 bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, Lanes& lanes, Issues& issues) {
@@ -78,9 +63,7 @@ bool read_sl_to_vl(const Node& n, const std::string& path, InfinibandSpec& out, 
     const auto vl = [&](const Node& item, const std::string& at, Issues& found) {
         return read_vl(item, at, lanes, found);
     };
-    auto map = read_items<int>(n, path, vl, issues);
-    if (map) out.sl_to_vl = std::move(*map);
-    return map.has_value();
+    return store(out.sl_to_vl, read_items<int>(n, path, vl, issues));
 }
 
 // An entry of a VL arbitration table.
@@ -91,15 +74,19 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
             custom_key<VlWeight, Lanes>(
                 "vl", TypeDoc{"data VL", {"integer"}}, kPacket, "The VL.",
                 [](const Node& n, const std::string& path, VlWeight& out, Lanes& lanes, Issues& issues) {
-                    const auto v = read_vl(n, path, lanes, issues);
-                    if (v) out.vl = *v;
-                    return v.has_value();
+                    return store(out.vl, read_vl(n, path, lanes, issues));
                 },
                 [](const VlWeight& e) { return integer_value(e.vl); })
                 .required(),
-            key<VlWeight, int, Lanes>("weight", &VlWeight::weight,
-                                      {TypeDoc{"integer, 0 to 255", {"integer"}}, read_weight, integer_value}, kPacket,
-                                      "Units of 64 bytes.")
+            key("weight", &VlWeight::weight,
+                parsed<int>(
+                    TypeDoc{"integer, 0 to 255", {"integer"}},
+                    [](const std::string& word) {
+                        const auto v = parse_int(word);
+                        return v && *v >= 0 && *v <= 255 ? v : std::nullopt;
+                    },
+                    "a weight from 0 to 255 (units of 64 bytes)"),
+                kPacket, "Units of 64 bytes.")
                 .required(),
         }};
     return t;
@@ -108,14 +95,12 @@ const Table<VlWeight, Lanes>& vl_weight_table() {
 // A list of { vl, weight }. False after an issue.
 bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vector<VlWeight>& out, Issues& issues) {
     if (!n.is_sequence()) {
-        issues.add(n.location, path,
-                   fmt::format("expected a list of {{ vl, weight }} entries, found {}", describe_found(n)));
+        add_expected(issues, n, path, "a list of { vl, weight } entries");
         return false;
     }
     if (n.items.size() > kArbitrationEntriesMax) {
-        issues.add(n.location, path,
-                   fmt::format("expected at most {} entries (the size of an IBA VL arbitration table), found {}",
-                               kArbitrationEntriesMax, n.items.size()));
+        issues.add(n.location, path, "expected at most {} entries (the size of an IBA VL arbitration table), found {}",
+                   kArbitrationEntriesMax, n.items.size());
         return false;
     }
     const auto entry = [&](const Node& item, const std::string& at, Issues& found) -> std::optional<VlWeight> {
@@ -124,9 +109,7 @@ bool read_vl_table(const Node& n, const std::string& path, Lanes lanes, std::vec
         if (r.map == nullptr || !r.failed.empty()) return std::nullopt;
         return e;
     };
-    auto table = read_items<VlWeight>(n, path, entry, issues);
-    if (table) out = std::move(*table);
-    return table.has_value();
+    return store(out, read_items<VlWeight>(n, path, entry, issues));
 }
 
 Key<VlArbitrationSpec, Lanes> arbitration_table_key(const char* name, std::vector<VlWeight> VlArbitrationSpec::*member,
@@ -148,8 +131,7 @@ const Table<VlArbitrationSpec, Lanes>& arbitration_table() {
                                   "The low-priority table (OpenSM's default weight). Follows `virtual_lanes` when not "
                                   "given.")
                 .shown_default("every data VL, weight `4`"),
-            key<VlArbitrationSpec, int, Lanes>(
-                "high_limit", &VlArbitrationSpec::high_limit, integer(0, 255), kPacket,
+            key("high_limit", &VlArbitrationSpec::high_limit, integer(0, 255), kPacket,
                 "How much high-priority traffic (in 4 KiB units) may go before a low-priority packet gets a turn; "
                 "`0`: one high-priority packet per low-priority one; `255`: no limit (IBA §7.6.9; OpenSM's default "
                 "0)."),
@@ -177,42 +159,32 @@ std::optional<CctEntrySpec> parse_cct_entry(const Node& n) {
 using CctTable = std::optional<std::vector<CctEntrySpec>>;
 
 Field<CctTable> cct_table() {
-    return {
-        TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
-        [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
-            if (is_keyword(n, "auto")) return CctTable{};
-            if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax) {
-                issues.add(
-                    n.location, path,
-                    fmt::format("expected auto or a list of 1 to {} entries shift:multiplier, found {}", kCctEntriesMax,
-                                n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n)));
-                return std::nullopt;
-            }
-            const auto entry = [](const Node& item, const std::string& at,
-                                  Issues& found) -> std::optional<CctEntrySpec> {
-                if (auto e = parse_cct_entry(item)) return e;
-                found.add(item.location, at,
-                          fmt::format("expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
-                                      "3:776), found {}",
-                                      kShiftMax, kMultiplierMax, describe_found(item)));
-                return std::nullopt;
-            };
-            auto table = read_items<CctEntrySpec>(n, path, entry, issues);
-            if (!table) return std::nullopt;
-            return CctTable{std::move(*table)};
-        },
-        // OpenSM's cc_cct notation, shift:multiplier.
-        [](const CctTable& table) {
-            if (!table) return text("auto");
-            return list_value(*table,
-                              [](const CctEntrySpec& e) { return text(fmt::format("{}:{}", e.shift, e.multiplier)); });
-        }};
-}
-
-using CcKey = Key<IbCongestionControlSpec, Lanes>;
-template <class T>
-CcKey cc_key(std::string name, T IbCongestionControlSpec::*member, Field<T> field, std::string doc) {
-    return key<IbCongestionControlSpec, T, Lanes>(std::move(name), member, std::move(field), kPacket, std::move(doc));
+    return {TypeDoc{"`auto`, or a list of 1 to 16320 entries", {"string", "array"}},
+            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<CctTable> {
+                if (is_keyword(n, "auto")) return CctTable{};
+                if (!n.is_sequence() || n.items.empty() || static_cast<std::int64_t>(n.items.size()) > kCctEntriesMax)
+                    return issues.reject(
+                        n.location, path, "expected auto or a list of 1 to {} entries shift:multiplier, found {}",
+                        kCctEntriesMax,
+                        n.is_sequence() ? fmt::format("{} entries", n.items.size()) : describe_found(n));
+                const auto entry = [](const Node& item, const std::string& at,
+                                      Issues& found) -> std::optional<CctEntrySpec> {
+                    if (auto e = parse_cct_entry(item)) return e;
+                    return found.reject(item.location, at,
+                                        "expected shift:multiplier with shift 0 to {} and multiplier 0 to {} (e.g. "
+                                        "3:776), found {}",
+                                        kShiftMax, kMultiplierMax, describe_found(item));
+                };
+                auto table = read_items<CctEntrySpec>(n, path, entry, issues);
+                if (!table) return std::nullopt;
+                return CctTable{std::move(*table)};
+            },
+            // OpenSM's cc_cct notation, shift:multiplier.
+            [](const CctTable& table) {
+                if (!table) return text("auto");
+                return list_value(
+                    *table, [](const CctEntrySpec& e) { return text(fmt::format("{}:{}", e.shift, e.multiplier)); });
+            }};
 }
 
 const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
@@ -220,42 +192,42 @@ const Table<IbCongestionControlSpec, Lanes>& congestion_control_table() {
     static const Table<S, Lanes> t{
         kPath + ".congestion_control",
         {
-            cc_key("enabled", &S::enabled, boolean(),
-                   "IB CC: FECN marking at the switches and CCT rate control at the sources."),
-            cc_key("threshold", &S::threshold, size(Zero::allowed),
-                   "Switch: a port/VL whose queue is above this is congested, and its packets are eligible for FECN."),
-            cc_key("marking_rate", &S::marking_rate, integer(0, 0xffff),
-                   "Switch: eligible packets passed over between two marks (`0`: mark every one)."),
-            cc_key("victim_mask", &S::victim_mask, boolean(),
-                   "Switch: whether a port/VL that had to wait for credits before a packet — a victim of congestion "
-                   "further on, not its root — may mark it too (IBA Annex A10's Victim_Mask, set for every switch "
-                   "port; OpenSM's default mask is all zero)."),
-            cc_key("packet_size", &S::packet_size,
-                   at_most(size(Zero::allowed), kPacketSizeMax, "size, 0B to 16320B",
-                           [](const Node& n, const Bytes&) {
-                               return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(),
-                                                  n.text);
-                           }),
-                   "Switch: smaller packets are never marked."),
-            cc_key("ccti_increase", &S::ccti_increase, integer(0, 255),
-                   "Source: added to the QP's table index on each BECN."),
-            cc_key("ccti_limit", &S::ccti_limit, integer_or_auto(0, kCctEntriesMax - 1),
-                   "The highest index. `auto`: 127 with `table: auto`, else the table's last index. At most the "
-                   "table's last index."),
-            cc_key("ccti_min", &S::ccti_min, integer(0, 255),
-                   "The lowest index (a QP starts there). At most `ccti_limit`."),
-            cc_key("ccti_timer", &S::ccti_timer,
-                   at_most(time(Zero::rejected), kCctiTimerMax, "time > 0, at most 65535 × 1.024us",
-                           [](const Node& n, const Time&) {
-                               return fmt::format("{} is above the largest CCTI_Timer, 65535 x 1.024us = {}", n.text,
-                                                  kCctiTimerMax);
-                           }),
-                   "Every tick lowers the index by one while it is above `ccti_min`."),
-            cc_key("table", &S::table, cct_table(),
-                   "The congestion control table. An entry is `shift:multiplier` (shift 0 to 3, multiplier 0 to "
-                   "16383; OpenSM's `cc_cct` notation) or a bare multiplier (shift 0): after each packet the source "
-                   "waits multiplier / 2^shift packet times. `auto`: delays rising linearly from 0 at index 0 to 8 µs "
-                   "at `ccti_limit`, for MTU packets at the link speed (the Intel OPA fabric manager's table)."),
+            key("enabled", &S::enabled, boolean(), kPacket,
+                "IB CC: FECN marking at the switches and CCT rate control at the sources."),
+            key("threshold", &S::threshold, size(Zero::allowed), kPacket,
+                "Switch: a port/VL whose queue is above this is congested, and its packets are eligible for FECN."),
+            key("marking_rate", &S::marking_rate, integer(0, 0xffff), kPacket,
+                "Switch: eligible packets passed over between two marks (`0`: mark every one)."),
+            key("victim_mask", &S::victim_mask, boolean(), kPacket,
+                "Switch: whether a port/VL that had to wait for credits before a packet — a victim of congestion "
+                "further on, not its root — may mark it too (IBA Annex A10's Victim_Mask, set for every switch "
+                "port; OpenSM's default mask is all zero)."),
+            key("packet_size", &S::packet_size,
+                at_most(size(Zero::allowed), kPacketSizeMax, "size, 0B to 16320B",
+                        [](const Node& n, const Bytes&) {
+                            return fmt::format("expected at most {}B (0x3fc0), found {}", kPacketSizeMax.count(),
+                                               n.text);
+                        }),
+                kPacket, "Switch: smaller packets are never marked."),
+            key("ccti_increase", &S::ccti_increase, integer(0, 255), kPacket,
+                "Source: added to the QP's table index on each BECN."),
+            key("ccti_limit", &S::ccti_limit, integer_or_auto(0, kCctEntriesMax - 1), kPacket,
+                "The highest index. `auto`: 127 with `table: auto`, else the table's last index. At most the "
+                "table's last index."),
+            key("ccti_min", &S::ccti_min, integer(0, 255), kPacket,
+                "The lowest index (a QP starts there). At most `ccti_limit`."),
+            key("ccti_timer", &S::ccti_timer,
+                at_most(time(Zero::rejected), kCctiTimerMax, "time > 0, at most 65535 × 1.024us",
+                        [](const Node& n, const Time&) {
+                            return fmt::format("{} is above the largest CCTI_Timer, 65535 x 1.024us = {}", n.text,
+                                               kCctiTimerMax);
+                        }),
+                kPacket, "Every tick lowers the index by one while it is above `ccti_min`."),
+            key("table", &S::table, cct_table(), kPacket,
+                "The congestion control table. An entry is `shift:multiplier` (shift 0 to 3, multiplier 0 to "
+                "16383; OpenSM's `cc_cct` notation) or a bare multiplier (shift 0): after each packet the source "
+                "waits multiplier / 2^shift packet times. `auto`: delays rising linearly from 0 at index 0 to 8 µs "
+                "at `ccti_limit`, for MTU packets at the link speed (the Intel OPA fabric manager's table)."),
         }};
     return t;
 }
@@ -267,8 +239,8 @@ void check_cct_indices(const IbCongestionControlSpec& cc, const SectionRead& r, 
     const Node* limit_node = r.given("congestion_control.ccti_limit");
     if (cc.table && cc.ccti_limit && static_cast<std::size_t>(*cc.ccti_limit) >= cc.table->size()) {
         issues.add(limit_node->location, key_path(path, "ccti_limit"),
-                   fmt::format("ccti_limit {} is past the last index of the table, {}; expected at most {}",
-                               *cc.ccti_limit, cc.table->size() - 1, cc.table->size() - 1));
+                   "ccti_limit {} is past the last index of the table, {}; expected at most {}", *cc.ccti_limit,
+                   cc.table->size() - 1, cc.table->size() - 1);
         return;
     }
     if (!r.ok("congestion_control.ccti_min")) return;
@@ -280,7 +252,7 @@ void check_cct_indices(const IbCongestionControlSpec& cc, const SectionRead& r, 
                       : fmt::format("auto ({}: {})", limit, cc.table ? "the table's last index" : "128 entries");
     const Node* min_node = r.given("congestion_control.ccti_min");
     issues.add((min_node != nullptr ? min_node : limit_node)->location, key_path(path, "ccti_min"),
-               fmt::format("ccti_min {} is above ccti_limit {}; expected ccti_min <= ccti_limit", cc.ccti_min, shown));
+               "ccti_min {} is above ccti_limit {}; expected ccti_min <= ccti_limit", cc.ccti_min, shown);
 }
 
 // Every VL an SL maps to needs a weight in one of the tables, or its packets never leave.
@@ -294,9 +266,9 @@ void check_vl_weights(const InfinibandSpec& ib, SourceLocation where, Issues& is
         if (weighted || reported[static_cast<std::size_t>(vl)]) continue;
         reported[static_cast<std::size_t>(vl)] = true;
         issues.add(where, key_path(kPath, "vl_arbitration"),
-                   fmt::format("VL {} carries SL {} but has no entry with a weight above 0 in high or low; its "
-                               "packets would never be sent",
-                               vl, sl));
+                   "VL {} carries SL {} but has no entry with a weight above 0 in high or low; its "
+                   "packets would never be sent",
+                   vl, sl);
     }
 }
 
@@ -305,9 +277,9 @@ void check_infiniband(const InfinibandSpec& ib, const SectionRead& r, Lanes lane
     if (const Node* buffer = r.given("vl_buffer");
         buffer != nullptr && r.ok("vl_buffer") && ib.vl_buffer && *ib.vl_buffer < mtu + headers)
         issues.add(buffer->location, key_path(kPath, "vl_buffer"),
-                   fmt::format("{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
-                               "so credits would never cover it; expected at least {} or auto",
-                               buffer->text, mtu, headers, fmt::format("{}B", (mtu + headers).count())));
+                   "{} cannot hold one {} packet with its {} of headers (cluster.fabric.mtu), "
+                   "so credits would never cover it; expected at least {} or auto",
+                   buffer->text, mtu, headers, fmt::format("{}B", (mtu + headers).count()));
     check_cct_indices(ib.congestion_control, r, issues);
     const Node* arbitration = r.given("vl_arbitration");
     const Node* sl_node = r.given("sl_to_vl");
@@ -342,16 +314,15 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                     return true;
                 },
                 [](const S& ib) { return integer_value(ib.virtual_lanes); }),
-            key<S, std::optional<Bytes>, Lanes>(
-                "vl_buffer", &S::vl_buffer, or_auto(size(Zero::rejected), "size > 0, or `auto`"), kPacket,
+            key("vl_buffer", &S::vl_buffer, or_auto(size(Zero::rejected), "size > 0, or `auto`"), kPacket,
                 "Credit buffer per VL per port (credits are 64-byte blocks). `auto`: into a switch, the switch's "
                 "`buffer` / `radix` / `virtual_lanes`, but at least the cable's round trip at the link speed plus two "
                 "MTU packets (the packet model notes where that floor was used); into an HCA, that round trip "
                 "([models/infiniband.md](models/infiniband.md)). A given one must hold one MTU packet with its "
                 "`header_bytes` (26) of headers."),
-            key<S, Time, Lanes>("credit_update_period", &S::credit_update_period, time(Zero::allowed), kPacket,
-                                "A receiver sends a VL's flow-control packet at most this often; credits freed in "
-                                "between go with the next one. `0s`: one as soon as a packet frees its blocks."),
+            key("credit_update_period", &S::credit_update_period, time(Zero::allowed), kPacket,
+                "A receiver sends a VL's flow-control packet at most this often; credits freed in "
+                "between go with the next one. `0s`: one as soon as a packet frees its blocks."),
             custom_key<S, Lanes>(
                 "sl_to_vl", TypeDoc{"list of 16 VLs", {"array"}, 0, kIbDataVlsMax - 1, {}}, kPacket,
                 "The VL of service level 0, 1, … 15. Each must be a data VL (below `virtual_lanes`). Follows "
@@ -362,8 +333,7 @@ const Table<InfinibandSpec, Lanes>& infiniband_table() {
                     "VL arbitration (IBA §7.6.9): the high table before the low one, up to `high_limit`."),
             section("congestion_control", &S::congestion_control, congestion_control_table(),
                     "IB congestion control (IBA Annex A10)."),
-            key<S, std::int64_t, Lanes>(
-                "header_bytes", &S::header_bytes, integer64(0, kHeaderBytesMax), kPacket | kFlow,
+            key("header_bytes", &S::header_bytes, integer64(0, kHeaderBytesMax), kPacket | kFlow,
                 "Bytes each InfiniBand packet takes on the link beside its payload: LRH 8, BTH 12, ICRC 4, VCRC 2 "
                 "(IBTA Vol. 1 ch. 7 and 9); add 40 for a GRH. An MTU packet takes (MTU + `header_bytes`) ÷ line "
                 "rate, queue depths and credits (64-byte blocks) count it, and a given `vl_buffer` must hold MTU + "

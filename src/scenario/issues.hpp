@@ -5,7 +5,10 @@
 
 #include "core/errors.hpp"
 
+#include <fmt/format.h>
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +19,24 @@ namespace fabricsim::scenario {
 class Issues {
 public:
     void add(SourceLocation where, std::string key_path, std::string message);
+    // The message formatted from `format` and its arguments.
+    template <class First, class... Rest>
+    void add(SourceLocation where, std::string key_path, fmt::format_string<First, Rest...> format, First&& first,
+             Rest&&... rest) {
+        add(std::move(where), std::move(key_path),
+            fmt::format(format, std::forward<First>(first), std::forward<Rest>(rest)...));
+    }
+    // add(), for a reader that then has no value: `return issues.reject(...)`.
+    std::nullopt_t reject(SourceLocation where, std::string key_path, std::string message) {
+        add(std::move(where), std::move(key_path), std::move(message));
+        return std::nullopt;
+    }
+    template <class First, class... Rest>
+    std::nullopt_t reject(SourceLocation where, std::string key_path, fmt::format_string<First, Rest...> format,
+                          First&& first, Rest&&... rest) {
+        return reject(std::move(where), std::move(key_path),
+                      fmt::format(format, std::forward<First>(first), std::forward<Rest>(rest)...));
+    }
     bool empty() const { return list_.empty(); }
     std::size_t size() const { return list_.size(); }
     const std::vector<ConfigIssue>& list() const { return list_; }

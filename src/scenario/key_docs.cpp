@@ -41,14 +41,6 @@ std::string inline_text(const Value& v) {
     return std::visit(Visit{}, v.v);
 }
 
-std::string models(unsigned consumers) {
-    if (consumers == kAllModels) return "all";
-    std::vector<std::string> names;
-    for (const auto& [bit, name] : {std::pair{kIdeal, "ideal"}, std::pair{kPacket, "packet"}, std::pair{kFlow, "flow"}})
-        if ((consumers & bit) != 0) names.emplace_back(name);
-    return fmt::format("{}", fmt::join(names, ", "));
-}
-
 std::string default_cell(const KeyInfo& k) {
     if (!k.default_doc.empty()) return k.default_doc;
     if (std::holds_alternative<std::monostate>(k.default_value.v)) return "none";  // printed only when given
@@ -112,12 +104,6 @@ Value key_schema(const KeyInfo& k) {
     return Value{std::move(m)};
 }
 
-Value object(Value::Map properties, bool closed) {
-    Value::Map m{{"type", text("object")}, {"properties", Value{std::move(properties)}}};
-    if (closed) m.push_back({"additionalProperties", Value{false}});
-    return Value{std::move(m)};
-}
-
 Value section_schema(const TableInfo& t) {
     Value::Map properties;
     std::vector<std::string> required;
@@ -125,9 +111,10 @@ Value section_schema(const TableInfo& t) {
         properties.push_back({k.name, key_schema(k)});
         if (k.required) required.push_back(k.name);
     }
-    Value v = object(std::move(properties), true);
-    if (!required.empty()) std::get<Value::Map>(v.v).push_back({"required", string_list(required)});
-    return v;
+    Value::Map m{
+        {"type", text("object")}, {"properties", Value{std::move(properties)}}, {"additionalProperties", Value{false}}};
+    if (!required.empty()) m.push_back({"required", string_list(required)});
+    return Value{std::move(m)};
 }
 
 }  // namespace

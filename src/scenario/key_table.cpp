@@ -4,6 +4,7 @@
 #include "scenario/workload_keys.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -38,11 +39,15 @@ std::vector<const TableInfo*> declared_sections() {
             &collective_table(),     &traffic_table(), &training_table(), &trace_table()};
 }
 
-namespace {
-
-std::string_view model_name(unsigned consumer) {
-    return consumer == kIdeal ? "ideal" : consumer == kPacket ? "packet" : "flow";
+std::string models(unsigned consumers) {
+    if (consumers == kAllModels) return "all";
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : {std::pair{kIdeal, "ideal"}, std::pair{kPacket, "packet"}, std::pair{kFlow, "flow"}})
+        if ((consumers & bit) != 0) names.emplace_back(name);
+    return fmt::format("{}", fmt::join(names, ", "));
 }
+
+namespace {
 
 const Value* member(const Value* map, std::string_view key) {
     const auto* m = map != nullptr ? std::get_if<Value::Map>(&map->v) : nullptr;
@@ -73,7 +78,7 @@ void warn_section(const Node& map, const Value* resolved, const std::string& pat
         if ((k->consumers & model) == 0) {
             if (!(*(value != nullptr ? value : &kUnset) == k->default_value))
                 warnings.add(where, at,
-                             fmt::format("the {} model does not read this key; it has no effect", model_name(model)));
+                             fmt::format("the {} model does not read this key; it has no effect", models(model)));
             continue;
         }
         if (k->section != nullptr && e.value.is_mapping())

@@ -30,6 +30,8 @@ namespace fabricsim::scenario {
 
 // The models that read a key: a scenario that sets a key its model does not read is warned.
 enum Consumer : unsigned { kIdeal = 1, kPacket = 2, kFlow = 4, kAllModels = kIdeal | kPacket | kFlow };
+// "all", or the models by name ("packet, flow"): the docs' "read by" column and the warnings.
+std::string models(unsigned consumers);
 
 // A value type as the docs and the JSON Schema describe it.
 struct TypeDoc {
@@ -69,12 +71,14 @@ struct KeyInfo {
     std::string missing = "missing required key";
 };
 
-inline KeyInfo key_info(std::string name, TypeDoc type, std::string doc, unsigned consumers) {
+inline KeyInfo key_info(std::string name, TypeDoc type, std::string doc, unsigned consumers,
+                        const TableInfo* section = nullptr) {
     KeyInfo k;
     k.name = std::move(name);
     k.type = std::move(type);
     k.doc = std::move(doc);
     k.consumers = consumers;
+    k.section = section;
     return k;
 }
 
@@ -110,6 +114,19 @@ struct Key {
     // An empty Value (monostate) leaves the key out of the printed section.
     std::function<Value(const S&)> print;
 
+    Key() = default;
+    Key(KeyInfo i, decltype(read) r, decltype(print) p) : info(std::move(i)), read(std::move(r)), print(std::move(p)) {}
+    // A key that needs no context, in a table whose keys share one.
+    template <class C>
+    requires(std::is_same_v<C, NoContext> && !std::is_same_v<Ctx, NoContext>) Key(Key<S, C> k)
+        : info(std::move(k.info)), print(std::move(k.print)) {
+        read = [r = std::move(k.read)](const Node& n, const std::string& path, S& s, Ctx&, Issues& issues,
+                                       std::vector<std::string>& failed) {
+            NoContext none;
+            return r(n, path, s, none, issues, failed);
+        };
+    }
+
     // Docs' default column, where the printed default needs words ("SL mod `virtual_lanes`").
     Key&& shown_default(std::string text) && {
         info.default_doc = std::move(text);
@@ -120,6 +137,11 @@ struct Key {
         info.required = true;
         info.default_doc = "required";
         info.missing = std::move(message);
+        return std::move(*this);
+    }
+    // A key read by hand whose value is the section `table` declares (the docs and schema nest it).
+    Key&& with_section(const TableInfo& table) && {
+        info.section = &table;
         return std::move(*this);
     }
     // Printed only where `when` holds (a key that a choice of another key makes meaningless).
@@ -149,16 +171,11 @@ struct Table : TableInfo {
 // A key that fills `member` with `field`.
 template <class S, class T, class Ctx = NoContext>
 Key<S, Ctx> key(std::string name, T S::*member, Field<T> field, unsigned consumers, std::string doc) {
-    Key<S, Ctx> k;
-    k.info = key_info(std::move(name), field.doc, std::move(doc), consumers);
-    k.read = [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
-                                         std::vector<std::string>&) {
-        auto v = read(n, path, issues);
-        if (v) out.*member = std::move(*v);
-        return v.has_value();
-    };
-    k.print = [member, print = field.print](const S& s) { return print(s.*member); };
-    return k;
+    return {
+        key_info(std::move(name), field.doc, std::move(doc), consumers),
+        [member, read = field.read](const Node& n, const std::string& path, S& out, Ctx&, Issues& issues,
+                                    std::vector<std::string>&) { return store(out.*member, read(n, path, issues)); },
+        [member, print = field.print](const S& s) { return print(s.*member); }};
 }
 
 // A key read and printed by hand (a value that depends on another key, or is printed only
@@ -168,12 +185,10 @@ Key<S, Ctx> custom_key(
     std::string name, TypeDoc type, unsigned consumers, std::string doc,
     std::type_identity_t<std::function<bool(const Node&, const std::string&, S&, Ctx&, Issues&)>> read,
     std::type_identity_t<std::function<Value(const S&)>> print) {
-    Key<S, Ctx> k;
-    k.info = key_info(std::move(name), std::move(type), std::move(doc), consumers);
-    k.read = [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
-                                      std::vector<std::string>&) { return read(n, path, out, ctx, issues); };
-    k.print = std::move(print);
-    return k;
+    return {key_info(std::move(name), std::move(type), std::move(doc), consumers),
+            [read = std::move(read)](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
+                                     std::vector<std::string>&) { return read(n, path, out, ctx, issues); },
+            std::move(print)};
 }
 
 // `also`: keys the caller reads itself beside the table's (a custom switch's `name`).
@@ -198,19 +213,16 @@ SectionRead read_keys(const Node& map, const std::string& path, const Table<S, C
 // gives (an S& or const S& to a Sub& or const Sub&).
 template <class S, class Sub, class Ctx, class Part>
 Key<S, Ctx> nested(std::string name, const Table<Sub, Ctx>& table, std::string doc, Part part) {
-    Key<S, Ctx> k;
     unsigned consumers = 0;
     for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
-    k.info = key_info(std::move(name), TypeDoc{"mapping", {"object"}}, std::move(doc), consumers);
-    k.info.section = &table;
-    k.read = [part, &table, prefix = k.info.name](const Node& n, const std::string& path, S& out, Ctx& ctx,
-                                                  Issues& issues, std::vector<std::string>& failed) {
-        const SectionRead r = read_table(n, path, table, part(out), ctx, issues);
-        for (const auto& f : r.failed) failed.push_back(key_path(prefix, f));
-        return r.map != nullptr;
-    };
-    k.print = [part, &table](const S& s) { return print_table(table, part(s)); };
-    return k;
+    return {key_info(name, TypeDoc{"mapping", {"object"}}, std::move(doc), consumers, &table),
+            [part, &table, name](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues,
+                                 std::vector<std::string>& failed) {
+                const SectionRead r = read_table(n, path, table, part(out), ctx, issues);
+                for (const auto& f : r.failed) failed.push_back(key_path(name, f));
+                return r.map != nullptr;
+            },
+            [part, &table](const S& s) { return print_table(table, part(s)); }};
 }
 
 // A nested section: `member` read with `table`.
@@ -241,25 +253,20 @@ Value print_list(const Table<E, Ctx>& table, const std::vector<E>& entries) {
 template <class S, class E, class Ctx, class Get>
 Key<S, Ctx> list_of(std::string name, std::string type, const Table<E, Ctx>& table, unsigned consumers, std::string doc,
                     Get get) {
-    Key<S, Ctx> k;
-    k.info = key_info(std::move(name), TypeDoc{std::move(type), {"array"}}, std::move(doc), consumers);
-    k.info.section = &table;
-    k.read = [](const Node&, const std::string&, S&, Ctx&, Issues&, std::vector<std::string>&) { return true; };
-    k.print = [get, &table](const S& s) { return print_list(table, get(s)); };
-    return k;
+    return {key_info(std::move(name), TypeDoc{std::move(type), {"array"}}, std::move(doc), consumers, &table),
+            [](const Node&, const std::string&, S&, Ctx&, Issues&, std::vector<std::string>&) { return true; },
+            [get, &table](const S& s) { return print_list(table, get(s)); }};
 }
 
 // A key of `Sub` as a key of S that holds a Sub in `member` (the fabric keys of the storage fabric).
 template <class S, class Sub, class Ctx>
 Key<S, Ctx> inside(Sub S::*member, Key<Sub, Ctx> k) {
-    Key<S, Ctx> out;
-    out.info = std::move(k.info);
-    out.read = [member, read = std::move(k.read)](const Node& n, const std::string& path, S& s, Ctx& ctx,
-                                                  Issues& issues, std::vector<std::string>& failed) {
-        return read(n, path, s.*member, ctx, issues, failed);
-    };
-    out.print = [member, print = std::move(k.print)](const S& s) { return print(s.*member); };
-    return out;
+    return {std::move(k.info),
+            [member, read = std::move(k.read)](const Node& n, const std::string& path, S& s, Ctx& ctx, Issues& issues,
+                                               std::vector<std::string>& failed) {
+                return read(n, path, s.*member, ctx, issues, failed);
+            },
+            [member, print = std::move(k.print)](const S& s) { return print(s.*member); }};
 }
 
 template <class S, class Ctx>

@@ -1,6 +1,7 @@
 #include "scenario/key_types.hpp"
 
 #include "core/units_format.hpp"
+#include "scenario/input_limits.hpp"
 #include "scenario/units_parse.hpp"
 
 #include <fmt/format.h>
@@ -33,10 +34,8 @@ template <class T, class Parse, class Read>
 std::optional<std::optional<T>> read_or(const Node& n, const std::string& path, const char* keyword,
                                         std::string_view expected, Parse parse, Read read, Issues& issues) {
     if (is_keyword(n, keyword)) return std::optional<std::optional<T>>{std::in_place, std::nullopt};
-    if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok())) {
-        issues.add(n.location, path, fmt::format("expected {} or {}, found {}", expected, keyword, describe_found(n)));
-        return std::nullopt;
-    }
+    if (!n.is_scalar() || (is_word(n) && !parse(n.text).ok()))
+        return issues.reject(n.location, path, "expected {} or {}, found {}", expected, keyword, describe_found(n));
     auto v = read(n, path, issues);
     if (!v) return std::nullopt;
     return std::optional<T>{*v};
@@ -49,44 +48,75 @@ Value print_or(const std::optional<T>& v, const char* keyword) {
 
 std::string max_text(double max) { return fmt::format("{}", max); }
 
-// A quantity with a unit, read by `read` (held to its limit) and printed in core's form.
-template <class T, class Read>
-Field<T> unit_field(const char* noun, Zero zero, Read read) {
-    return {
-        TypeDoc{zero_text(noun, zero), kUnitJson},
-        [zero, read](const Node& n, const std::string& path, Issues& issues) { return read(n, path, zero, issues); },
-        [](const T& v) { return text(to_string(v)); }};
+// A quantity with a unit: its word in the docs, its words in messages, its parser and its limit
+// (input_limits.hpp).
+template <class T>
+struct Unit {
+    const char* word;      // "size"
+    const char* expected;  // "a size (e.g. 4KiB, 1MB)"
+    const char* noun;      // "a size", before its limit
+    Parsed<T> (*parse)(std::string_view);
+    std::optional<std::string> (*beyond)(T);
+};
+
+const Unit<Bytes> kSize{"size", "a size (e.g. 4KiB, 1MB)", "a size", parse_bytes,
+                        [](Bytes v) { return beyond_limit(v); }};
+const Unit<Time> kTime{"time", "a time (e.g. 500ns, 2.5us)", "a time", parse_time,
+                       [](Time v) { return beyond_limit(v); }};
+// A time added once per hop or per message (a latency), held to kMaxDelay.
+const Unit<Time> kDelay{"time", "a time (e.g. 500ns, 2.5us)", "a delay", parse_time,
+                        [](Time v) { return beyond_limit(v, kMaxDelay); }};
+const Unit<Bandwidth> kRate{"rate", "a rate (e.g. 400Gbps, 50GB/s)", "a rate", parse_bandwidth,
+                            [](Bandwidth v) { return beyond_limit(v); }};
+const Unit<Length> kLength{"length", "a length (e.g. 5m, 30m)", "a length", parse_length,
+                           [](Length v) { return beyond_limit(v); }};
+
+// A value of `u` held to its limit; `expected` names it when it is no value or zero.
+template <class T>
+std::optional<T> read_unit(const Node& node, const std::string& path, const Unit<T>& u, Zero zero, Issues& issues,
+                           std::string_view expected) {
+    if (!node.is_scalar()) return add_expected(issues, node, path, expected);
+    const auto parsed = u.parse(node.text);
+    if (!parsed.ok()) return issues.reject(node.location, path, parsed.error());
+    if (zero == Zero::rejected && parsed.value() == T{})
+        return issues.reject(node.location, path, "expected {} greater than 0, found {}", expected,
+                             describe_found(node));
+    if (const auto beyond = u.beyond(parsed.value()))
+        return issues.reject(node.location, path, "expected {} {}, found {}", u.noun, *beyond, describe_found(node));
+    return parsed.value();
+}
+
+// A quantity with a unit, held to its limit and printed in core's form.
+template <class T>
+Field<T> unit_field(const Unit<T>& u, Zero zero) {
+    return {TypeDoc{zero_text(u.word, zero), kUnitJson},
+            [&u, zero](const Node& n, const std::string& path, Issues& issues) {
+                return read_unit(n, path, u, zero, issues, u.expected);
+            },
+            [](const T& v) { return text(to_string(v)); }};
 }
 
 // The same, or `keyword` for unset; `expected` names the quantity in "expected ... or keyword".
-template <class T, class Parse, class Read>
-Field<std::optional<T>> unit_or(const char* noun, const char* keyword, Zero zero, std::string_view expected,
-                                Parse parse, Read read) {
-    return {TypeDoc{fmt::format("{}, or `{}`", zero_text(noun, zero), keyword), kUnitJson},
-            [keyword, zero, expected, parse, read](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<T>(
-                    n, path, keyword, expected, parse,
-                    [zero, read](const Node& m, const std::string& p, Issues& i) { return read(m, p, zero, i); },
-                    issues);
-            },
-            [keyword](const std::optional<T>& v) { return print_or(v, keyword); }};
+template <class T>
+Field<std::optional<T>> unit_or(const Unit<T>& u, const char* keyword, Zero zero, const char* expected) {
+    return {
+        TypeDoc{fmt::format("{}, or `{}`", zero_text(u.word, zero), keyword), kUnitJson},
+        [&u, keyword, zero, expected](const Node& n, const std::string& path, Issues& issues) {
+            return read_or<T>(
+                n, path, keyword, expected, u.parse,
+                [&](const Node& m, const std::string& p, Issues& i) { return read_unit(m, p, u, zero, i, u.expected); },
+                issues);
+        },
+        [keyword](const std::optional<T>& v) { return print_or(v, keyword); }};
 }
 
-}  // namespace
-
-bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
-
-std::optional<double> parse_number(std::string_view s) {
-    double v = 0;
-    const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
-    return v;
+// `true` or `false` (YAML 1.2 core schema; yes/no/on/off are not booleans there).
+std::optional<bool> read_bool(const Node& node, const std::string& path, Issues& issues) {
+    if (node.is_scalar() && (node.text == "true" || node.text == "false")) return node.text == "true";
+    return add_expected(issues, node, path, "true or false");
 }
 
-Value int_list(const std::vector<int>& list) {
-    return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
-}
-
+// A number in (0, max], as fraction() reads it.
 std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues) {
     std::optional<double> v;
     if (n.is_scalar()) {
@@ -103,16 +133,24 @@ std::optional<double> read_fraction(const Node& n, const std::string& path, doub
             v = parse_number(s);
         }
     }
-    if (!v) {
-        issues.add(n.location, path,
-                   fmt::format("expected a number (e.g. 0.125) or a fraction (e.g. 1/8), found {}", describe_found(n)));
-        return std::nullopt;
-    }
-    if (!(*v > 0 && *v <= max)) {
-        issues.add(n.location, path, fmt::format("{} is outside (0, {}]", n.text, max));
-        return std::nullopt;
-    }
+    if (!v) return add_expected(issues, n, path, "a number (e.g. 0.125) or a fraction (e.g. 1/8)");
+    if (!(*v > 0 && *v <= max)) return issues.reject(n.location, path, "{} is outside (0, {}]", n.text, max);
     return v;
+}
+
+}  // namespace
+
+bool is_keyword(const Node& n, const char* keyword) { return n.is_scalar() && n.text == keyword; }
+
+std::optional<double> parse_number(std::string_view s) {
+    double v = 0;
+    const auto [at, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || at != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+Value int_list(const std::vector<int>& list) {
+    return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
 }
 
 TypeDoc name_type() {
@@ -133,11 +171,8 @@ Field<std::optional<bool>> boolean_or_auto() {
     return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
-                if (!n.is_scalar() || (n.text != "true" && n.text != "false")) {
-                    issues.add(n.location, path,
-                               fmt::format("expected true, false or auto, found {}", describe_found(n)));
-                    return std::nullopt;
-                }
+                if (!n.is_scalar() || (n.text != "true" && n.text != "false"))
+                    return add_expected(issues, n, path, "true, false or auto");
                 return std::optional<bool>{n.text == "true"};
             },
             [](const std::optional<bool>& b) { return b ? Value{*b} : text("auto"); }};
@@ -176,42 +211,39 @@ Field<std::optional<double>> fraction_or_auto(double max) {
     return or_auto(fraction(max), fmt::format("number in (0, {}] or fraction (`1/256`), or `auto`", max_text(max)));
 }
 
-Field<Bytes> size(Zero zero) { return unit_field<Bytes>("size", zero, read_bytes); }
+Field<Bytes> size(Zero zero) { return unit_field(kSize, zero); }
 
 Field<std::optional<Bytes>> size_or(const char* keyword, Zero zero) {
-    return unit_or<Bytes>("size", keyword, zero, "a size (e.g. 4KiB, 1MB)", parse_bytes, read_bytes);
+    return unit_or(kSize, keyword, zero, kSize.expected);
 }
 
-Field<Time> time(Zero zero) { return unit_field<Time>("time", zero, read_time); }
+Field<Time> time(Zero zero) { return unit_field(kTime, zero); }
 
-Field<Time> delay(Zero zero) { return unit_field<Time>("time", zero, read_delay); }
+Field<Time> delay(Zero zero) { return unit_field(kDelay, zero); }
 
 Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
-    return unit_or<Time>("time", keyword, zero, "a time (e.g. 500ns, 2.5us)", parse_time, read_time);
+    return unit_or(kTime, keyword, zero, kTime.expected);
 }
 
-Field<Bandwidth> rate() {
-    return {TypeDoc{"rate > 0", kUnitJson}, read_bandwidth, [](const Bandwidth& b) { return text(to_string(b)); }};
-}
+Field<Bandwidth> rate() { return unit_field(kRate, Zero::rejected); }
 
 Field<Bandwidth> rate_or_zero_auto() {
-    return {TypeDoc{"rate > 0, or `auto`", kUnitJson}, read_bandwidth_or_auto,
+    return {TypeDoc{"rate > 0, or `auto`", kUnitJson},
+            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Bandwidth> {
+                if (is_keyword(n, "auto")) return Bandwidth::zero();
+                return read_unit(n, path, kRate, Zero::rejected, issues, "a rate (e.g. 400Gbps, 50GB/s) or auto");
+            },
             [](const Bandwidth& b) { return text(b == Bandwidth::zero() ? "auto" : to_string(b)); }};
 }
 
-Field<Length> length(Zero zero) { return unit_field<Length>("length", zero, read_length); }
+Field<Length> length(Zero zero) { return unit_field(kLength, zero); }
 
 Field<std::string> text_field() {
     return {TypeDoc{"text", {"string"}}, read_text, [](const std::string& s) { return text(s); }};
 }
 
 Field<std::optional<Bandwidth>> rate_or_auto() {
-    return {TypeDoc{"rate > 0, or `auto`", kUnitJson},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_or<Bandwidth>(n, path, "auto", "a rate (e.g. 40Mbps)", parse_bandwidth, read_bandwidth,
-                                          issues);
-            },
-            [](const std::optional<Bandwidth>& v) { return print_or(v, "auto"); }};
+    return unit_or(kRate, "auto", Zero::rejected, "a rate (e.g. 40Mbps)");
 }
 
 }  // namespace fabricsim::scenario

@@ -6,6 +6,8 @@
 #include "core/units.hpp"
 #include "scenario/key_table.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -14,6 +16,10 @@
 #include <vector>
 
 namespace fabricsim::scenario {
+
+// Whether a quantity with a unit may be zero; each is also held to its limit in input_limits.hpp
+// (the limit is in the message).
+enum class Zero { allowed, rejected };
 
 // Shared by the readers of key_types.cpp and the tables' own keys.
 bool is_keyword(const Node& n, const char* keyword);
@@ -110,13 +116,40 @@ template <class T>
 Field<std::optional<T>> or_auto(Field<T> base, std::string type) {
     Field<std::optional<T>> f = optional_of(std::move(base));
     f.doc.text = std::move(type);
-    if (std::find(f.doc.json_types.begin(), f.doc.json_types.end(), "string") == f.doc.json_types.end())
-        f.doc.json_types.emplace_back("string");
+    if (!contains(f.doc.json_types, "string")) f.doc.json_types.emplace_back("string");
     f.read = [read = f.read](const Node& n, const std::string& path, Issues& issues) {
         return is_keyword(n, "auto") ? std::optional<std::optional<T>>{std::in_place} : read(n, path, issues);
     };
     f.print = [print = f.print](const std::optional<T>& v) { return v ? print(v) : Value{std::string("auto")}; };
     return f;
+}
+
+// `keyword` for `value`, a sentinel that another key or a model gives meaning (`none`, `off`,
+// `auto`), or a value as `base` reads it; `type`: the docs' words for both.
+template <class T>
+Field<T> keyword_for(Field<T> base, const char* keyword, T value, std::string type) {
+    base.doc.text = std::move(type);
+    if (!contains(base.doc.json_types, "string")) base.doc.json_types.emplace_back("string");
+    base.read = [read = base.read, keyword, value](const Node& n, const std::string& path, Issues& issues) {
+        return is_keyword(n, keyword) ? std::optional<T>{value} : read(n, path, issues);
+    };
+    base.print = [print = base.print, keyword, value](const T& v) {
+        return v == value ? Value{std::string(keyword)} : print(v);
+    };
+    return base;
+}
+
+// A number read from a scalar's text by `parse`, or `expected` in the message.
+template <class T, class Parse>
+Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
+    return {std::move(type),
+            [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
+                std::optional<T> v;
+                if (n.is_scalar()) v = parse(n.text);
+                if (!v) add_expected(issues, n, path, expected);
+                return v;
+            },
+            [](const T& v) { return Value{v}; }};
 }
 
 // A value read as `base` reads it, then held to `max` (a field of a fixed width on the wire).
@@ -126,10 +159,7 @@ Field<T> at_most(Field<T> base, T max, std::string type, Beyond beyond) {
     base.read = [read = base.read, max, beyond](const Node& n, const std::string& path,
                                                 Issues& issues) -> std::optional<T> {
         auto v = read(n, path, issues);
-        if (v && *v > max) {
-            issues.add(n.location, path, beyond(n, *v));
-            return std::nullopt;
-        }
+        if (v && *v > max) return issues.reject(n.location, path, beyond(n, *v));
         return v;
     };
     return base;
@@ -155,7 +185,5 @@ Key<S> description_key() {
 
 // A finite decimal number ("0.4", "1e-7"), the whole text.
 std::optional<double> parse_number(std::string_view s);
-// A number in (0, max], as fraction() reads it.
-std::optional<double> read_fraction(const Node& n, const std::string& path, double max, Issues& issues);
 
 }  // namespace fabricsim::scenario

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace fabricsim::scenario {
 
@@ -12,11 +13,7 @@ const Node* Node::find(std::string_view key) const {
     return nullptr;
 }
 
-Node* Node::find(std::string_view key) {
-    for (auto& e : entries)
-        if (e.key == key) return &e.value;
-    return nullptr;
-}
+Node* Node::find(std::string_view key) { return const_cast<Node*>(std::as_const(*this).find(key)); }
 
 bool Node::erase(std::string_view key) {
     const auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.key == key; });

@@ -17,14 +17,14 @@ const std::vector<int> kPcieWidths{1, 2, 4, 8, 16, 32};
 
 // One of `values`, written as a plain integer; `expected` says what it is in the message.
 Field<int> one_of(const std::vector<int>& values, std::string type, std::string expected) {
-    return {TypeDoc{std::move(type), {"integer"}},
-            [&values, expected](const Node& node, const std::string& path, Issues& issues) -> std::optional<int> {
-                for (int v : values)
-                    if (node.is_scalar() && node.text == std::to_string(v)) return v;
-                issues.add(node.location, path, fmt::format("expected {}, found {}", expected, describe_found(node)));
-                return std::nullopt;
-            },
-            [](const int& v) { return Value{std::int64_t{v}}; }};
+    return parsed<int>(
+        TypeDoc{std::move(type), {"integer"}},
+        [&values](const std::string& text) -> std::optional<int> {
+            for (int v : values)
+                if (text == std::to_string(v)) return v;
+            return std::nullopt;
+        },
+        std::move(expected));
 }
 
 }  // namespace

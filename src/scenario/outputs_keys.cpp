@@ -4,8 +4,6 @@
 #include "core/units_format.hpp"
 #include "scenario/key_types.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace fabricsim::scenario {
@@ -18,11 +16,7 @@ constexpr std::int64_t kTopMax = 100'000;
 Field<std::vector<OutputFormat>> formats() {
     return {TypeDoc{"list of `json`, `csv`", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<OutputFormat>> {
-                if (!n.is_sequence()) {
-                    issues.add(n.location, path,
-                               fmt::format("expected a list of formats (json, csv), found {}", describe_found(n)));
-                    return std::nullopt;
-                }
+                if (!n.is_sequence()) return add_expected(issues, n, path, "a list of formats (json, csv)");
                 std::vector<OutputFormat> out;
                 for (std::size_t i = 0; i < n.items.size(); ++i) {
                     const std::string at = index_path(path, i);
@@ -30,7 +24,7 @@ Field<std::vector<OutputFormat>> formats() {
                     if (!name) continue;
                     const OutputFormat f = *name == "json" ? OutputFormat::json : OutputFormat::csv;
                     if (std::find(out.begin(), out.end(), f) != out.end()) {
-                        issues.add(n.items[i].location, at, fmt::format("\"{}\" is listed twice", *name));
+                        issues.add(n.items[i].location, at, "\"{}\" is listed twice", *name);
                         continue;
                     }
                     out.push_back(f);
@@ -43,23 +37,13 @@ Field<std::vector<OutputFormat>> formats() {
             }};
 }
 
-// A sampling period, or `off` (zero).
-Field<Time> period_or_off() {
-    return {TypeDoc{"time > 0, or `off`", {"string", "integer"}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Time> {
-                if (is_keyword(n, "off")) return Time::zero();
-                return read_time(n, path, Zero::rejected, issues);
-            },
-            [](const Time& t) { return Value{t == Time::zero() ? std::string("off") : to_string(t)}; }};
-}
-
 // ports: "from->to", each naming every link from node `from` to `to`; the names are checked
 // against the topology when it is built (queue_sampler.cpp).
 bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, NoContext&, Issues& issues) {
     if (!n.is_sequence() || n.items.empty()) {
         issues.add(n.location, path,
-                   fmt::format("expected a list of one or more ports \"from->to\" (e.g. \"leaf0->s0.nic0\"), found {}",
-                               describe_found(n)));
+                   "expected a list of one or more ports \"from->to\" (e.g. \"leaf0->s0.nic0\"), found {}",
+                   describe_found(n));
         return false;
     }
     bool read = true;
@@ -75,9 +59,9 @@ bool read_ports(const Node& n, const std::string& path, QueueOutputSpec& out, No
         if (arrow == std::string::npos || arrow == 0 || arrow + 2 >= name->size() ||
             name->find("->", arrow + 2) != std::string::npos) {
             issues.add(item.location, at,
-                       fmt::format("\"{}\" is not a port; expected \"from->to\", two node names as `fabricsim topo` "
-                                   "lists them (e.g. \"leaf0->s0.nic0\")",
-                                   *name));
+                       "\"{}\" is not a port; expected \"from->to\", two node names as `fabricsim topo` "
+                       "lists them (e.g. \"leaf0->s0.nic0\")",
+                       *name);
             read = false;
             continue;
         }
@@ -145,7 +129,8 @@ const Table<OutputsSpec>& outputs_table() {
                 .shown_default("`\"\"`"),
             key("formats", &S::formats, formats(), kAllModels,
                 "Files written to the results folder. Each format at most once."),
-            key("qp_rates", &S::qp_rates, period_or_off(), kPacket,
+            key("qp_rates", &S::qp_rates, keyword_for(time(Zero::rejected), "off", Time::zero(), "time > 0, or `off`"),
+                kPacket,
                 "Packet model with DCQCN or IB CC: each QP's rate (and IB CC's CCTI), sampled on change at most this "
                 "often, into `qp_rates.csv` (with `csv`)."),
             key("timeline", &S::timeline, boolean(), kAllModels,
@@ -153,18 +138,14 @@ const Table<OutputsSpec>& outputs_table() {
                 "start and end, one track per rank, in Chrome's trace-event format (Perfetto, `chrome://tracing`; "
                 "docs/models/traces.md).")
                 .printed_if([](const S& s) { return s.timeline; }),
-            [] {
-                auto k = custom_key<S>(
-                    "queues", TypeDoc{"mapping", {"object"}}, kPacket,
-                    "Packet model only (with the ideal model it is an error): queue time series into `queues.csv` "
-                    "(with "
-                    "`csv`), see [Queue time series](#queue-time-series).",
-                    read_queues, [](const S& s) {
-                        return s.queues.interval > Time::zero() ? print_table(queues_table(), s.queues) : Value{};
-                    });
-                k.info.section = &queues_table();
-                return k;
-            }(),
+            custom_key<S>("queues", TypeDoc{"mapping", {"object"}}, kPacket,
+                          "Packet model only (with the ideal model it is an error): queue time series into "
+                          "`queues.csv` (with `csv`), see [Queue time series](#queue-time-series).",
+                          read_queues,
+                          [](const S& s) {
+                              return s.queues.interval > Time::zero() ? print_table(queues_table(), s.queues) : Value{};
+                          })
+                .with_section(queues_table()),
         }};
     return t;
 }

@@ -51,8 +51,7 @@ std::vector<VariantDef> take_variants(Node& root, Issues& issues) {
     root.erase("variants");
     if (section.is_null()) return out;
     if (!section.is_mapping()) {
-        issues.add(section.location, "variants",
-                   fmt::format("expected a mapping of variant names to overrides, found {}", describe_found(section)));
+        add_expected(issues, section, "variants", "a mapping of variant names to overrides");
         return out;
     }
     for (auto& v : section.entries) {
@@ -63,8 +62,8 @@ std::vector<VariantDef> take_variants(Node& root, Issues& issues) {
         }
         VariantDef def{v.key, {}};
         if (!v.value.is_null() && !v.value.is_mapping()) {
-            issues.add(v.value.location, vpath,
-                       fmt::format("expected a mapping of key.path: value, found {}", describe_found(v.value)));
+            issues.add(v.value.location, vpath, "expected a mapping of key.path: value, found {}",
+                       describe_found(v.value));
             continue;
         }
         for (auto& e : v.value.entries) {
@@ -86,16 +85,10 @@ std::optional<Override> parse_set(const std::string& argument, SourceFiles& file
     files.note_pseudo_file(pseudo);
     const SourceLocation where{pseudo, 0, 0};
     const std::size_t eq = argument.find('=');
-    if (eq == std::string::npos) {
-        issues.add(where, "", "expected key.path=value");
-        return std::nullopt;
-    }
+    if (eq == std::string::npos) return issues.reject(where, "", "expected key.path=value");
     std::string why;
     auto path = split_path(argument.substr(0, eq), why);
-    if (!path) {
-        issues.add(where, "", why);
-        return std::nullopt;
-    }
+    if (!path) return issues.reject(where, "", why);
     auto value = parse_yaml(YamlSource{std::string_view(argument).substr(eq + 1), pseudo, "", false}, issues);
     if (!value) return std::nullopt;
     return Override{std::move(*path), where, std::move(*value)};
@@ -112,15 +105,13 @@ void apply_override(Node& root, const Override& o, Issues& issues) {
             const auto index = parse_index(segment);
             const std::size_t n = at->items.size();
             if (!index) {
-                issues.add(
-                    o.location, shown,
-                    fmt::format("is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1, segment));
+                issues.add(o.location, shown, "is a list; expected an index (0..{}), found \"{}\"", n == 0 ? 0 : n - 1,
+                           segment);
                 return;
             }
             if (*index >= n) {
-                issues.add(
-                    o.location, shown,
-                    fmt::format("index {} is past the end of the list ({} entr{})", *index, n, n == 1 ? "y" : "ies"));
+                issues.add(o.location, shown, "index {} is past the end of the list ({} entr{})", *index, n,
+                           n == 1 ? "y" : "ies");
                 return;
             }
             at = &at->items[*index];
@@ -136,8 +127,8 @@ void apply_override(Node& root, const Override& o, Issues& issues) {
             at = child;
             shown = key_path(shown, segment);
         } else {
-            issues.add(o.location, shown,
-                       fmt::format("is a single value ({}), so it has no key \"{}\"", describe_found(*at), segment));
+            issues.add(o.location, shown, "is a single value ({}), so it has no key \"{}\"", describe_found(*at),
+                       segment);
             return;
         }
         walked.push_back(segment);

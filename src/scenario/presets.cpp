@@ -107,8 +107,8 @@ const PresetLibrary::Loaded* PresetLibrary::load(const PresetSlot& slot, const s
         if (auto text = files_.read(file.lexically_normal(), SourceLocation{shown, 0, 0}, "", loaded.issues)) {
             if (auto tree = parse_yaml(YamlSource{*text, shown, root_path, true}, loaded.issues)) {
                 if (!tree->is_mapping()) {
-                    loaded.issues.add(tree->location, root_path,
-                                      fmt::format("a preset file must be a mapping, found {}", describe_found(*tree)));
+                    loaded.issues.add(tree->location, root_path, "a preset file must be a mapping, found {}",
+                                      describe_found(*tree));
                 } else {
                     if (const Node* d = tree->find("description"))
                         read_text(*d, key_path(root_path, "description"), loaded.issues);
@@ -149,8 +149,7 @@ void PresetLibrary::expand_one(Node& node, const PresetSlot& slot, const std::st
     if (name == nullptr) return;  // a full inline definition
     const std::string name_path = shorthand ? path : key_path(path, "preset");
     if (!name->is_scalar()) {
-        issues.add(name->location, name_path,
-                   fmt::format("expected a {} preset name, found {}", slot.what, describe_found(*name)));
+        issues.add(name->location, name_path, "expected a {} preset name, found {}", slot.what, describe_found(*name));
         node.unresolved = true;
         return;
     }
@@ -164,8 +163,7 @@ void PresetLibrary::expand_one(Node& node, const PresetSlot& slot, const std::st
             listing = "; no config folder was given";
         else
             listing = fmt::format("; no {} presets were found", slot.what);
-        issues.add(name->location, name_path,
-                   fmt::format("unknown {} preset \"{}\"{}", slot.what, name->text, listing));
+        issues.add(name->location, name_path, "unknown {} preset \"{}\"{}", slot.what, name->text, listing);
         node.unresolved = true;
         return;
     }

@@ -35,12 +35,8 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         if (!v) return std::nullopt;
         return std::vector<int>{static_cast<int>(*v)};
     }
-    if (!n.is_sequence() || (n.items.empty() && !allow_empty)) {
-        issues.add(
-            n.location, at,
-            fmt::format("expected a priority 0..7 or a list of them (e.g. [3, 4]), found {}", describe_found(n)));
-        return std::nullopt;
-    }
+    if (!n.is_sequence() || (n.items.empty() && !allow_empty))
+        return add_expected(issues, n, at, "a priority 0..7 or a list of them (e.g. [3, 4])");
     std::vector<int> seen;
     const auto priority = [&](const Node& item, const std::string& path, Issues& found) -> std::optional<int> {
         const auto v = integer(0, kMaxPriority).read(item, path, found);
@@ -48,44 +44,37 @@ std::optional<std::vector<int>> read_priority_list(const Node& n, const std::str
         const bool twice = std::find(seen.begin(), seen.end(), *v) != seen.end();
         seen.push_back(*v);
         if (!twice) return v;
-        found.add(item.location, path,
-                  fmt::format("priority {} is listed twice; expected each priority at most once", *v));
-        return std::nullopt;
+        return found.reject(item.location, path, "priority {} is listed twice; expected each priority at most once",
+                            *v);
     };
     return read_items<int>(n, at, priority, issues);
 }
 
-// pfc.priority: one priority as a number, several as a list (how `priority` reads them).
-Field<std::vector<int>> priorities() {
-    return {TypeDoc{"integer, 0 to 7, or a non-empty list of distinct ones", {"integer", "array"}, 0, kMaxPriority, {}},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_priority_list(n, path, false, issues);
-            },
-            [](const std::vector<int>& list) {
-                return list.size() == 1 ? Value{std::int64_t{list.front()}} : int_list(list);
-            }};
-}
-
-Field<std::vector<int>> strict_priorities() {
-    return {TypeDoc{"list of distinct priorities, 0 to 7; may be empty", {"array", "integer"}, 0, kMaxPriority, {}},
-            [](const Node& n, const std::string& path, Issues& issues) {
-                return read_priority_list(n, path, true, issues);
-            },
-            int_list};
+// pfc.priority: one priority as a number, several as a list (how `priority` reads them); and,
+// `strict`, queues.strict: a list, which may be empty.
+Field<std::vector<int>> priority_list(bool strict) {
+    return {
+        strict
+            ? TypeDoc{"list of distinct priorities, 0 to 7; may be empty", {"array", "integer"}, 0, kMaxPriority}
+            : TypeDoc{"integer, 0 to 7, or a non-empty list of distinct ones", {"integer", "array"}, 0, kMaxPriority},
+        [strict](const Node& n, const std::string& path, Issues& issues) {
+            return read_priority_list(n, path, strict, issues);
+        },
+        [strict](const std::vector<int>& list) {
+            return list.size() == 1 && !strict ? Value{std::int64_t{list.front()}} : int_list(list);
+        }};
 }
 
 Field<std::array<int, 8>> weights() {
     return {TypeDoc{"list of 8 integers, 1 to 255", {"array"}, 1, kMaxWeight, {}},
             [](const Node& n, const std::string& at, Issues& issues) -> std::optional<std::array<int, 8>> {
                 std::array<int, 8> out{1, 1, 1, 1, 1, 1, 1, 1};
-                if (!n.is_sequence() || n.items.size() != out.size()) {
-                    issues.add(
+                if (!n.is_sequence() || n.items.size() != out.size())
+                    return issues.reject(
                         n.location, at,
-                        fmt::format("expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
-                                    "1]), found {}",
-                                    n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n)));
-                    return std::nullopt;
-                }
+                        "expected a list of 8 weights, one per priority (e.g. [1, 1, 1, 4, 1, 1, 1, "
+                        "1]), found {}",
+                        n.is_sequence() ? fmt::format("a list of {}", n.items.size()) : describe_found(n));
                 const auto list = read_items<int>(n, at, integer(1, kMaxWeight).read, issues);
                 if (!list) return std::nullopt;
                 std::copy(list->begin(), list->end(), out.begin());
@@ -107,10 +96,8 @@ Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& tab
                                     Issues& issues) -> std::optional<std::vector<Class>> {
         std::vector<Class> out;
         if (!node.is_sequence()) {
-            issues.add(node.location, path,
-                       fmt::format("expected a list of port classes, one per port speed (e.g. [{{speed: 400Gbps, "
-                                   "...}}]), found {}",
-                                   describe_found(node)));
+            add_expected(issues, node, path,
+                         "a list of port classes, one per port speed (e.g. [{speed: 400Gbps, ...}])");
             return out;
         }
         std::vector<std::pair<Bandwidth, std::size_t>> seen;
@@ -127,13 +114,13 @@ Field<std::vector<Class>> port_classes(std::string type, const Table<Class>& tab
                            "missing required key (the port speed this class is for)");
                 continue;
             }
-            const auto v = read_bandwidth(*speed, key_path(at, "speed"), issues);
+            const auto v = rate().read(*speed, key_path(at, "speed"), issues);
             if (!v) continue;
             const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *v; });
             if (same != seen.end()) {
                 issues.add(speed->location, key_path(at, "speed"),
-                           fmt::format("{} is already the speed of {}; expected each port speed once", to_string(*v),
-                                       index_path(path, same->second)));
+                           "{} is already the speed of {}; expected each port speed once", to_string(*v),
+                           index_path(path, same->second));
                 continue;
             }
             seen.emplace_back(*v, i);
@@ -170,9 +157,9 @@ Field<std::vector<EcnPortClass>> ecn_port_classes() {
                             if (kmin <= kmax) return true;
                             issues.add(m.find("kmin") != nullptr ? m.find("kmin")->location : m.location,
                                        key_path(at, "kmin"),
-                                       fmt::format("kmin {} is above kmax {} for {} ports; RED marks from kmin up to "
-                                                   "kmax, so expected kmin <= kmax",
-                                                   in_kb(kmin), in_kb(kmax), to_string(c.speed)));
+                                       "kmin {} is above kmax {} for {} ports; RED marks from kmin up to "
+                                       "kmax, so expected kmin <= kmax",
+                                       in_kb(kmin), in_kb(kmax), to_string(c.speed));
                             return false;
                         });
 }
@@ -192,7 +179,7 @@ const Table<PfcSpec>& pfc_table() {
         {
             key("enabled", &PfcSpec::enabled, boolean(), kPacket,
                 "IEEE 802.1Qbb priority flow control on the `priority` list. A lossless fabric needs it."),
-            key("priority", &PfcSpec::priorities, priorities(), kPacket,
+            key("priority", &PfcSpec::priorities, priority_list(false), kPacket,
                 "The lossless priorities: PFC pauses these and no others. The first is the data class of every "
                 "message whose workload entry names no `priority`. May not hold `control_priority`. `validate "
                 "--print` shows one as a number, several as a list. Default: the usual RoCE lossless priority in "
@@ -292,7 +279,7 @@ const Table<QueuesSpec>& queues_table() {
     static const Table<QueuesSpec> t{
         kPath + ".queues",
         {
-            key("strict", &QueuesSpec::strict, strict_priorities(), kPacket,
+            key("strict", &QueuesSpec::strict, priority_list(true), kPacket,
                 "Queues served first, by strict priority, the higher number first (802.1Q §8.6.8 strict priority). "
                 "The default holds the CNPs, ACKs and NAKs (`control_priority` 6) and network control (7). `[]`: "
                 "every queue shares by weight."),
@@ -321,8 +308,8 @@ void check_ecn_order(const EcnSpec& ecn, const SectionRead& r, std::optional<Ban
     issues.add(
         kmin_node != nullptr ? kmin_node->location : (kmax_node != nullptr ? kmax_node->location : r.map->location),
         key_path(kPath, "ecn.kmin"),
-        fmt::format("kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
-                    shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB")));
+        "kmin {} is above kmax {}; RED marks from kmin up to kmax, so expected kmin <= kmax",
+        shown(kmin_node, kmin, "100KB"), shown(kmax_node, kmax, "400KB"));
 }
 
 // CNPs, ACKs and NAKs go on control_priority, in a queue PFC never pauses. Reported at
@@ -336,19 +323,18 @@ void check_control_priority(const RoceSpec& out, const SectionRead& r, Issues& i
         lossless.size() == 1 ? fmt::format("{}", lossless.front()) : fmt::format("[{}]", fmt::join(lossless, ", "));
     if (const Node* n = r.given("control_priority")) {
         issues.add(n->location, key_path(kPath, "control_priority"),
-                   fmt::format("{} is a lossless priority (pfc.priority: {}); CNPs, ACKs and NAKs need a queue "
-                               "that PFC does not pause, so expected a priority not in pfc.priority",
-                               out.control_priority, list));
+                   "{} is a lossless priority (pfc.priority: {}); CNPs, ACKs and NAKs need a queue "
+                   "that PFC does not pause, so expected a priority not in pfc.priority",
+                   out.control_priority, list);
         return;
     }
     const int p = out.control_priority;
     const Node* priority = r.given("pfc.priority");
-    issues.add(
-        priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
-        fmt::format("{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
-                    "not pause, so expected lossless priorities other than {} (or a control_priority "
-                    "set to another priority)",
-                    lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p), p));
+    issues.add(priority != nullptr ? priority->location : r.map->location, key_path(kPath, "pfc.priority"),
+               "{} the default control_priority; CNPs, ACKs and NAKs need a queue that PFC does "
+               "not pause, so expected lossless priorities other than {} (or a control_priority "
+               "set to another priority)",
+               lossless.size() == 1 ? fmt::format("{} is also", p) : fmt::format("{} includes {},", list, p), p);
 }
 
 void check_roce(const RoceSpec& out, const SectionRead& r, std::optional<Bandwidth> link_speed, Issues& issues) {
@@ -359,15 +345,15 @@ void check_roce(const RoceSpec& out, const SectionRead& r, std::optional<Bandwid
     if (out.lossless && out.pfc.enabled && out.ecn.enabled && r.ok("ecn.kmax") && r.ok("pfc.xoff") && out.ecn.kmax &&
         out.pfc.xoff && !(*out.ecn.kmax < *out.pfc.xoff)) {
         issues.add(kmax->location, key_path(kPath, "ecn.kmax"),
-                   fmt::format("kmax {} is not below pfc.xoff {}; ECN must mark before PFC pauses (DCQCN paper "
-                               "\u00a75), so expected kmax < xoff: lower kmax or raise pfc.xoff",
-                               kmax->text, xoff->text));
+                   "kmax {} is not below pfc.xoff {}; ECN must mark before PFC pauses (DCQCN paper "
+                   "\u00a75), so expected kmax < xoff: lower kmax or raise pfc.xoff",
+                   kmax->text, xoff->text);
     }
     if (r.ok("pfc.xoff") && r.ok("pfc.xon_delta") && out.pfc.xoff && !(out.pfc.xon_delta < *out.pfc.xoff)) {
         const Node* delta = r.given("pfc.xon_delta");
         issues.add((delta != nullptr ? delta : xoff)->location, key_path(kPath, "pfc.xon_delta"),
-                   fmt::format("xon_delta {} is not below pfc.xoff {}; XON = XOFF - xon_delta must stay above 0",
-                               delta != nullptr ? delta->text : to_string(out.pfc.xon_delta), xoff->text));
+                   "xon_delta {} is not below pfc.xoff {}; XON = XOFF - xon_delta must stay above 0",
+                   delta != nullptr ? delta->text : to_string(out.pfc.xon_delta), xoff->text);
     }
     if (r.ok("lossless") && out.lossless && !out.pfc.enabled && r.given("pfc.enabled") != nullptr) {
         issues.add(r.given("pfc.enabled")->location, key_path(kPath, "pfc.enabled"),

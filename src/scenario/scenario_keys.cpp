@@ -42,32 +42,17 @@ Value seed(std::uint64_t s) {
     return Value{std::to_string(s)};
 }
 
-// A section read with `table` into `member`.
-template <class Sub>
-Key<S, Read> sub_section(const char* name, Sub S::*member, const Table<Sub>& table, const char* doc) {
-    auto k = top(
-        name, TypeDoc{"mapping", {"object"}}, doc,
-        [member, &table](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
-            return read_table(n, path, table, out.*member, issues).map != nullptr;
-        },
-        [member, &table](const S& s) { return print_table(table, s.*member); });
-    k.info.section = &table;
-    return k;
-}
-
 // A section of the cluster, read by validate_cluster() with what the sections before it say,
 // whether it is written or not, and printed with `table`.
 template <class Sub, class Ctx>
 Key<ClusterSpec> part(const char* name, Sub ClusterSpec::*member, const Table<Sub, Ctx>& table, const char* doc) {
-    Key<ClusterSpec> k;
-    k.info = key_info(name, TypeDoc{"mapping", {"object"}}, doc, 0);
-    k.info.section = &table;
-    for (const KeyInfo& sub : table.TableInfo::keys) k.info.consumers |= sub.consumers;
-    k.read = [](const Node&, const std::string&, ClusterSpec&, NoContext&, Issues&, std::vector<std::string>&) {
-        return true;
-    };
-    k.print = [member, &table](const ClusterSpec& c) { return print_table(table, c.*member); };
-    return k;
+    unsigned consumers = 0;
+    for (const KeyInfo& sub : table.TableInfo::keys) consumers |= sub.consumers;
+    return {key_info(name, TypeDoc{"mapping", {"object"}}, doc, consumers, &table),
+            [](const Node&, const std::string&, ClusterSpec&, NoContext&, Issues&, std::vector<std::string>&) {
+                return true;
+            },
+            [member, &table](const ClusterSpec& c) { return print_table(table, c.*member); }};
 }
 
 }  // namespace
@@ -104,41 +89,35 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
     static const Table<S, Read> t{
         "scenario",
         {
-            key<S, std::string, Read>(
-                "name", &S::name, name_field(), kAllModels,
+            key("name", &S::name, name_field(), kAllModels,
                 "Names the run and its output folder (`results/<name>`, where leading dots become `_`: `..` writes to "
                 "`results/__`). Letters, digits, `.`, `_`, `-`.")
                 .required(),
-            key<S, std::string, Read>("description", &S::description, text_field(), kAllModels,
-                                      "Free text, copied into results.")
+            key("description", &S::description, text_field(), kAllModels, "Free text, copied into results.")
                 .shown_default("`\"\"`"),
             top(
                 "seed", TypeDoc{"unsigned 64-bit integer", {"integer"}, 0},
                 "Seeds every random stream. `--seed N` replaces it.",
                 [](const Node& n, const std::string& path, S& out, Read&, Issues& issues) {
-                    const auto v = read_uint64(n, path, issues);
-                    if (v) out.seed = *v;
-                    return v.has_value();
+                    return store(out.seed, read_uint64(n, path, issues));
                 },
                 [](const S& s) { return seed(s.seed); }),
             loader_key("include", TypeDoc{"path or list of paths", {"string", "array"}},
                        "Files merged underneath this one (see [Include](#include))."),
-            sub_section("simulation", &S::simulation, simulation_table(),
-                        "The network model and its settings (see [Simulation](#simulation-simulation))."),
-            [] {
-                auto k = top(
-                    "cluster", TypeDoc{"mapping", {"object"}},
-                    "The servers and the networks between them (see [Cluster](#cluster)).",
-                    [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
-                        auto [cluster, ranks_known] = validate_cluster(n, issues);
-                        out.cluster = std::move(cluster);
-                        read.cluster_known = ranks_known;
-                        return true;
-                    },
-                    [](const S& s) { return print_table(cluster_table(), s.cluster); });
-                k.info.section = &cluster_table();
-                return std::move(k).required("missing required section");
-            }(),
+            section("simulation", &S::simulation, simulation_table(),
+                    "The network model and its settings (see [Simulation](#simulation-simulation))."),
+            top(
+                "cluster", TypeDoc{"mapping", {"object"}},
+                "The servers and the networks between them (see [Cluster](#cluster)).",
+                [](const Node& n, const std::string&, S& out, Read& read, Issues& issues) {
+                    auto [cluster, ranks_known] = validate_cluster(n, issues);
+                    out.cluster = std::move(cluster);
+                    read.cluster_known = ranks_known;
+                    return true;
+                },
+                [](const S& s) { return print_table(cluster_table(), s.cluster); })
+                .with_section(cluster_table())
+                .required("missing required section"),
             top(
                 "workload", TypeDoc{"non-empty list of entries", {"array"}},
                 "What the cluster does (see [Workload](#workload)).",
@@ -162,7 +141,7 @@ const Table<ScenarioSpec, TopLevelRead>& scenario_table() {
             loader_key("variants", TypeDoc{"mapping", {"object"}},
                        "Named sets of overrides, each a mapping of key paths to values (see [Variants](#variants)).")
                 .shown_default("one variant, `default`"),
-            sub_section("outputs", &S::outputs, outputs_table(), "Result files (see [Outputs](#outputs-outputs))."),
+            section("outputs", &S::outputs, outputs_table(), "Result files (see [Outputs](#outputs-outputs))."),
         }};
     return t;
 }

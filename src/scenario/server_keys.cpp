@@ -33,12 +33,11 @@ Field<std::string> nvlink_generation() {
                 if (node.is_scalar() && std::find(kNvlinkGenerations.begin(), kNvlinkGenerations.end(), node.text) !=
                                             kNvlinkGenerations.end())
                     return node.text;
-                issues.add(node.location, path,
-                           node.is_scalar() ? fmt::format("unknown NVLink generation \"{}\"; available: {}", node.text,
-                                                          join(kNvlinkGenerations))
-                                            : fmt::format("expected an NVLink generation ({}), found {}",
-                                                          join(kNvlinkGenerations), describe_found(node)));
-                return std::nullopt;
+                return issues.reject(node.location, path,
+                                     node.is_scalar() ? fmt::format("unknown NVLink generation \"{}\"; available: {}",
+                                                                    node.text, join(kNvlinkGenerations))
+                                                      : fmt::format("expected an NVLink generation ({}), found {}",
+                                                                    join(kNvlinkGenerations), describe_found(node)));
             },
             [](const std::string& s) { return Value{s}; }};
 }
@@ -47,13 +46,8 @@ Field<std::string> nvlink_generation() {
 Field<std::vector<int>> link_counts() {
     return {TypeDoc{"list of integers ≥ 1", {"array"}},
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::vector<int>> {
-                if (!n.is_sequence()) {
-                    issues.add(n.location, path,
-                               fmt::format("expected a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5]), "
-                                           "found {}",
-                                           describe_found(n)));
-                    return std::nullopt;
-                }
+                if (!n.is_sequence())
+                    return add_expected(issues, n, path, "a list of link counts, one per NVSwitch (e.g. [5, 4, 4, 5])");
                 return read_items<int>(n, path, integer(1, kMaxNvlinksPerGpu).read, issues);
             },
             int_list};
@@ -165,32 +159,30 @@ void check_nvlink(const ServerSpec& server, const SectionRead& r, const std::str
     if (s.switches == 0) {
         if (gpus_known && gpus != 2)
             issues.add(at("switches"), key_path(path, "switches"),
-                       fmt::format("0 switches with {} per GPU is a direct NVLink bridge, which joins exactly 2 "
-                                   "GPUs; this server has {}",
-                                   plural(s.links_per_gpu, "link", "links"), plural(gpus, "GPU", "GPUs")));
+                       "0 switches with {} per GPU is a direct NVLink bridge, which joins exactly 2 "
+                       "GPUs; this server has {}",
+                       plural(s.links_per_gpu, "link", "links"), plural(gpus, "GPU", "GPUs"));
         return;
     }
     if (!r.ok("nvlink.split")) return;
     if (s.split.empty()) {  // an even split
         if (s.links_per_gpu % s.switches != 0)
             issues.add(nvlink->location, path,
-                       fmt::format("{} per GPU do not spread evenly over {}; give the links to each switch in split",
-                                   plural(s.links_per_gpu, "link", "links"), plural(s.switches, "switch", "switches")));
+                       "{} per GPU do not spread evenly over {}; give the links to each switch in split",
+                       plural(s.links_per_gpu, "link", "links"), plural(s.switches, "switch", "switches"));
         return;
     }
     const std::string split_path = key_path(path, "split");
     if (static_cast<std::int64_t>(s.split.size()) != s.switches) {
-        issues.add(at("split"), split_path,
-                   fmt::format("{} for {}; give one link count per switch",
-                               plural(static_cast<std::int64_t>(s.split.size()), "entry", "entries"),
-                               plural(s.switches, "switch", "switches")));
+        issues.add(at("split"), split_path, "{} for {}; give one link count per switch",
+                   plural(static_cast<std::int64_t>(s.split.size()), "entry", "entries"),
+                   plural(s.switches, "switch", "switches"));
         return;
     }
     const int sum = std::accumulate(s.split.begin(), s.split.end(), 0);
     if (sum != s.links_per_gpu)
-        issues.add(at("split"), split_path,
-                   fmt::format("the entries add up to {}, but links_per_gpu is {}", plural(sum, "link", "links"),
-                               s.links_per_gpu));
+        issues.add(at("split"), split_path, "the entries add up to {}, but links_per_gpu is {}",
+                   plural(sum, "link", "links"), s.links_per_gpu);
 }
 
 }  // namespace

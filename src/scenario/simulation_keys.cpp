@@ -12,15 +12,6 @@ namespace {
 
 constexpr Bytes kMaxSegment{std::int64_t{1} << 30};
 
-Field<Time> stop_time() {
-    return {TypeDoc{"time > 0, or `none`", {"string", "integer"}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Time> {
-                if (is_keyword(n, "none")) return Time::max();
-                return read_time(n, path, Zero::rejected, issues);
-            },
-            [](const Time& t) { return Value{t == Time::max() ? std::string("none") : to_string(t)}; }};
-}
-
 const auto kCongestion = choice<FlowCongestion>(
     "flow congestion control",
     {{"none", FlowCongestion::none}, {"dcqcn", FlowCongestion::dcqcn}, {"fluid", FlowCongestion::fluid}});
@@ -109,7 +100,8 @@ const Table<SimulationSpec>& simulation_table() {
                 "([models/flow.md](models/flow.md), \"Rings as one flow\").")
                 .printed_if([](const S& s) { return s.flow_rings != FlowRings::coupled; })
                 .shown_default("`coupled`"),
-            key("stop_time", &S::stop_time, stop_time(), kAllModels,
+            key("stop_time", &S::stop_time,
+                keyword_for(time(Zero::rejected), "none", Time::max(), "time > 0, or `none`"), kAllModels,
                 "Simulated time at which the run stops; `none` runs until no event is left. A run stopped with work "
                 "left is *cut short*: it reports what happened until then (makespan = the stop time, unfinished "
                 "transfers marked), says so first, is `\"cut_short\": true, \"complete\": false` in `result.json` "

@@ -16,8 +16,7 @@ std::optional<std::string> SourceFiles::read(const fs::path& path, const SourceL
                                              Issues& issues) {
     const std::string shown = path.generic_string();
     const auto fail = [&](std::string_view why) {
-        issues.add(from, std::string(key), fmt::format("cannot read \"{}\": {}", shown, why));
-        return std::nullopt;
+        return issues.reject(from, std::string(key), "cannot read \"{}\": {}", shown, why);
     };
     std::error_code ec;
     const auto status = fs::status(path, ec);

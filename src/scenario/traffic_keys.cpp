@@ -20,6 +20,9 @@ namespace {
 using S = TrafficSpec;
 using Ctx = EntryContext;
 
+// At most this many flows per traffic entry (a guard against a typo that asks for billions).
+constexpr std::int64_t kMaxTrafficFlows = 10'000'000;
+
 const std::vector<std::string> kPatterns{"permutation", "incast", "all_to_all", "poisson", "storage", "gpu_pool"};
 
 // The keys of each pattern, in kPatterns order, as its messages list them; `start` is everyone's.
@@ -38,15 +41,12 @@ const std::vector<std::vector<std::string>>& pattern_keys() {
 bool read_load(const Node& node, const std::string& path, S& out, Ctx&, Issues& issues) {
     const auto load = node.is_scalar() ? parse_number(node.text) : std::nullopt;
     if (!load) {
-        issues.add(
-            node.location, path,
-            fmt::format("expected a fraction of the senders' line rate in (0, 1], found {}", describe_found(node)));
+        add_expected(issues, node, path, "a fraction of the senders' line rate in (0, 1]");
         return false;
     }
     if (!(*load > 0 && *load <= 1)) {
-        issues.add(
-            node.location, path,
-            fmt::format("{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate", node.text));
+        issues.add(node.location, path, "{} is outside (0, 1]; the load is a fraction of each sender's NIC line rate",
+                   node.text);
         return false;
     }
     out.load = *load;
@@ -72,15 +72,15 @@ bool read_cdf(const Node& node, const std::string& path, S& spec, Ctx&, Issues& 
         const std::string& m = why.list().front().message;  // cannot read "<file>": <reason>
         const auto reason = m.find("\": ") == std::string::npos ? m : m.substr(m.find("\": ") + 3);
         issues.add(node.location, path,
-                   fmt::format("cannot read the flow-size CDF file \"{}\"{}; give a readable file or a built-in CDF{}",
-                               file, reason == "file not found" ? "" : fmt::format(" ({})", reason),
-                               available_choices(*name, builtin_flow_size_cdf_names())));
+                   "cannot read the flow-size CDF file \"{}\"{}; give a readable file or a built-in CDF{}", file,
+                   reason == "file not found" ? "" : fmt::format(" ({})", reason),
+                   available_choices(*name, builtin_flow_size_cdf_names()));
         return false;
     }
     std::string error;
     auto parsed = parse_flow_size_cdf(*text, error);
     if (!parsed) {
-        issues.add(node.location, path, fmt::format("flow-size CDF file \"{}\": {}", file, error));
+        issues.add(node.location, path, "flow-size CDF file \"{}\": {}", file, error);
         return false;
     }
     spec.cdf = file;
@@ -99,19 +99,13 @@ Key<S, Ctx> ranks_key(std::string name, std::vector<RankId> S::*member, bool ski
             const bool pairwise =
                 out.pattern == TrafficPattern::permutation || out.pattern == TrafficPattern::all_to_all;
             if (skip_receiver && pairwise && (out.*member).size() == 1) {
-                issues.add(
-                    n.location, path,
-                    fmt::format("{} traffic needs at least 2 senders", kPatterns[static_cast<int>(out.pattern)]));
+                issues.add(n.location, path, "{} traffic needs at least 2 senders",
+                           kPatterns[static_cast<int>(out.pattern)]);
                 return false;
             }
             return true;
         },
         [member](const S& s) { return print_rank_set(s.*member); });
-}
-
-template <class T>
-Key<S, Ctx> field_key(std::string name, T S::*member, Field<T> field, std::string doc) {
-    return key<S, T, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
 }
 
 // The flows an entry makes, for the limit on them.
@@ -144,8 +138,7 @@ bool check_cluster(const S& spec, const Node& kind_node, const std::string& path
         spec.pattern == TrafficPattern::permutation || spec.pattern == TrafficPattern::all_to_all || incast;
     const std::string at = key_path(path, "traffic");
     if (pairwise && senders < (incast ? 1 : 2)) {
-        issues.add(kind_node.location, at,
-                   fmt::format("{} traffic needs at least 2 ranks; the cluster has {}", pattern, ranks));
+        issues.add(kind_node.location, at, "{} traffic needs at least 2 ranks; the cluster has {}", pattern, ranks);
         return false;
     }
     if (spec.pattern == TrafficPattern::poisson && cluster.servers < 2) {
@@ -154,9 +147,8 @@ bool check_cluster(const S& spec, const Node& kind_node, const std::string& path
     }
     const double flows = flows_of(spec, cluster, senders);
     if (flows > static_cast<double>(kMaxTrafficFlows)) {
-        issues.add(
-            kind_node.location, at,
-            fmt::format("this entry would make about {:.0f} flows; at most {} per entry", flows, kMaxTrafficFlows));
+        issues.add(kind_node.location, at, "this entry would make about {:.0f} flows; at most {} per entry", flows,
+                   kMaxTrafficFlows);
         return false;
     }
     return true;
@@ -168,26 +160,24 @@ const Table<S, Ctx>& traffic_table() {
     static const Table<S, Ctx> t{
         "workload.traffic",
         {
-            field_key("traffic", &S::pattern,
-                      choice<TrafficPattern>("traffic pattern", {{"permutation", TrafficPattern::permutation},
-                                                                 {"incast", TrafficPattern::incast},
-                                                                 {"all_to_all", TrafficPattern::all_to_all},
-                                                                 {"poisson", TrafficPattern::poisson},
-                                                                 {"storage", TrafficPattern::storage},
-                                                                 {"gpu_pool", TrafficPattern::gpu_pool}}),
-                      "The pattern (docs/models/traffic.md).")
+            key("traffic", &S::pattern,
+                choice<TrafficPattern>("traffic pattern", {{"permutation", TrafficPattern::permutation},
+                                                           {"incast", TrafficPattern::incast},
+                                                           {"all_to_all", TrafficPattern::all_to_all},
+                                                           {"poisson", TrafficPattern::poisson},
+                                                           {"storage", TrafficPattern::storage},
+                                                           {"gpu_pool", TrafficPattern::gpu_pool}}),
+                kAllModels, "The pattern (docs/models/traffic.md).")
                 .required(),
-            field_key("size", &S::size, size(Zero::rejected),
-                      "permutation, incast, all_to_all, storage: bytes per flow (storage: per rank).")
+            key("size", &S::size, size(Zero::rejected), kAllModels,
+                "permutation, incast, all_to_all, storage: bytes per flow (storage: per rank).")
                 .required(),
             ranks_key("senders", &S::senders, true,
                       "permutation, incast, all_to_all, poisson: the sending ranks (incast: all but the receiver)."),
             custom_key<S, Ctx>(
                 "receiver", TypeDoc{"rank", {"integer"}}, kAllModels, "incast: the rank everyone sends to.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
-                    const auto r = read_rank(n, path, ctx.ranks, issues);
-                    if (r) out.receiver = *r;
-                    return r.has_value();
+                    return store(out.receiver, read_rank(n, path, ctx.ranks, issues));
                 },
                 [](const S& s) { return Value{std::int64_t{s.receiver.value()}}; }),
             custom_key<S, Ctx>("load", TypeDoc{"number in (0, 1]", {"number"}}, kAllModels,
@@ -198,13 +188,14 @@ const Table<S, Ctx>& traffic_table() {
                                "poisson: the flow-size distribution; a file of \"<bytes> <percent>\" lines is "
                                "relative to the scenario.",
                                read_cdf, [](const S& s) { return Value{s.cdf}; }),
-            field_key("duration", &S::duration, time(Zero::rejected), "poisson: arrivals in [start, start + duration).")
+            key("duration", &S::duration, time(Zero::rejected), kAllModels,
+                "poisson: arrivals in [start, start + duration).")
                 .required(),
             ranks_key("ranks", &S::ranks, false, "storage, gpu_pool: the GPU ranks that read/write or serve calls."),
-            field_key("operation", &S::operation,
-                      choice<StorageOperation>("storage operation",
-                                               {{"read", StorageOperation::read}, {"write", StorageOperation::write}}),
-                      "storage: read, storage node → GPU; write (checkpoint), GPU → storage node."),
+            key("operation", &S::operation,
+                choice<StorageOperation>("storage operation",
+                                         {{"read", StorageOperation::read}, {"write", StorageOperation::write}}),
+                kAllModels, "storage: read, storage node → GPU; write (checkpoint), GPU → storage node."),
             custom_key<S, Ctx>(
                 "clients", TypeDoc{"`all` or count", {"string", "integer"}}, kAllModels,
                 "gpu_pool: the client hosts of `cluster.clients` that make calls.",
@@ -217,18 +208,19 @@ const Table<S, Ctx>& traffic_table() {
                     return v.has_value();
                 },
                 [](const S& s) { return s.clients == 0 ? Value{std::string("all")} : Value{std::int64_t{s.clients}}; }),
-            field_key("calls", &S::calls, integer(1, 1'000'000), "gpu_pool: calls per chain.").required(),
-            field_key("concurrency", &S::concurrency, integer(1, 1'024),
-                      "gpu_pool: chains (calls in flight) per client."),
-            field_key("request", &S::request, size(Zero::rejected), "gpu_pool: the RPC's size, client → GPU."),
-            field_key("response", &S::response, size(Zero::rejected), "gpu_pool: the RPC's answer, GPU → client."),
-            field_key("copy", &S::copy, size(Zero::allowed), "gpu_pool: host → GPU bytes per call.").required(),
-            field_key("copy_back", &S::copy_back, size(Zero::allowed), "gpu_pool: GPU → host bytes per call."),
-            field_key("interval", &S::interval, time(Zero::allowed),
-                      "gpu_pool: a chain's call i starts no earlier than start + i·interval."),
-            field_key("start", &S::start, time(Zero::allowed),
-                      "All patterns: when the entry's flows start (counted from when its `after` entry finished, if "
-                      "any)."),
+            key("calls", &S::calls, integer(1, 1'000'000), kAllModels, "gpu_pool: calls per chain.").required(),
+            key("concurrency", &S::concurrency, integer(1, 1'024), kAllModels,
+                "gpu_pool: chains (calls in flight) per client."),
+            key("request", &S::request, size(Zero::rejected), kAllModels, "gpu_pool: the RPC's size, client → GPU."),
+            key("response", &S::response, size(Zero::rejected), kAllModels,
+                "gpu_pool: the RPC's answer, GPU → client."),
+            key("copy", &S::copy, size(Zero::allowed), kAllModels, "gpu_pool: host → GPU bytes per call.").required(),
+            key("copy_back", &S::copy_back, size(Zero::allowed), kAllModels, "gpu_pool: GPU → host bytes per call."),
+            key("interval", &S::interval, time(Zero::allowed), kAllModels,
+                "gpu_pool: a chain's call i starts no earlier than start + i·interval."),
+            key("start", &S::start, time(Zero::allowed), kAllModels,
+                "All patterns: when the entry's flows start (counted from when its `after` entry finished, if "
+                "any)."),
         }};
     return t;
 }
@@ -275,8 +267,8 @@ std::optional<TrafficSpec> read_traffic(const Node& entry, const Node& kind_node
     bool ok = true;
     for (const auto& e : entry.entries) {
         if (contains(traffic_keys(), e.key) && !contains(keys, e.key)) {
-            issues.add(e.key_location, key_path(path, e.key),
-                       fmt::format("does not apply to {} traffic; it takes: {}", *pattern, join(keys)));
+            issues.add(e.key_location, key_path(path, e.key), "does not apply to {} traffic; it takes: {}", *pattern,
+                       join(keys));
             ok = false;
         }
     }
@@ -313,10 +305,10 @@ std::optional<TrafficSpec> read_traffic(const Node& entry, const Node& kind_node
             static_cast<__int128>(spec.interval.picoseconds()) * (spec.calls - 1) + spec.start.picoseconds() >
                 kMaxTime.picoseconds()) {
             issues.add(interval->location, key_path(path, "interval"),
-                       fmt::format("the last of {} calls would start after {} + {} x {}, beyond the {} a run can "
-                                   "simulate; use fewer calls or a shorter interval",
-                                   spec.calls, to_string(spec.start), spec.calls - 1, to_string(spec.interval),
-                                   to_string(kMaxTime)));
+                       "the last of {} calls would start after {} + {} x {}, beyond the {} a run can "
+                       "simulate; use fewer calls or a shorter interval",
+                       spec.calls, to_string(spec.start), spec.calls - 1, to_string(spec.interval),
+                       to_string(kMaxTime));
             ok = false;
         }
     }

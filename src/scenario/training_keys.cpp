@@ -99,36 +99,12 @@ std::string flops_text(std::int64_t flops) {
     return fmt::format("{}{}FLOPS", flops, kPrefixes[p]);
 }
 
-// A number read by `parse`, or `expected` in the message.
-template <class T, class Parse>
-Field<T> parsed(TypeDoc type, Parse parse, std::string expected) {
-    return {std::move(type),
-            [parse, expected](const Node& n, const std::string& path, Issues& issues) -> std::optional<T> {
-                std::optional<T> v;
-                if (n.is_scalar()) v = parse(n.text);
-                if (!v) issues.add(n.location, path, fmt::format("expected {}, found {}", expected, describe_found(n)));
-                return v;
-            },
-            [](const T& v) { return Value{v}; }};
-}
-
-template <class T>
-Key<S, Ctx> field_key(std::string name, T S::*member, Field<T> field, std::string doc) {
-    return key<S, T, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
-}
-
-Key<TrainingModelSpec, Ctx> model_key(std::string name, int TrainingModelSpec::*member, Field<int> field,
-                                      std::string doc) {
-    return key<TrainingModelSpec, int, Ctx>(std::move(name), member, std::move(field), kAllModels, std::move(doc));
-}
-
 const Table<TrainingModelSpec, Ctx>& model_table() {
     using M = TrainingModelSpec;
     static const Table<M, Ctx> t{
         "workload.training.model",
         {
-            key<M, std::int64_t, Ctx>(
-                "parameters", &M::parameters,
+            key("parameters", &M::parameters,
                 parsed<std::int64_t>(
                     TypeDoc{"count > 0", {"string", "integer"}},
                     [](const std::string& s) -> std::optional<std::int64_t> {
@@ -140,15 +116,16 @@ const Table<TrainingModelSpec, Ctx>& model_table() {
                 "Total parameters, experts included: `70B`, `1.5T`, `7e9`, `175000000000` (K, M, B, T are powers of "
                 "1000; must be whole).")
                 .required("missing required key (the model's parameter count, e.g. 70B or 7e9)"),
-            model_key("layers", &M::layers, integer(1, 100'000), "Transformer layers.")
+            key("layers", &M::layers, integer(1, 100'000), kAllModels, "Transformer layers.")
                 .required("missing required key (transformer layers)"),
-            model_key("hidden", &M::hidden, integer(1, 1'000'000), "Hidden size.")
+            key("hidden", &M::hidden, integer(1, 1'000'000), kAllModels, "Hidden size.")
                 .required("missing required key (hidden size)"),
-            model_key("sequence", &M::sequence, integer(1, 10'000'000), "Tokens per sequence.")
+            key("sequence", &M::sequence, integer(1, 10'000'000), kAllModels, "Tokens per sequence.")
                 .required("missing required key (tokens per sequence)"),
-            model_key("experts", &M::experts, integer(0, 100'000),
-                      "0: dense; E: every layer's FFN is E experts (needs parameters > 4·hidden²·layers)."),
-            model_key("top_k", &M::top_k, integer(1, 100'000), "Experts per token (MoE only), at most `experts`."),
+            key("experts", &M::experts, integer(0, 100'000), kAllModels,
+                "0: dense; E: every layer's FFN is E experts (needs parameters > 4·hidden²·layers)."),
+            key("top_k", &M::top_k, integer(1, 100'000), kAllModels,
+                "Experts per token (MoE only), at most `experts`."),
         }};
     return t;
 }
@@ -157,10 +134,10 @@ const Table<S, Ctx>& batch_table() {
     static const Table<S, Ctx> t{
         "workload.training.batch",
         {
-            field_key("global", &S::global_batch, integer(1, 100'000'000),
-                      "Sequences per iteration; a multiple of micro × dp.")
+            key("global", &S::global_batch, integer(1, 100'000'000), kAllModels,
+                "Sequences per iteration; a multiple of micro × dp.")
                 .required("missing required key (sequences per iteration)"),
-            field_key("micro", &S::micro_batch, integer(1, 1'000'000), "Sequences per micro-batch."),
+            key("micro", &S::micro_batch, integer(1, 1'000'000), kAllModels, "Sequences per micro-batch."),
         }};
     return t;
 }
@@ -169,32 +146,28 @@ const Table<S, Ctx>& gpu_table() {
     static const Table<S, Ctx> t{
         "workload.training.gpu",
         {
-            key<S, std::int64_t, Ctx>(
-                "peak", &S::peak_flops,
+            key("peak", &S::peak_flops,
                 {TypeDoc{"FLOP/s", {"string"}},
                  [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::int64_t> {
                      std::optional<std::int64_t> v;
                      if (n.is_scalar()) v = parse_flops(n.text);
                      if (v && *v > 0) return v;
-                     issues.add(n.location, path,
-                                fmt::format("expected a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS), found {}",
-                                            describe_found(n)));
-                     return std::nullopt;
+                     return add_expected(issues, n, path, "a rate in FLOPS (e.g. 989TFLOPS, 1.979PFLOPS)");
                  },
                  [](const std::int64_t& f) { return Value{flops_text(f)}; }},
                 kAllModels,
                 "Dense peak per GPU: `989TFLOPS`, `1.979PFLOPS`, `312 TFLOP/s` (K, M, G, T, P, E prefixes; whole "
                 "FLOP/s).")
                 .required("missing required key (the GPU's dense peak, e.g. 989TFLOPS)"),
-            field_key("mfu", &S::mfu,
-                      parsed<double>(
-                          TypeDoc{"(0, 1]", {"number"}},
-                          [](const std::string& s) -> std::optional<double> {
-                              const auto v = parse_number(s);
-                              return v && *v > 0 && *v <= 1 ? v : std::nullopt;
-                          },
-                          "a fraction in (0, 1]"),
-                      "Fraction of the peak sustained on the FLOPs executed."),
+            key("mfu", &S::mfu,
+                parsed<double>(
+                    TypeDoc{"(0, 1]", {"number"}},
+                    [](const std::string& s) -> std::optional<double> {
+                        const auto v = parse_number(s);
+                        return v && *v > 0 && *v <= 1 ? v : std::nullopt;
+                    },
+                    "a fraction in (0, 1]"),
+                kAllModels, "Fraction of the peak sustained on the FLOPs executed."),
         }};
     return t;
 }
@@ -203,34 +176,28 @@ const Table<S, Ctx>& parallelism_table() {
     static const Table<S, Ctx> t{
         "workload.training.parallelism",
         {
-            field_key("tp", &S::tp, integer(1, kMaxDegree), "Tensor parallelism; divides `model.hidden`."),
-            field_key("pp", &S::pp, integer(1, kMaxDegree), "Pipeline stages; divides `model.layers`."),
-            field_key("dp", &S::dp, integer(1, kMaxDegree),
-                      "Data parallelism. May be left out when `ranks` gives the count: dp = ranks / (tp·pp)."),
-            field_key("ep", &S::ep, integer(1, kMaxDegree),
-                      "Expert parallelism; divides dp and `model.experts` (ep > 1 needs experts)."),
-            field_key("dp_mode", &S::dp_mode,
-                      choice<DpMode>("dp_mode", {{"all_reduce", DpMode::all_reduce}, {"zero", DpMode::zero}}),
-                      "Gradient all-reduce, or reduce-scatter + parameter all-gather (ZeRO)."),
+            key("tp", &S::tp, integer(1, kMaxDegree), kAllModels, "Tensor parallelism; divides `model.hidden`."),
+            key("pp", &S::pp, integer(1, kMaxDegree), kAllModels, "Pipeline stages; divides `model.layers`."),
+            key("dp", &S::dp, integer(1, kMaxDegree), kAllModels,
+                "Data parallelism. May be left out when `ranks` gives the count: dp = ranks / (tp·pp)."),
+            key("ep", &S::ep, integer(1, kMaxDegree), kAllModels,
+                "Expert parallelism; divides dp and `model.experts` (ep > 1 needs experts)."),
+            key("dp_mode", &S::dp_mode,
+                choice<DpMode>("dp_mode", {{"all_reduce", DpMode::all_reduce}, {"zero", DpMode::zero}}), kAllModels,
+                "Gradient all-reduce, or reduce-scatter + parameter all-gather (ZeRO)."),
         }};
     return t;
 }
 
 // ranks: a count, or a list of distinct ranks of the cluster (which is then the placement).
 bool read_ranks(const Node& n, const std::string& path, S& spec, Ctx& ctx, Issues& issues) {
-    if (!n.is_sequence()) {
-        const auto v = read_int(n, path, 1, (1 << 30), issues);
-        if (v) ctx.rank_count = *v;
-        return v.has_value();
-    }
+    if (!n.is_sequence()) return store(ctx.rank_count, read_int(n, path, 1, (1 << 30), issues));
     ctx.rank_count = static_cast<std::int64_t>(n.items.size());
     if (n.items.empty()) {
         issues.add(n.location, path, "expected at least one rank");
         return false;
     }
-    auto list = read_rank_set(n, path, ctx.ranks, -1, issues);
-    if (list) spec.ranks = std::move(*list);
-    return list.has_value();
+    return store(spec.ranks, read_rank_set(n, path, ctx.ranks, -1, issues));
 }
 
 // The checks across keys, in the order a reader meets the keys; dp from the rank count when
@@ -242,77 +209,70 @@ bool check_training(const SectionRead& r, const Node& kind_node, const std::stri
     const Node* pp = r.given("parallelism.pp");
     const Node* dp = r.given("parallelism.dp");
     const Node* ep = r.given("parallelism.ep");
-    bool ok = true;
-    const auto fail = [&](const Node* at, const std::string& key, std::string message) {
-        issues.add(at ? at->location : kind_node.location, key, std::move(message));
-        ok = false;
-    };
+    const std::size_t before = issues.size();
+    const auto at = [&](const Node* n) { return n != nullptr ? n->location : kind_node.location; };
     const std::string ranks_path = key_path(tpath, "ranks");
     const std::int64_t tp_pp = std::int64_t{spec.tp} * spec.pp;
     if (rank_count > 0) {
         if (!dp) {
             if (rank_count % tp_pp != 0) {
-                fail(r.given("ranks"), ranks_path,
-                     fmt::format("{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", rank_count, spec.tp,
-                                 spec.pp, tp_pp));
+                issues.add(at(r.given("ranks")), ranks_path,
+                           "{} ranks do not split into tp·pp = {}·{} = {} GPUs per replica", rank_count, spec.tp,
+                           spec.pp, tp_pp);
                 return false;
             }
             spec.dp = static_cast<int>(rank_count / tp_pp);
         } else if (rank_count != tp_pp * spec.dp) {
-            fail(r.given("ranks"), ranks_path,
-                 fmt::format("the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks", spec.tp, spec.pp, spec.dp,
-                             tp_pp * spec.dp, rank_count));
+            issues.add(at(r.given("ranks")), ranks_path, "the job has tp·pp·dp = {}·{}·{} = {} GPUs, found {} ranks",
+                       spec.tp, spec.pp, spec.dp, tp_pp * spec.dp, rank_count);
             return false;
         }
     }
     const int cluster_ranks = cluster ? cluster->ranks() : 0;
     const std::int64_t gpus = tp_pp * spec.dp;
     if (cluster && gpus > cluster_ranks) {
-        fail(dp ? dp : (pp ? pp : tp), par_path,
-             fmt::format("the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp,
-                         spec.dp, gpus, cluster_ranks));
+        issues.add(at(dp ? dp : (pp ? pp : tp)), par_path,
+                   "the job needs tp·pp·dp = {}·{}·{} = {} GPUs; the cluster has {} ranks", spec.tp, spec.pp, spec.dp,
+                   gpus, cluster_ranks);
     }
     if (spec.model.layers % spec.pp != 0)
-        fail(pp, key_path(par_path, "pp"),
-             fmt::format("pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers,
-                         spec.pp));
+        issues.add(at(pp), key_path(par_path, "pp"),
+                   "pp must divide model.layers: {} layers do not split into {} stages", spec.model.layers, spec.pp);
     if (spec.model.hidden % spec.tp != 0)
-        fail(tp, key_path(par_path, "tp"),
-             fmt::format("tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden,
-                         spec.tp));
+        issues.add(at(tp), key_path(par_path, "tp"),
+                   "tp must divide model.hidden: hidden {} does not split over {} GPUs", spec.model.hidden, spec.tp);
     if (spec.ep > 1 && spec.model.experts == 0)
-        fail(ep, key_path(par_path, "ep"), "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
     else if (spec.ep > 1 && spec.dp % spec.ep != 0)
-        fail(
-            ep, key_path(par_path, "ep"),
-            fmt::format("ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
-                        spec.dp, spec.ep));
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "ep must divide dp (expert-parallel groups are cut from the data-parallel ranks): dp {}, ep {}",
+                   spec.dp, spec.ep);
     else if (spec.ep > 1 && spec.model.experts % spec.ep != 0)
-        fail(ep, key_path(par_path, "ep"),
-             fmt::format("ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts,
-                         spec.ep));
+        issues.add(at(ep), key_path(par_path, "ep"),
+                   "ep must divide model.experts: {} experts do not split over {} GPUs", spec.model.experts, spec.ep);
     const std::int64_t per_step = std::int64_t{spec.micro_batch} * spec.dp;
     if (spec.global_batch % per_step != 0)
-        fail(r.given("batch.global"), key_path(tpath, "batch.global"),
-             fmt::format("the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
-                         spec.dp, per_step, spec.global_batch));
+        issues.add(at(r.given("batch.global")), key_path(tpath, "batch.global"),
+                   "the global batch must be a multiple of micro × dp = {} × {} = {}, found {}", spec.micro_batch,
+                   spec.dp, per_step, spec.global_batch);
     if (spec.model.experts > 0) {
         const double attention = 4.0 * spec.model.hidden * double(spec.model.hidden) * spec.model.layers;
         if (double(spec.model.parameters) <= attention)
-            fail(r.given("model.parameters"), key_path(tpath, "model.parameters"),
-                 fmt::format("{} parameters leave nothing for the experts after the attention weights "
-                             "(4·hidden²·layers = {:.4g})",
-                             spec.model.parameters, attention));
+            issues.add(at(r.given("model.parameters")), key_path(tpath, "model.parameters"),
+                       "{} parameters leave nothing for the experts after the attention weights "
+                       "(4·hidden²·layers = {:.4g})",
+                       spec.model.parameters, attention);
     }
     if (cluster && spec.placement == Placement::topology_aware) {
         const int per_server = cluster->server.ranks();
         if (spec.tp > per_server || per_server % spec.tp != 0)
-            fail(r.given("placement"), key_path(tpath, "placement"),
-                 fmt::format("topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
-                             "server",
-                             spec.tp, per_server));
+            issues.add(at(r.given("placement")), key_path(tpath, "placement"),
+                       "topology_aware keeps each TP group inside one server: tp {} must divide the {} GPUs of a "
+                       "server",
+                       spec.tp, per_server);
     }
-    return ok;
+    return issues.size() == before;
 }
 
 }  // namespace
@@ -327,9 +287,9 @@ const Table<S, Ctx>& training_table() {
             group("gpu", gpu_table(), "The GPU's speed (keys below).").required("missing required section"),
             group("parallelism", parallelism_table(), "How the job is split over its GPUs (keys below).")
                 .required("missing required section"),
-            field_key("recompute", &S::recompute,
-                      choice<Recompute>("recompute", {{"none", Recompute::none}, {"full", Recompute::full}}),
-                      "`full` adds one forward to every backward (8·P·tokens instead of 6)."),
+            key("recompute", &S::recompute,
+                choice<Recompute>("recompute", {{"none", Recompute::none}, {"full", Recompute::full}}), kAllModels,
+                "`full` adds one forward to every backward (8·P·tokens instead of 6)."),
             custom_key<S, Ctx>(
                 "overlap", TypeDoc{"`true`, `false`", {"boolean"}}, kAllModels,
                 "DP gradient buckets start during the stage's last backward.",
@@ -339,12 +299,13 @@ const Table<S, Ctx>& training_table() {
                     return v.has_value();
                 },
                 [](const S& s) { return Value{s.overlap}; }),
-            field_key("placement", &S::placement,
-                      choice<Placement>("placement", {{"packed", Placement::packed},
-                                                      {"random", Placement::random},
-                                                      {"topology_aware", Placement::topology_aware}}),
-                      "How the job's GPUs are chosen among the ranks earlier training entries left free; not with a "
-                      "ranks list. topology_aware needs tp to divide the GPUs of a server.")
+            key("placement", &S::placement,
+                choice<Placement>("placement", {{"packed", Placement::packed},
+                                                {"random", Placement::random},
+                                                {"topology_aware", Placement::topology_aware}}),
+                kAllModels,
+                "How the job's GPUs are chosen among the ranks earlier training entries left free; not with a "
+                "ranks list. topology_aware needs tp to divide the GPUs of a server.")
                 .printed_if([](const S& s) { return s.ranks.empty(); }),
             custom_key<S, Ctx>(
                 "ranks", TypeDoc{"count or list", {"integer", "array"}}, kAllModels,
@@ -356,7 +317,8 @@ const Table<S, Ctx>& training_table() {
                     return print_rank_set(s.ranks);
                 })
                 .shown_default("tp·pp·dp"),
-            field_key("iterations", &S::iterations, integer(1, 1000), "Iterations back to back; results are the mean."),
+            key("iterations", &S::iterations, integer(1, 1000), kAllModels,
+                "Iterations back to back; results are the mean."),
         }};
     return t;
 }
@@ -364,12 +326,8 @@ const Table<S, Ctx>& training_table() {
 std::optional<TrainingSpec> read_training(const Node& kind_node, const std::string& path, EntryContext& ctx,
                                           Issues& issues) {
     const std::string tpath = key_path(path, "training");
-    if (!kind_node.is_mapping()) {
-        issues.add(kind_node.location, tpath,
-                   fmt::format("expected a mapping with model, batch, gpu and parallelism, found {}",
-                               describe_found(kind_node)));
-        return std::nullopt;
-    }
+    if (!kind_node.is_mapping())
+        return add_expected(issues, kind_node, tpath, "a mapping with model, batch, gpu and parallelism");
     S spec;
     ctx.rank_count = 0;
     const SectionRead r = read_table(kind_node, tpath, training_table(), spec, ctx, issues);
@@ -383,9 +341,8 @@ std::optional<TrainingSpec> read_training(const Node& kind_node, const std::stri
         issues.add(top_k->location, top_k_path, "top_k applies to a mixture-of-experts model; set model.experts");
         ok = false;
     } else if (model_ok && top_k && spec.model.top_k > spec.model.experts && spec.model.experts > 0) {
-        issues.add(top_k->location, top_k_path,
-                   fmt::format("a token visits at most the {} experts there are, found top_k {}", spec.model.experts,
-                               spec.model.top_k));
+        issues.add(top_k->location, top_k_path, "a token visits at most the {} experts there are, found top_k {}",
+                   spec.model.experts, spec.model.top_k);
         ok = false;
     }
     const Node* ranks = r.given("ranks");

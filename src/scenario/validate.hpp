@@ -158,14 +158,4 @@ void check_message_times(const ScenarioSpec& spec, Issues& issues);
 // longer than kMaxTime.
 void check_training_times(const ScenarioSpec& spec, Issues& issues);
 
-// The slowest rate a message may cross in `cluster` (NICs, fabric links, NVLink), and what it is.
-struct SlowestLink {
-    Bandwidth rate;
-    std::string what;  // "cluster.server.nic.line_rate"
-};
-SlowestLink slowest_link(const ClusterSpec& cluster);
-
-// The largest single message an entry sends (a training job: its bf16 gradients, an upper bound).
-Bytes largest_message(const WorkloadEntry& entry);
-
 }  // namespace fabricsim::scenario

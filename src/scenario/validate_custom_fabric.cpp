@@ -89,10 +89,9 @@ End resolve_end(const Node& node, const std::string& key, const std::string& nam
     }
     if (const auto nic = parse_nic(name)) {
         if (c.servers && c.nics && (nic->server >= *c.servers || nic->nic >= *c.nics)) {
-            issues.add(
-                node.location, key,
-                fmt::format("no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}", name,
-                            *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s", c.nic_range()));
+            issues.add(node.location, key,
+                       "no NIC \"{}\": the cluster has {} server{} with {} NIC{} each; expected one of {}", name,
+                       *c.servers, *c.servers == 1 ? "" : "s", *c.nics, *c.nics == 1 ? "" : "s", c.nic_range());
             return end;
         }
         end.known = true;
@@ -104,18 +103,15 @@ End resolve_end(const Node& node, const std::string& key, const std::string& nam
     }
     std::string switches = c.switch_names.empty() ? std::string(" (cluster.fabric.switches names none)")
                                                   : available_choices(name, c.switch_names);
-    issues.add(node.location, key,
-               fmt::format("unknown switch or NIC \"{}\"; expected a server NIC {} or a switch{}", name, c.nic_range(),
-                           switches));
+    issues.add(node.location, key, "unknown switch or NIC \"{}\"; expected a server NIC {} or a switch{}", name,
+               c.nic_range(), switches);
     return end;
 }
 
 void read_switches(const Node& list, const std::string& path, FabricSpec& spec, const SwitchRead& base, Context& c,
                    Issues& issues) {
     if (!list.is_sequence() || list.items.empty()) {
-        issues.add(list.location, path,
-                   fmt::format("expected a list of switches ({{name, radix, port_speed}} each), found {}",
-                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+        add_expected(issues, list, path, "a list of switches ({name, radix, port_speed} each)");
         return;
     }
     const std::optional<Technology> tech = spec.technology;
@@ -132,15 +128,15 @@ void read_switches(const Node& list, const std::string& path, FabricSpec& spec, 
         const Node* name = r.given("name");
         if (auto [it, inserted] = seen.try_emplace(out.name, name->location); !inserted) {
             issues.add(name->location, key_path(at, "name"),
-                       fmt::format("duplicate switch name \"{}\" (first at {}); expected each switch once", out.name,
-                                   it->second.str()));
+                       "duplicate switch name \"{}\" (first at {}); expected each switch once", out.name,
+                       it->second.str());
             continue;
         }
         if ((r.given("technology") == nullptr || r.ok("technology")) && out.model.technology != spec.technology)
             issues.add(item.location, key_path(at, "technology"),
-                       fmt::format("{} is {}, but cluster.fabric.technology is {}; every switch of a fabric has its "
-                                   "technology",
-                                   out.name, name_of(out.model.technology), name_of(spec.technology)));
+                       "{} is {}, but cluster.fabric.technology is {}; every switch of a fabric has its "
+                       "technology",
+                       out.name, name_of(out.model.technology), name_of(spec.technology));
         c.switch_index.emplace(out.name, static_cast<int>(spec.custom.switches.size()));
         c.switch_names.push_back(out.name);
         c.switch_rate_known.push_back(r.ok("port_speed"));
@@ -155,9 +151,7 @@ std::pair<std::string, std::string> pair_of(const End& a, const End& b) {
 
 void read_links(const Node& list, const std::string& path, FabricSpec& spec, const Context& c, Issues& issues) {
     if (!list.is_sequence() || list.items.empty()) {
-        issues.add(list.location, path,
-                   fmt::format("expected a list of links ({{from, to}} each, as {{from: s0.nic0, to: sw0}}), found {}",
-                               list.is_sequence() ? std::string("an empty list") : describe_found(list)));
+        add_expected(issues, list, path, "a list of links ({from, to} each, as {from: s0.nic0, to: sw0})");
         return;
     }
     bool complete = true;  // every link read: the NICs without one can be named
@@ -183,39 +177,37 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         }
         if (a.is_nic && b.is_nic) {
             issues.add(map->location, at,
-                       fmt::format("links NIC {} to NIC {}; expected a link from a NIC to a switch or between two "
-                                   "switches",
-                                   a.name, b.name));
+                       "links NIC {} to NIC {}; expected a link from a NIC to a switch or between two "
+                       "switches",
+                       a.name, b.name);
             complete = false;
             continue;
         }
         if (!a.is_nic && !b.is_nic && a.index == b.index) {
-            issues.add(map->location, at, fmt::format("links {} to itself; expected two different ends", a.name));
+            issues.add(map->location, at, "links {} to itself; expected two different ends", a.name);
             continue;
         }
         if ((a.is_nic || b.is_nic) && link.count != 1) {
             issues.add(map->find("count")->location, key_path(at, "count"),
-                       fmt::format("{} has one port, found count {}; expected 1 for a NIC's link",
-                                   a.is_nic ? a.name : b.name, link.count));
+                       "{} has one port, found count {}; expected 1 for a NIC's link", a.is_nic ? a.name : b.name,
+                       link.count);
             continue;
         }
         bool repeated = false;
         for (const End* e : {&a, &b}) {
             if (!e->is_nic) continue;
             if (auto [it, inserted] = nic_link.try_emplace(e->index, i); !inserted) {
-                issues.add(map->location, at,
-                           fmt::format("{} already has a link, {} ({}); expected one link per NIC", e->name,
-                                       index_path(path, it->second), list.items[it->second].location.str()));
+                issues.add(map->location, at, "{} already has a link, {} ({}); expected one link per NIC", e->name,
+                           index_path(path, it->second), list.items[it->second].location.str());
                 repeated = true;
             }
         }
         if (repeated) continue;
         if (auto [it, inserted] = pairs.try_emplace(pair_of(a, b), i); !inserted) {
-            issues.add(
-                map->location, at,
-                fmt::format("{} - {} is already linked by {} ({}); expected each pair once (give that link "
-                            "count: {} for parallel cables)",
-                            a.name, b.name, index_path(path, it->second), list.items[it->second].location.str(), 2));
+            issues.add(map->location, at,
+                       "{} - {} is already linked by {} ({}); expected each pair once (give that link "
+                       "count: {} for parallel cables)",
+                       a.name, b.name, index_path(path, it->second), list.items[it->second].location.str(), 2);
             continue;
         }
         // The speed: written (no faster than either end's port), or the slower end's port.
@@ -227,8 +219,8 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
             const End& e = !b.rate || (a.rate && *a.rate <= *b.rate) ? a : b;
             if (r.ok("speed") && slower && link.speed > *slower)
                 issues.add(n->location, key_path(at, "speed"),
-                           fmt::format("{} is faster than the {} of {}, {}; expected at most {}", to_string(link.speed),
-                                       e.rate_what, e.name, to_string(*slower), to_string(*slower)));
+                           "{} is faster than the {} of {}, {}; expected at most {}", to_string(link.speed),
+                           e.rate_what, e.name, to_string(*slower), to_string(*slower));
         } else if (slower) {
             link.speed = *slower;
         }
@@ -243,9 +235,9 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         const CustomSwitchSpec& sw = spec.custom.switches[s];
         if (ports[s] <= sw.model.radix) continue;
         issues.add(sw.location, key_path(index_path("cluster.fabric.switches", s), "radix"),
-                   fmt::format("{} has {} links in {}, more than its radix, {}; expected at most {} (a link takes a "
-                               "port)",
-                               sw.name, ports[s], path, sw.model.radix, sw.model.radix));
+                   "{} has {} links in {}, more than its radix, {}; expected at most {} (a link takes a "
+                   "port)",
+                   sw.name, ports[s], path, sw.model.radix, sw.model.radix);
     }
 
     if (!complete || !c.servers || !c.nics) return;
@@ -255,10 +247,8 @@ void read_links(const Node& list, const std::string& path, FabricSpec& spec, con
         for (int k = 0; k < *c.nics; ++k)
             if (nic_link.count(s * *c.nics + k) == 0 && unlinked++ < kListed) missing.push_back(nic_name(s, k));
     if (unlinked == 0) return;
-    issues.add(list.location, path,
-               fmt::format("no link for {}{}; expected a link for every server NIC, {}", join(missing),
-                           unlinked > kListed ? fmt::format(" and {} more", unlinked - kListed) : std::string(),
-                           c.nic_range()));
+    issues.add(list.location, path, "no link for {}{}; expected a link for every server NIC, {}", join(missing),
+               unlinked > kListed ? fmt::format(" and {} more", unlinked - kListed) : std::string(), c.nic_range());
 }
 
 }  // namespace
@@ -271,24 +261,24 @@ void validate_custom_fabric(const Node* map, const std::string& path, FabricSpec
         for (const auto& [node, key] : {std::pair(switches, "switches"), std::pair(links, "links")})
             if (node != nullptr)
                 issues.add(node->location, key_path(path, key),
-                           fmt::format("given with topology: {}; switches and links describe a custom topology: set "
-                                       "topology: custom or leave them out",
-                                       name_of(spec.topology)));
+                           "given with topology: {}; switches and links describe a custom topology: set "
+                           "topology: custom or leave them out",
+                           name_of(spec.topology));
         return;
     }
     const SourceLocation here = map != nullptr ? map->location : SourceLocation{};
     for (const char* key : {"link_speed", "oversubscription"})
         if (const Node* n = map != nullptr ? map->find(key) : nullptr)
             issues.add(n->location, key_path(path, key),
-                       fmt::format("{} with topology: custom; each link of cluster.fabric.links has its own speed and "
-                                   "place, so expected no {}",
-                                   describe_found(*n), key));
+                       "{} with topology: custom; each link of cluster.fabric.links has its own speed and "
+                       "place, so expected no {}",
+                       describe_found(*n), key);
     if (spec.planes != 1)
         issues.add(map != nullptr && map->find("planes") ? map->find("planes")->location : here,
                    key_path(path, "planes"),
-                   fmt::format("{} planes with topology: custom; expected 1 (a custom fabric is one graph: describe "
-                               "every plane's switches in it)",
-                               spec.planes));
+                   "{} planes with topology: custom; expected 1 (a custom fabric is one graph: describe "
+                   "every plane's switches in it)",
+                   spec.planes);
     if (server.usable && server.nics_known && server.spec.nics == 0)
         issues.add(here, key_path(path, "topology"),
                    "custom, but the servers have no NICs (cluster.server.nics is 0); expected servers with NICs");
@@ -314,9 +304,9 @@ const Table<CustomSwitchSpec>& custom_switch_table() {
                         const auto v = read_name(n, path, issues);
                         if (v && v->find('.') != std::string::npos) {
                             issues.add(n.location, path,
-                                       fmt::format("\"{}\" has a dot; expected a name without one (dotted names are "
-                                                   "the servers' nodes, as s3.nic0)",
-                                                   *v));
+                                       "\"{}\" has a dot; expected a name without one (dotted names are "
+                                       "the servers' nodes, as s3.nic0)",
+                                       *v);
                             return false;
                         }
                         if (v) out.name = *v;

@@ -12,6 +12,14 @@
 
 namespace fabricsim::scenario {
 
+namespace {
+
+// The slowest rate a message may cross in `cluster` (NICs, fabric links, NVLink), and what it is.
+struct SlowestLink {
+    Bandwidth rate;
+    std::string what;  // "cluster.server.nic.line_rate"
+};
+
 SlowestLink slowest_link(const ClusterSpec& cluster) {
     SlowestLink s{cluster.server.nic.line_rate, "cluster.server.nic.line_rate"};
     const auto consider = [&s](Bandwidth rate, const char* what) {
@@ -33,6 +41,7 @@ SlowestLink slowest_link(const ClusterSpec& cluster) {
     return s;
 }
 
+// The largest single message an entry sends (a training job: its bf16 gradients, an upper bound).
 Bytes largest_message(const WorkloadEntry& entry) {
     struct Largest {
         Bytes operator()(const TransferSpec& t) const { return t.size; }
@@ -57,8 +66,6 @@ Bytes largest_message(const WorkloadEntry& entry) {
     };
     return std::visit(Largest{}, entry.kind);
 }
-
-namespace {
 
 // The node at `path` under `root` (keys only), or the deepest one that exists: where an
 // issue about a value that was left at its default goes.
@@ -95,8 +102,8 @@ void check_fabric_pfc(const FabricSpec& fabric, Bandwidth link_rate, const RoceS
     if (reserved >= buffer) {
         const Node& at = deepest(root, {"cluster", "roce", "mmu", "reserved_per_queue"});
         issues.add(at.location, "cluster.roce.mmu.reserved_per_queue",
-                   fmt::format("{} reserved for each of a port's {} queues ({} in all) does not fit {}",
-                               to_string(roce.mmu.reserved_per_queue), reserving, to_string(reserved), buffer_text));
+                   "{} reserved for each of a port's {} queues ({} in all) does not fit {}",
+                   to_string(roce.mmu.reserved_per_queue), reserving, to_string(reserved), buffer_text);
         return;
     }
     if (roce.pfc.headroom) {
@@ -104,10 +111,9 @@ void check_fabric_pfc(const FabricSpec& fabric, Bandwidth link_rate, const RoceS
         if (need >= buffer) {
             const Node& at = deepest(root, {"cluster", "roce", "pfc", "headroom"});
             issues.add(at.location, "cluster.roce.pfc.headroom",
-                       fmt::format("{} of headroom for each of {} lossless priorities, with {} reserved, is {} for one "
-                                   "port; it does not fit {}",
-                                   to_string(*roce.pfc.headroom), lossless, to_string(reserved), to_string(need),
-                                   buffer_text));
+                       "{} of headroom for each of {} lossless priorities, with {} reserved, is {} for one "
+                       "port; it does not fit {}",
+                       to_string(*roce.pfc.headroom), lossless, to_string(reserved), to_string(need), buffer_text);
         }
         return;
     }
@@ -119,10 +125,10 @@ void check_fabric_pfc(const FabricSpec& fabric, Bandwidth link_rate, const RoceS
         if (need < buffer) continue;
         const Node& at = deepest(root, {"cluster", section, key});
         issues.add(at.location, fmt::format("cluster.{}.{}", section, key),
-                   fmt::format("a {} cable at {} needs at least {} of PFC headroom per port and lossless priority (the "
-                               "pause and the last data cross it both ways); {} for one port does not fit {}: use "
-                               "shorter cables, or a lossy fabric (cluster.roce.lossless: false)",
-                               to_string(cable), to_string(link_rate), to_string(one), to_string(need), buffer_text));
+                   "a {} cable at {} needs at least {} of PFC headroom per port and lossless priority (the "
+                   "pause and the last data cross it both ways); {} for one port does not fit {}: use "
+                   "shorter cables, or a lossy fabric (cluster.roce.lossless: false)",
+                   to_string(cable), to_string(link_rate), to_string(one), to_string(need), buffer_text);
         return;
     }
 }
@@ -159,10 +165,10 @@ void check_training_times(const ScenarioSpec& spec, Issues& issues) {
         const double seconds = flops / (static_cast<double>(t->peak_flops) * t->mfu) * t->iterations;
         if (seconds <= kMaxTime.seconds()) continue;
         issues.add(spec.workload[i].location, index_path("workload", i),
-                   fmt::format("{} iteration{} of this job compute for {:.4g}s on each GPU; a run can simulate at most "
-                               "{} (simulated time is int64 picoseconds): fewer iterations, a smaller batch or model, "
-                               "or a faster GPU",
-                               t->iterations, t->iterations == 1 ? "" : "s", seconds, to_string(kMaxTime)));
+                   "{} iteration{} of this job compute for {:.4g}s on each GPU; a run can simulate at most "
+                   "{} (simulated time is int64 picoseconds): fewer iterations, a smaller batch or model, "
+                   "or a faster GPU",
+                   t->iterations, t->iterations == 1 ? "" : "s", seconds, to_string(kMaxTime));
     }
 }
 
@@ -178,9 +184,9 @@ void check_message_times(const ScenarioSpec& spec, Issues& issues) {
         const double seconds =
             static_cast<double>(largest.count()) * 8.0 / static_cast<double>(slow.rate.bits_per_second());
         issues.add(e.location, index_path("workload", i),
-                   fmt::format("a message of {} at {} ({}) takes {:.4g}s; a run can simulate at most {} "
-                               "(simulated time is int64 picoseconds): send less or use faster links",
-                               to_string(largest), to_string(slow.rate), slow.what, seconds, to_string(kMaxTime)));
+                   "a message of {} at {} ({}) takes {:.4g}s; a run can simulate at most {} "
+                   "(simulated time is int64 picoseconds): send less or use faster links",
+                   to_string(largest), to_string(slow.rate), slow.what, seconds, to_string(kMaxTime));
     }
 }
 

@@ -14,7 +14,6 @@ namespace fabricsim::scenario {
 
 namespace {
 
-// The kinds of workload entry.
 const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
 
 // Reads one entry; its name is left empty when not given (filled in later).
@@ -34,9 +33,7 @@ ReadEntry validate_entry(const Node& node, std::size_t index, const ClusterSpec*
     ReadEntry out;
     out.entry.location = node.location;
     if (!node.is_mapping()) {
-        issues.add(node.location, path,
-                   fmt::format("expected a workload entry (a mapping such as {{transfer: {{...}}}}), found {}",
-                               describe_found(node)));
+        add_expected(issues, node, path, "a workload entry (a mapping such as {transfer: {...}})");
         return out;
     }
     std::vector<std::string> allowed = kAvailableKinds;
@@ -69,13 +66,12 @@ ReadEntry validate_entry(const Node& node, std::size_t index, const ClusterSpec*
     }
     if (kinds.empty()) {
         if (unknown.empty())
-            issues.add(node.location, path,
-                       fmt::format("missing the kind of entry; expected one of: {}", join(kAvailableKinds)));
+            issues.add(node.location, path, "missing the kind of entry; expected one of: {}", join(kAvailableKinds));
     } else if (kinds.size() > 1) {
         std::vector<std::string> names;
         for (const Entry* k : kinds) names.push_back(k->key);
-        issues.add(kinds[1]->key_location, path,
-                   fmt::format("an entry has exactly one kind, found {}: {}", kinds.size(), join(names)));
+        issues.add(kinds[1]->key_location, path, "an entry has exactly one kind, found {}: {}", kinds.size(),
+                   join(names));
     } else if (kinds[0]->key == "collective") {
         if (auto c = read_collective(node, path, ctx, issues)) out.entry.kind = *c;
     } else if (kinds[0]->key == "traffic") {
@@ -118,11 +114,10 @@ void check_names(std::vector<ReadEntry>& read, Issues& issues) {
         const std::size_t first = it->second;
         if (r.name_node != nullptr) {
             issues.add(r.name_node->location, key_path(index_path("workload", i), "name"),
-                       fmt::format("duplicate name \"{}\"; workload[{}] is called that already", r.entry.name, first));
+                       "duplicate name \"{}\"; workload[{}] is called that already", r.entry.name, first);
         } else {
             issues.add(read[first].name_node->location, key_path(index_path("workload", first), "name"),
-                       fmt::format("the name \"{}\" is also the generated name of workload[{}]; choose another",
-                                   r.entry.name, i));
+                       "the name \"{}\" is also the generated name of workload[{}]; choose another", r.entry.name, i);
         }
     }
 }
@@ -144,7 +139,7 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
         const auto it = index.find(r.entry.after);
         if (it == index.end()) {
             issues.add(r.after_node->location, key_path(index_path("workload", i), "after"),
-                       fmt::format("no entry is named \"{}\"{}", r.entry.after, did_you_mean(r.entry.after, names)));
+                       "no entry is named \"{}\"{}", r.entry.after, did_you_mean(r.entry.after, names));
             continue;
         }
         waits_for[i] = it->second;
@@ -170,7 +165,7 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
             chain += read[cycle.front()].entry.name;
             issues.add(read[cycle.front()].after_node->location,
                        key_path(index_path("workload", cycle.front()), "after"),
-                       fmt::format("entries wait for each other in a cycle: {}", chain));
+                       "entries wait for each other in a cycle: {}", chain);
         }
         for (std::size_t k : path) state[k] = State::done;
     }
@@ -180,8 +175,7 @@ void check_after(const std::vector<ReadEntry>& read, Issues& issues) {
 
 std::vector<WorkloadEntry> validate_workload(const Node& node, const ClusterSpec* cluster, Issues& issues) {
     if (!node.is_sequence() || node.items.empty()) {
-        issues.add(node.location, "workload",
-                   fmt::format("expected a non-empty list of entries, found {}", describe_found(node)));
+        add_expected(issues, node, "workload", "a non-empty list of entries");
         return {};
     }
     std::vector<ReadEntry> read;

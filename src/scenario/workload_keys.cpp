@@ -5,8 +5,6 @@
 #include "scenario/key_types.hpp"
 #include "scenario/source_files.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace fabricsim::scenario {
@@ -23,9 +21,7 @@ Key<S, EntryContext> rank_key(std::string name, RankId S::*member, std::string d
     return custom_key<S, EntryContext>(
         std::move(name), TypeDoc{"rank", {"integer"}, 0, kMaxRank, {}}, kAllModels, std::move(doc),
         [member](const Node& n, const std::string& path, S& out, EntryContext& ctx, Issues& issues) {
-            const auto r = read_rank(n, path, ctx.ranks, issues);
-            if (r) out.*member = *r;
-            return r.has_value();
+            return store(out.*member, read_rank(n, path, ctx.ranks, issues));
         },
         [member](const S& s) { return integer((s.*member).value()); });
 }
@@ -38,12 +34,12 @@ const Table<E, EntryContext>& workload_entry_table() {
     static const Table<E, EntryContext> t{
         "workload",
         {
-            key<E, std::string, EntryContext>("name", &E::name, name_field(), kAllModels,
-                                              "Unique across the workload; names the entry in results and in `after`.")
+            key("name", &E::name, name_field(), kAllModels,
+                "Unique across the workload; names the entry in results and in `after`.")
                 .shown_default("`<kind><index>`, e.g. `transfer0`"),
-            key<E, std::string, EntryContext>("after", &E::after, name_field(), kAllModels,
-                                              "The entry starts when the named entry completes (its `start` counts "
-                                              "from then). Unknown names and cycles are errors.")
+            key("after", &E::after, name_field(), kAllModels,
+                "The entry starts when the named entry completes (its `start` counts "
+                "from then). Unknown names and cycles are errors.")
                 .printed_if([](const E& e) { return !e.after.empty(); }),
             custom_key<E, EntryContext>(
                 "priority", TypeDoc{"integer, 0 to 7 on RoCE, 0 to 15 on InfiniBand", {"integer"}, 0, 15, {}},
@@ -62,9 +58,9 @@ const Table<E, EntryContext>& workload_entry_table() {
                     if (!v) return false;
                     if (roce && cluster != nullptr && *v == cluster->roce.control_priority) {
                         issues.add(n.location, path,
-                                   fmt::format("{} is the control priority (cluster.roce.control_priority) that CNPs "
-                                               "and ACKs ride; expected a data priority other than {}",
-                                               *v, *v));
+                                   "{} is the control priority (cluster.roce.control_priority) that CNPs "
+                                   "and ACKs ride; expected a data priority other than {}",
+                                   *v, *v);
                         return false;
                     }
                     out.priority = static_cast<int>(*v);
@@ -78,12 +74,9 @@ const Table<E, EntryContext>& workload_entry_table() {
 std::optional<RankId> read_rank(const Node& node, const std::string& path, std::optional<int> ranks, Issues& issues) {
     auto v = read_int(node, path, 0, kMaxRank, issues);
     if (!v) return std::nullopt;
-    if (ranks && *v >= *ranks) {
-        issues.add(node.location, path,
-                   fmt::format("rank {} does not exist; the cluster has {} rank{} (0..{})", *v, *ranks,
-                               *ranks == 1 ? "" : "s", *ranks - 1));
-        return std::nullopt;
-    }
+    if (ranks && *v >= *ranks)
+        return issues.reject(node.location, path, "rank {} does not exist; the cluster has {} rank{} (0..{})", *v,
+                             *ranks, *ranks == 1 ? "" : "s", *ranks - 1);
     return RankId{static_cast<RankId::rep>(*v)};
 }
 
@@ -92,16 +85,7 @@ Value print_rank_set(const std::vector<RankId>& ranks) {
     return list_value(ranks, [](RankId r) { return integer(r.value()); });
 }
 
-Field<int> channels_field() {
-    return {TypeDoc{"`auto` or 1..64", {"integer", "string"}, 1, 64, {}},
-            [](const Node& n, const std::string& path, Issues& issues) -> std::optional<int> {
-                if (is_keyword(n, "auto")) return 0;
-                const auto v = read_int(n, path, 1, 64, issues);
-                if (!v) return std::nullopt;
-                return static_cast<int>(*v);
-            },
-            [](const int& c) { return c == 0 ? Value{std::string("auto")} : integer(c); }};
-}
+Field<int> channels_field() { return keyword_for(integer(1, 64), "auto", 0, "`auto` or 1..64"); }
 
 const Table<TransferSpec, EntryContext>& transfer_table() {
     using S = TransferSpec;
@@ -110,10 +94,9 @@ const Table<TransferSpec, EntryContext>& transfer_table() {
         {
             rank_key("from", &S::from, "Sending rank, 0 to ranks − 1.").required(),
             rank_key("to", &S::to, "Receiving rank, 0 to ranks − 1, not `from`.").required(),
-            key<S, Bytes, EntryContext>("size", &S::size, size(Zero::rejected), kAllModels, "Bytes to move.")
-                .required(),
-            key<S, Time, EntryContext>("start", &S::start, time(Zero::allowed), kAllModels,
-                                       "When the transfer starts (after its `after` entry, if any)."),
+            key("size", &S::size, size(Zero::rejected), kAllModels, "Bytes to move.").required(),
+            key("start", &S::start, time(Zero::allowed), kAllModels,
+                "When the transfer starts (after its `after` entry, if any)."),
         }};
     return t;
 }
@@ -125,11 +108,9 @@ std::optional<TransferSpec> read_transfer(const Node& kind_node, const std::stri
     const SectionRead r = read_table(kind_node, here, transfer_table(), spec, ctx, issues);
     if (r.map == nullptr) return std::nullopt;
     const Node* to = r.given("to");
-    if (r.given("from") != nullptr && to != nullptr && r.ok("from") && r.ok("to") && spec.from == spec.to) {
-        issues.add(to->location, key_path(here, "to"),
-                   fmt::format("from and to are both rank {}; a transfer needs two different ranks", spec.to.value()));
-        return std::nullopt;
-    }
+    if (r.given("from") != nullptr && to != nullptr && r.ok("from") && r.ok("to") && spec.from == spec.to)
+        return issues.reject(to->location, key_path(here, "to"),
+                             "from and to are both rank {}; a transfer needs two different ranks", spec.to.value());
     if (!r.failed.empty()) return std::nullopt;
     return spec;
 }
@@ -139,8 +120,7 @@ const Table<TraceSpec, EntryContext>& trace_table() {
     static const Table<S, EntryContext> t{
         "workload.trace",
         {
-            key<S, TraceFormat, EntryContext>(
-                "format", &S::format, choice<TraceFormat>("format", {{"chakra", TraceFormat::chakra}}), kAllModels,
+            key("format", &S::format, choice<TraceFormat>("format", {{"chakra", TraceFormat::chakra}}), kAllModels,
                 "MLCommons Chakra execution traces (`third_party/chakra/et_def.proto`): a length-delimited "
                 "GlobalMetadata, then Nodes."),
             custom_key<S, EntryContext>(
@@ -153,9 +133,9 @@ const Table<TraceSpec, EntryContext>& trace_table() {
                     const auto first = s->find("%d");
                     if (first == std::string::npos || s->find("%d", first + 2) != std::string::npos) {
                         issues.add(n.location, path,
-                                   fmt::format("\"{}\" needs exactly one \"%d\", which stands for the trace rank "
-                                               "(e.g. \"traces/job.%d.et\")",
-                                               *s));
+                                   "\"{}\" needs exactly one \"%d\", which stands for the trace rank "
+                                   "(e.g. \"traces/job.%d.et\")",
+                                   *s);
                         return false;
                     }
                     out.path = resolve_display(n.location.file, *s);
@@ -179,15 +159,14 @@ const Table<TraceSpec, EntryContext>& trace_table() {
                     for (int r : s.ranks) ranks.emplace_back(static_cast<RankId::rep>(r));
                     return print_rank_set(ranks);
                 }),
-            key<S, CollectiveAlgorithm, EntryContext>(
-                "algorithm", &S::algorithm,
+            key("algorithm", &S::algorithm,
                 choice<CollectiveAlgorithm>(
                     "algorithm", {{"auto", CollectiveAlgorithm::automatic}, {"ring", CollectiveAlgorithm::ring}}),
                 kAllModels,
                 "The trace's all-reduce, all-gather and reduce-scatter collectives: as NCCL would choose per call, or "
                 "ring; the others always as NCCL would."),
-            key<S, int, EntryContext>("channels", &S::channels, channels_field(), kAllModels,
-                                      "Channels of the trace's collectives, as for a `collective` entry."),
+            key("channels", &S::channels, channels_field(), kAllModels,
+                "Channels of the trace's collectives, as for a `collective` entry."),
         }};
     return t;
 }

@@ -58,9 +58,6 @@ Value print_rank_set(const std::vector<RankId>& ranks);
 // An integer from 1 to 64, or `auto` (0): a collective's channels.
 Field<int> channels_field();
 
-// At most this many flows per traffic entry (a guard against a typo that asks for billions).
-inline constexpr std::int64_t kMaxTrafficFlows = 10'000'000;
-
 // The workload printed as the user writes it: each entry's name, `after` and `priority` where
 // given, then its kind's keys.
 Value describe_workload(const std::vector<WorkloadEntry>& entries);

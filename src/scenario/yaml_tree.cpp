@@ -138,7 +138,7 @@ private:
             f.key_ok = n.is_scalar();
             f.key = f.key_ok ? n.text : std::string{};
             f.key_location = n.location;
-            if (!f.key_ok) issues_.add(n.location, f.path, fmt::format("expected a key, found {}", describe_found(n)));
+            if (!f.key_ok) issues_.add(n.location, f.path, "expected a key, found {}", describe_found(n));
             return;
         }
         f.have_key = false;
@@ -167,43 +167,27 @@ private:
 // forms, surrogates or code points past U+10FFFF), if any. yaml-cpp passes such bytes
 // through, but its emitter replaces them, so text would not survive a round trip.
 std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+    // The well-formed sequences by their first byte: the length and the second byte's range
+    // (The Unicode Standard, Table 3-7); every later byte is 0x80..0xBF.
+    struct Lead {
+        unsigned char first, last;
+        std::size_t len;
+        unsigned char lo, hi;
+    };
+    static constexpr Lead kLeads[] = {
+        {0x00, 0x7F, 1, 0, 0},       {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},
+        {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF},
+        {0xF0, 0xF0, 4, 0x90, 0xBF}, {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F}};
     const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned char c = s[i];
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-        if (c < 0x80)
-            len = 1;
-        else if (c >= 0xC2 && c <= 0xDF)
-            len = 2;
-        else if (c == 0xE0) {
-            len = 3;
-            lo = 0xA0;
-        } else if (c >= 0xE1 && c <= 0xEC)
-            len = 3;
-        else if (c == 0xED) {
-            len = 3;
-            hi = 0x9F;
-        } else if (c >= 0xEE && c <= 0xEF)
-            len = 3;
-        else if (c == 0xF0) {
-            len = 4;
-            lo = 0x90;
-        } else if (c >= 0xF1 && c <= 0xF3)
-            len = 4;
-        else if (c == 0xF4) {
-            len = 4;
-            hi = 0x8F;
-        } else
-            return i;
-        if (i + len > n) return i;
-        for (std::size_t k = 1; k < len; ++k) {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto* lead = std::find_if(std::begin(kLeads), std::end(kLeads),
+                                        [c = s[i]](const Lead& l) { return c >= l.first && c <= l.last; });
+        if (lead == std::end(kLeads) || i + lead->len > text.size()) return i;
+        for (std::size_t k = 1; k < lead->len; ++k) {
             const unsigned char b = s[i + k];
-            if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+            if (k == 1 ? (b < lead->lo || b > lead->hi) : (b < 0x80 || b > 0xBF)) return i;
         }
-        i += len;
+        i += lead->len;
     }
     return std::nullopt;
 }
@@ -216,16 +200,14 @@ std::optional<Node> parse_yaml(const YamlSource& source, Issues& issues) {
         const std::size_t newline = before.rfind('\n');
         const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
         const int column = static_cast<int>(newline == std::string_view::npos ? *bad : *bad - newline - 1) + 1;
-        issues.add(
-            SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0}, "",
-            fmt::format("the text is not valid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(source.text[*bad])));
-        return std::nullopt;
+        return issues.reject(SourceLocation{source.file, source.positions ? line : 0, source.positions ? column : 0},
+                             "", "the text is not valid UTF-8 (byte 0x{:02x})",
+                             static_cast<unsigned char>(source.text[*bad]));
     }
     std::istringstream in{std::string(source.text)};
     Issues found;  // kept apart so that a syntax error reports only itself
     const auto syntax_error = [&](SourceLocation where, std::string message) {
-        issues.add(std::move(where), "", std::move(message));
-        return std::nullopt;
+        return issues.reject(std::move(where), "", std::move(message));
     };
     try {
         YAML::Parser parser(in);
