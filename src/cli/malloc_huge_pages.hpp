@@ -27,8 +27,9 @@ struct HugePageFacts {
 
 HugePageFacts huge_page_facts();
 
-// The estimated memory from which huge pages pay: between the 70B job's estimate (295 MiB,
-// loses) and the 175B job's (1.2 GiB, gains); docs/BENCHMARKS.md has both.
+// The estimated memory from which huge pages pay, a round figure above the measured break-even:
+// the 70B job's estimate (295 MiB) loses, the 175B job cut to 8,192 GPUs (365 MiB) breaks even
+// in wall time, the whole 175B job (1.2 GiB) gains; docs/BENCHMARKS.md has the three.
 inline constexpr Bytes kHugePagesFrom{std::int64_t{512} << 20};
 
 // True when `run` should start itself again with malloc's huge pages: the kernel gives them
