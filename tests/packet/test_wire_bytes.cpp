@@ -7,8 +7,8 @@
 
 #include "fabric/packet/ib_credits.hpp"
 #include "fabric/packet/pfc.hpp"
-#include "fabric/pfc_headroom.hpp"
 #include "fabric/packet/switch_mmu.hpp"
+#include "fabric/pfc_headroom.hpp"
 #include "flow_control_fixtures.hpp"
 #include "packet_fixtures.hpp"
 
