@@ -54,17 +54,25 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
 
     std::size_t unfrozen = flows;
     changed_.clear();
-    const auto freeze = [&](std::uint32_t f, double level) {
-        frozen_[f] = 1;
+    // Raw pointers in locals for the rounds: the flags are chars, through which the compiler
+    // would otherwise reload every vector's data pointer at each use (as in
+    // IncrementalMaxMin::set_rates); the arithmetic is the same.
+    double *remaining = remaining_.data(), *load = load_.data(), *out = rates.data(), *level = level_.data();
+    std::uint32_t* unfrozen_on = unfrozen_on_.data();
+    char *frozen = frozen_.data(), *changed_mark = changed_mark_.data();
+    const double *weight = s.weight.data(), *cap = s.cap.data(), *share = s.share.data();
+    const std::uint32_t *first = s.first.data(), *link_of = s.link_of.data();
+    const auto freeze = [&](std::uint32_t f, double at) {
+        frozen[f] = 1;
         --unfrozen;
-        const double rate = frozen_rate(s.weight[f], level, s.cap[f]);
-        rates[f] = rate;
-        for (std::uint32_t k = s.first[f]; k < s.first[f + 1]; ++k) {
-            const std::uint32_t l = s.link_of[k];
-            remaining_[l] = after_use(remaining_[l], s.share[k] * rate);
-            load_[l] = --unfrozen_on_[l] == 0 ? 0.0 : std::max(0.0, load_[l] - s.share[k] * s.weight[f]);
-            if (scan && !changed_mark_[l]) {
-                changed_mark_[l] = 1;
+        const double rate = frozen_rate(weight[f], at, cap[f]);
+        out[f] = rate;
+        for (std::uint32_t k = first[f]; k < first[f + 1]; ++k) {
+            const std::uint32_t l = link_of[k];
+            remaining[l] = after_use(remaining[l], share[k] * rate);
+            load[l] = --unfrozen_on[l] == 0 ? 0.0 : std::max(0.0, load[l] - share[k] * weight[f]);
+            if (scan && !changed_mark[l]) {
+                changed_mark[l] = 1;
                 changed_.push_back(l);
             }
         }
@@ -72,8 +80,8 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
     // Scan: the links whose level a round moved, once each.
     const auto rescan_changed = [&] {
         for (std::uint32_t l : changed_) {
-            changed_mark_[l] = 0;
-            level_[l] = unfrozen_on_[l] > 0 ? link_level(remaining_[l], load_[l]) : kInfiniteLevel;
+            changed_mark[l] = 0;
+            level[l] = unfrozen_on[l] > 0 ? link_level(remaining[l], load[l]) : kInfiniteLevel;
         }
         changed_.clear();
     };
@@ -83,8 +91,8 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
         double by_link = kInfiniteLevel;
         if (scan) {
             for (std::uint32_t l = 0; l < links; ++l)
-                if (level_[l] < by_link) {
-                    by_link = level_[l];
+                if (level[l] < by_link) {
+                    by_link = level[l];
                     lowest = l;
                 }
         } else {
@@ -96,12 +104,12 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
             // docs/BENCHMARKS.md).
             while (!links_heap_.empty()) {
                 Entry& top = links_heap_.front();
-                if (unfrozen_on_[top.index] == 0) {
+                if (unfrozen_on[top.index] == 0) {
                     std::pop_heap(links_heap_.begin(), links_heap_.end(), Higher{});
                     links_heap_.pop_back();
                     continue;
                 }
-                const double now = link_level(remaining_[top.index], load_[top.index]);
+                const double now = link_level(remaining[top.index], load[top.index]);
                 if (now == top.level) break;
                 top.level = now;
                 sift_down(links_heap_);
@@ -111,7 +119,7 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
                 lowest = links_heap_.front().index;
             }
         }
-        while (!caps_heap_.empty() && frozen_[caps_heap_.front().index]) {
+        while (!caps_heap_.empty() && frozen[caps_heap_.front().index]) {
             std::pop_heap(caps_heap_.begin(), caps_heap_.end(), Higher{});
             caps_heap_.pop_back();
         }
@@ -131,7 +139,7 @@ void CpuMaxMin::solve(const FlowSystem& s, std::vector<double>& rates) {
         const std::uint32_t l = lowest;
         for (std::uint32_t j = by_link_.first[l]; j < by_link_.first[l + 1]; ++j) {
             const std::uint32_t f = by_link_.flow_of[j];
-            if (!frozen_[f]) freeze(f, by_link);
+            if (!frozen[f]) freeze(f, by_link);
         }
         // Every flow on l is frozen now: its heap entry goes at the next look at the top.
         if (scan) rescan_changed();
