@@ -21,7 +21,8 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 // 32 MiB from its heap, the largest mmap threshold its dynamic rule would reach (glibc's
 // mallopt(3), M_MMAP_THRESHOLD), fixed from the start: a block handed back and asked for again
 // is faulted in and zeroed again, 2 MiB at a time. On the 175B job that took the huge-page
-// faults from 927 to 506 and system time from 2.9 to 1.7 s (docs/BENCHMARKS.md).
+// faults from 522 to 505-507 and system time from 2.1-2.7 to 1.7-1.8 s (two pairs,
+// docs/BENCHMARKS.md).
 constexpr std::string_view kRestartTunables[] = {"glibc.malloc.hugetlb=1", "glibc.malloc.trim_threshold=1073741824",
                                                  "glibc.malloc.mmap_threshold=33554432"};
 

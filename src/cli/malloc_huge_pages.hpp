@@ -1,14 +1,14 @@
 // malloc's heap on transparent huge pages for large runs.
 //
 // A large flow-model run spends much of its time on TLB misses in the heap's small blocks: the
-// 175B job on 16,384 GPUs (900+ MiB) takes 11-17 % less user CPU with glibc's
+// 175B job on 16,384 GPUs (900+ MiB) takes 6-17 % less user CPU with glibc's
 // `glibc.malloc.hugetlb=1` tunable (malloc then asks for transparent huge pages with
 // madvise(MADV_HUGEPAGE) on every heap it grows; glibc 2.35 release notes, "tunables"), figures in
 // docs/BENCHMARKS.md. Huge pages in the program's own large arrays alone gain nothing. A small
 // run loses: the kernel zeroes 2 MiB per fault, and the 70B job on 2,048 GPUs (130 MiB) pays
 // 0.3 s of system time for no user-time gain. glibc reads its tunables once, before main, so the
 // program can only have them by starting itself again with the tunable set: `run` does that
-// once it has loaded the scenario and estimated its memory (docs/models/flow.md, "Huge pages").
+// once it has loaded the scenario and estimated its memory (docs/models/flow.md, "Large runs: huge pages for malloc").
 #pragma once
 
 #include "core/units.hpp"
