@@ -9,6 +9,8 @@
 #                                           CPU time per event does not grow with the run
 #   bench/streaming.sh progress [build-dir] how soon the two training jobs draw their progress
 #                                           bar: wall and CPU time to the first line
+#   bench/streaming.sh flow [build-dir]     the two training jobs on the flow model, on an
+#                                           InfiniBand fat tree and on a RoCE one
 #
 # Compare CPU time, not wall, on a shared machine: the wall is the machine's load.
 set -euo pipefail
@@ -34,7 +36,7 @@ cpu = float(field("User time (seconds)")) + float(field("System time (seconds)")
 rss = int(field("Maximum resident set size (kbytes)"))
 variants = json.load(open(d + "/result.json"))["variants"]
 events = sum(v["cost"]["events"] for v in variants)
-print(f'{name:<36} {rss / 1024:>10.1f} {field("Elapsed (wall clock) time (h:mm:ss or m:ss)"):>10} '
+print(f'{name:<40} {rss / 1024:>10.1f} {field("Elapsed (wall clock) time (h:mm:ss or m:ss)"):>10} '
       f'{cpu:>9.2f} {events:>12} {1e9 * cpu / max(events, 1):>9.0f} {variants[0]["makespan_s"]:>16.12f}')
 PY
 }
@@ -46,7 +48,7 @@ if [ "$mode" = progress ]; then
   done
   exit 0
 fi
-printf '%-36s %10s %10s %9s %12s %9s %16s\n' run rss_MiB wall cpu_s events ns/event makespan_s
+printf '%-40s %10s %10s %9s %12s %9s %16s\n' run rss_MiB wall cpu_s events ns/event makespan_s
 case $mode in
   targets)
     run ring-allreduce-1tib-32gpu "$dir/ring-allreduce-1tib-32gpu.yaml"
@@ -69,5 +71,17 @@ case $mode in
         --set "workload.0.training.iterations=$it"
     done
     ;;
-  *) echo "usage: bench/streaming.sh targets|rate|progress [build-dir]" >&2; exit 2 ;;
+  flow)
+    # The flow model's targets (docs/BENCHMARKS.md, "Flow model"; the 175B job's < 60 s is
+    # stated for an InfiniBand fat tree). InfiniBand routes by destination (static D-mod-K),
+    # which keeps the DP rings' flows apart; RoCE's ECMP hashes them onto shared uplinks, and
+    # the flows that share one are re-solved together: the same jobs cost the solver more.
+    for tech in infiniband roce; do
+      run "training-70b-2048gpu-flow-$tech" "$dir/training-70b-2048gpu.yaml" \
+        --set simulation.model=flow --set "cluster.fabric.technology=$tech"
+      run "training-175b-16384gpu-flow-$tech" "$dir/training-175b-16384gpu.yaml" \
+        --set simulation.model=flow --set "cluster.fabric.technology=$tech"
+    done
+    ;;
+  *) echo "usage: bench/streaming.sh targets|rate|progress|flow [build-dir]" >&2; exit 2 ;;
 esac
