@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -85,22 +84,26 @@ int default_channels(const std::vector<RankId>& group, const RankLayout& layout)
 
 // Channel c's ring: servers in order; inside each server the group's ranks rotated so the
 // ring enters the server at the rank served by NIC c mod nics (rail-aligned, as NCCL's rings
-// `NET/c GPU/x … NET/c` are).
+// `NET/c GPU/x … NET/c` are). A server's ranks keep the group's order before the rotation.
+// Called at every ring collective's start (once per channel): it works in the one vector it
+// returns (the group is most often sorted by server already, then nothing is sorted).
 std::vector<RankId> ring_order(const std::vector<RankId>& group, const RankLayout& layout, int channel) {
-    std::map<int, std::vector<RankId>> by_server;
-    for (RankId r : group) by_server[layout.server(r)].push_back(r);
-    std::vector<RankId> order;
+    std::vector<RankId> order = group;
+    if (order.empty()) return order;
+    const auto by_server = [&](RankId a, RankId b) { return layout.server(a) < layout.server(b); };
+    if (!std::is_sorted(order.begin(), order.end(), by_server)) std::stable_sort(order.begin(), order.end(), by_server);
+    const bool one_server = layout.server(order.front()) == layout.server(order.back());
     const int rail = channel % layout.nics_per_server();
-    for (auto& [server, members] : by_server) {
-        std::size_t start = 0;
-        if (by_server.size() > 1) {
-            while (start < members.size() && layout.rail(members[start]) != rail) ++start;
-            if (start == members.size()) start = static_cast<std::size_t>(channel) % members.size();
-        } else {
-            start = static_cast<std::size_t>(channel) % members.size();
-        }
-        std::rotate(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(start), members.end());
-        order.insert(order.end(), members.begin(), members.end());
+    for (auto first = order.begin(); first != order.end();) {
+        const int server = layout.server(*first);
+        const auto last = std::find_if(first, order.end(), [&](RankId r) { return layout.server(r) != server; });
+        const auto members = last - first;
+        std::ptrdiff_t start = 0;
+        if (!one_server)
+            while (start < members && layout.rail(first[start]) != rail) ++start;
+        if (one_server || start == members) start = channel % members;
+        std::rotate(first, first + start, last);
+        first = last;
     }
     return order;
 }

@@ -46,6 +46,7 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
     : MemberStream(group) {
     if (!streams(op)) throw InternalError("ring stream: an operation the ring does not plan");
     if (group.size() > kMaxMembers) throw InternalError("ring stream: more members than it tracks");
+    if (!std::is_sorted(group.begin(), group.end())) throw InternalError("ring stream: a group not in rank order");
     const auto n = static_cast<std::int64_t>(group.size());
     // ring.cpp's rounds per loop (collective.cpp's build_channel).
     steps_ = op == scenario::CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
@@ -62,10 +63,17 @@ RingStream::RingStream(scenario::CollectiveOp op, const std::vector<RankId>& gro
             throw InternalError("ring stream: more sends on a channel than it numbers in 32 bits");
         total_ += static_cast<std::uint64_t>(r.loops * steps_ * r.n);
         r.position.assign(group.size(), 0);
+        r.member.reserve(static_cast<std::size_t>(r.n));
+        r.rail.reserve(static_cast<std::size_t>(r.n));
+        r.inside.reserve(static_cast<std::size_t>(r.n));
         for (std::int64_t i = 0; i < r.n; ++i) {
             const RankId src = r.order[static_cast<std::size_t>(i)];
             const RankId dst = r.order[static_cast<std::size_t>((i + 1) % r.n)];
-            const auto m = static_cast<std::uint32_t>(std::find(group.begin(), group.end(), src) - group.begin());
+            // Its index in the (sorted) group, by binary search: a linear search per rank and
+            // channel cost n² per channel (a DP ring of 128 ranks on 16 channels: 262 k
+            // comparisons per collective).
+            const auto m =
+                static_cast<std::uint32_t>(std::lower_bound(group.begin(), group.end(), src) - group.begin());
             r.member.push_back(m);
             r.position[m] = static_cast<std::uint32_t>(i);
             const bool inside = layout.same_server(src, dst);

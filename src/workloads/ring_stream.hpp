@@ -34,7 +34,7 @@ class RankLayout;
 class RingStream final : public MemberStream {
 public:
     // One run of `op` over `group` in `channels` rings of at most `message_bytes` per send, as
-    // build_run plans a ring (collective.cpp).
+    // build_run plans a ring (collective.cpp). `group` is sorted, as collective_group() makes it.
     // `coupled`: the network offers Offload::ring_channel for the group.
     RingStream(scenario::CollectiveOp op, const std::vector<RankId>& group, int channels, Bytes size,
                Bytes message_bytes, const RankLayout& layout, bool coupled = false);

@@ -8,6 +8,7 @@
 
 #include "workload_fixtures.hpp"
 
+#include "core/errors.hpp"
 #include "core/simulator.hpp"
 #include "fabric/ideal/ideal_network.hpp"
 #include "workloads/all_to_all_stream.hpp"
@@ -203,4 +204,38 @@ TEST_CASE("a ring rank's bytes over one loop are its blocks' sum, and a coupled 
             }
         }
     }
+}
+
+// ring_order (collective.cpp), which every ring stream calls per channel. Layout: 3 servers of
+// 4 ranks and 2 NICs, so locals 0-1 are on rail 0 and 2-3 on rail 1 (RankLayout::rail).
+TEST_CASE("a ring's order: servers in order, each entered at its rail's first rank", "[ring_stream]") {
+    const workloads::RankLayout layout(3, 4, 2);
+    const auto ranks = [](std::initializer_list<int> values) {
+        std::vector<RankId> v;
+        for (int x : values) v.push_back(RankId{static_cast<RankId::rep>(x)});
+        return v;
+    };
+    const std::vector<RankId> group = ranks({1, 2, 3, 4, 5, 6, 7, 9, 10});
+    // Channel 0, rail 0: server 0's {1, 2, 3} starts at 1 (local 1), server 1 at 4, server 2
+    // {9, 10} at 9 (local 1): no rotation.
+    CHECK(workloads::ring_order(group, layout, 0) == group);
+    // Channel 1, rail 1: each server starts at its first rank of local 2 or 3: 2, 6 and 10.
+    CHECK(workloads::ring_order(group, layout, 1) == ranks({2, 3, 1, 6, 7, 4, 5, 10, 9}));
+    // Channel 3 is rail 1 again (3 mod 2).
+    CHECK(workloads::ring_order(group, layout, 3) == ranks({2, 3, 1, 6, 7, 4, 5, 10, 9}));
+    // Not sorted: servers still in order, each server's ranks in the group's order before the
+    // rotation. Channel 1: server 0's {1} has no rail-1 rank, so it starts at 1 mod 1 = 0;
+    // server 1's {4, 5} neither, 1 mod 2 = 1: {5, 4}; server 2's {10, 9} starts at 10.
+    CHECK(workloads::ring_order(ranks({10, 4, 1, 9, 5}), layout, 1) == ranks({1, 5, 4, 10, 9}));
+    // One server: the ring starts at channel mod size, whatever the rails.
+    CHECK(workloads::ring_order(ranks({4, 5, 6, 7}), layout, 5) == ranks({5, 6, 7, 4}));
+    CHECK(workloads::ring_order({}, layout, 1).empty());
+}
+
+TEST_CASE("a ring stream takes its group in rank order, as collective_group makes it", "[ring_stream]") {
+    const workloads::RankLayout layout(2, 4, 2);
+    const std::vector<RankId> unsorted{RankId{4}, RankId{0}};
+    CHECK_THROWS_MATCHES(
+        workloads::RingStream(CollectiveOp::all_reduce, unsorted, 2, Bytes{1 << 20}, Bytes{1 << 20}, layout, false),
+        InternalError, Catch::Message("ring stream: a group not in rank order"));
 }
