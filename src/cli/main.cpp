@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
     plan_cmd->add_option("--variant", plan.variants, "Only this variant (repeatable; default: all)")
         ->allow_extra_args(false);
     plan_cmd->add_option("--gpus", plan.gpus, "Plan at these sizes, e.g. 1024,2048,4096 (scales cluster.servers)");
-    plan_cmd->add_option("--model", plan.model, "Run the workload on this model: ideal (default), packet or none");
+    plan_cmd->add_option("--model", plan.model,
+                         "Run the workload on this model: flow (default; it sees the fabric), ideal, packet or none");
     plan_cmd->add_option("--prices", plan.prices, "Price table (default: configs/prices/default.yaml)");
     plan_cmd
         ->add_option("--run-up-to", plan.run_up_to,

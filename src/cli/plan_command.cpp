@@ -50,10 +50,11 @@ fs::path prices_path(const PlanArgs& args) {
 }
 
 std::optional<scenario::NetworkModel> model_of(const std::string& name) {
+    if (name == "flow") return scenario::NetworkModel::flow;
     if (name == "ideal") return scenario::NetworkModel::ideal;
     if (name == "packet") return scenario::NetworkModel::packet;
     if (name == "none") return std::nullopt;
-    bad_option("--model", fmt::format("expected ideal, packet or none, found \"{}\"", name));
+    bad_option("--model", fmt::format("expected flow, ideal, packet or none, found \"{}\"", name));
 }
 
 report::PlanPerformance perform(const scenario::LoadedScenario& loaded, const scenario::Variant& variant,

@@ -48,6 +48,7 @@ TEST_CASE("plan --json: 32 HGX H100 on a 128-port leaf-spine - BOM, cost, power 
     cli::PlanArgs a;
     a.scenario.file = "scenarios/topology-h100-leaf-spine.yaml";
     a.prices = (dir.path() / "prices.yaml").string();
+    a.model = "ideal";  // the closed forms below are the ideal model's
     a.json = true;
     a.quiet = true;
     const Json j = Json::parse(cli::plan_output(a));
@@ -119,7 +120,59 @@ TEST_CASE("plan: text names each design, its cost lines and the side-by-side tab
     CHECK(r.output.find("estimate") != std::string::npos);
     const auto bad = run_fabricsim("plan scenarios/topology-h100-leaf-spine.yaml --model fast");
     CHECK(bad.exit_code == 2);
-    CHECK(bad.output.find("--model: expected ideal, packet or none, found \"fast\"") != std::string::npos);
+    CHECK(bad.output.find("--model: expected flow, ideal, packet or none, found \"fast\"") != std::string::npos);
+}
+
+// The plan's default model sees the fabric. Four hosts of one leaf each send 64 MiB to the host
+// across at once; routing by destination (D-mod-K) gives the four flows four uplinks at 1:1, and
+// two flows each of the two uplinks at 2:1, so the 2:1 design takes twice as long on the flow
+// model, and the same time on the ideal one, which has no fabric.
+TEST_CASE("plan: its default, the flow model, gives an oversubscribed design its time; the ideal model does not",
+          "[cli][plan]") {
+    TempDir dir("plan-flow");
+    write_file(dir.path() / "prices.yaml", kPrices);
+    write_file(dir.path() / "oversub.yaml", R"(name: plan-oversubscription
+cluster:
+  servers: 8
+  server: { preset: host-1nic, nic: { preset: connectx-7, line_rate: 100Gbps } }
+  fabric:
+    topology: leaf-spine
+    routing: static
+    switch: { preset: spectrum-4, port_speed: 100Gbps, radix: 8 }
+workload:
+  - { transfer: { from: 0, to: 4, size: 64MiB }, name: t0 }
+  - { transfer: { from: 1, to: 5, size: 64MiB }, name: t1 }
+  - { transfer: { from: 2, to: 6, size: 64MiB }, name: t2 }
+  - { transfer: { from: 3, to: 7, size: 64MiB }, name: t3 }
+variants:
+  full: {}
+  half: { cluster.fabric.oversubscription: "2:1", cluster.fabric.switch.radix: 6 }
+)");
+    cli::PlanArgs a;
+    a.scenario.file = (dir.path() / "oversub.yaml").string();
+    a.prices = (dir.path() / "prices.yaml").string();
+    a.json = true;
+    a.quiet = true;
+    const auto makespans = [&](const char* model) {
+        const Json j = Json::parse(cli::plan_output(a));
+        const Json* full = design(j, "full", 0);
+        const Json* half = design(j, "half", 0);
+        REQUIRE(full != nullptr);
+        REQUIRE(half != nullptr);
+        CHECK((*full)["performance"]["model"] == model);
+        return std::pair{(*full)["performance"]["makespan_s"].get<double>(),
+                         (*half)["performance"]["makespan_s"].get<double>()};
+    };
+    const double line = 64.0 * 1024 * 1024 * 8 / 100e9;  // 5.369 ms at the line rate
+    const auto [full, half] = makespans("flow");          // a.model as it defaults
+    // Payload after frame overhead (about 2 % at a 4 KiB MTU) and a few µs of latency.
+    CHECK(full > line);
+    CHECK(full < line * 1.03);
+    CHECK(half / full == Approx(2.0).epsilon(0.01));
+    a.model = "ideal";
+    const auto [ideal_full, ideal_half] = makespans("ideal");
+    CHECK(ideal_half == ideal_full);
+    CHECK(ideal_full == Approx(line).epsilon(0.01));
 }
 
 TEST_CASE("compare: RoCE, InfiniBand and iWARP in one table, Markdown and a self-contained HTML report naming each",
