@@ -164,7 +164,7 @@ variants:
                          (*half)["performance"]["makespan_s"].get<double>()};
     };
     const double line = 64.0 * 1024 * 1024 * 8 / 100e9;  // 5.369 ms at the line rate
-    const auto [full, half] = makespans("flow");          // a.model as it defaults
+    const auto [full, half] = makespans("flow");         // a.model as it defaults
     // Payload after frame overhead (about 2 % at a 4 KiB MTU) and a few µs of latency.
     CHECK(full > line);
     CHECK(full < line * 1.03);
