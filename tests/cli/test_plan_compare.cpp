@@ -127,7 +127,7 @@ TEST_CASE("plan: text names each design, its cost lines and the side-by-side tab
 // across at once; routing by destination (D-mod-K) gives the four flows four uplinks at 1:1, and
 // two flows each of the two uplinks at 2:1, so the 2:1 design takes twice as long on the flow
 // model, and the same time on the ideal one, which has no fabric.
-TEST_CASE("plan: its default, the flow model, gives an oversubscribed design its time; the ideal model does not",
+TEST_CASE("plan: its default, the flow model, gives an oversubscribed design its time, and the ideal model does not",
           "[cli][plan]") {
     TempDir dir("plan-flow");
     write_file(dir.path() / "prices.yaml", kPrices);
