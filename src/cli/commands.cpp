@@ -98,14 +98,6 @@ Bytes check_variants_memory(const RunArgs& args, const scenario::LoadedScenario&
     return largest;
 }
 
-scenario::LoadedScenario load_scenario_quietly(const ScenarioArgs& args) {
-    scenario::LoadOptions options;
-    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
-    options.sets = args.sets;
-    options.seed = args.seed;
-    return scenario::load_scenario(args.file, options);
-}
-
 void print_warnings(const scenario::LoadedScenario& loaded) {
     for (const ConfigIssue& warning : loaded.warnings) fmt::print(stderr, "fabricsim: warning: {}\n", warning.str());
 }
@@ -129,6 +121,15 @@ Failure describe_failure(const std::exception& error) {
     if (dynamic_cast<const InternalError*>(&error) != nullptr)
         return {kExitInternal, fmt::format("fabricsim: internal error (a bug, please report it): {}\n", error.what())};
     return {kExitInternal, fmt::format("fabricsim: error: {}\n", error.what())};
+}
+
+scenario::LoadedScenario load_scenario_quietly(const ScenarioArgs& args) {
+    scenario::LoadOptions options;
+    for (const auto& dir : config_dirs()) options.config_dirs.emplace_back(dir);
+    options.sets = args.sets;
+    options.seed = args.seed;
+    options.model = args.model;
+    return scenario::load_scenario(args.file, options);
 }
 
 scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args) {

@@ -26,6 +26,8 @@ struct ScenarioArgs {
     std::string file;
     std::vector<std::string> sets;
     std::optional<std::uint64_t> seed;
+    // The model run in place of the scenario's (`plan --model`); the warnings name it.
+    std::optional<scenario::NetworkModel> model;
 };
 
 struct RunArgs {
@@ -50,8 +52,10 @@ struct Failure {
 };
 Failure describe_failure(const std::exception& error);
 
-// The scenario named on the command line, with its --set and --seed, presets from config_dirs().
+// The scenario named on the command line, with its --set and --seed, presets from config_dirs(),
+// its warnings printed to stderr; the quiet one leaves them in LoadedScenario::warnings.
 scenario::LoadedScenario load_scenario_args(const ScenarioArgs& args);
+scenario::LoadedScenario load_scenario_quietly(const ScenarioArgs& args);
 
 // The variant's cluster built; a cluster the builder rejects is a ConfigError naming the
 // scenario file (and the variant when there are several).

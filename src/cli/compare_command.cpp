@@ -40,7 +40,7 @@ int compare_command(const CompareArgs& args) {
     };
     std::vector<Input> inputs;
     for (const std::string& file : args.files) {
-        ScenarioArgs s{file, args.sets, args.seed};
+        ScenarioArgs s{file, args.sets, args.seed, std::nullopt};
         Input in{load_scenario_args(s), {}};
         for (const auto& v : in.loaded.variants) check_variant_runs(in.loaded, v);
         inputs.push_back(std::move(in));

@@ -90,7 +90,10 @@ report::PlanPerformance perform(const scenario::LoadedScenario& loaded, const sc
 std::string plan_output(const PlanArgs& args) {
     const auto model = model_of(args.model);
     const report::PriceTable prices = report::load_price_table(prices_path(args));
-    const scenario::LoadedScenario base = load_scenario_args(args.scenario);
+    // The keys the plan's model does not read are warned of once, at the scenario's own size.
+    ScenarioArgs scenario_args = args.scenario;
+    scenario_args.model = model;
+    const scenario::LoadedScenario base = load_scenario_args(scenario_args);
     const std::vector<const scenario::Variant*> selected = select_variants(base, args.variants);
 
     std::vector<int> sizes;  // 0: the scenario's own size
@@ -110,9 +113,9 @@ std::string plan_output(const PlanArgs& args) {
             const int per_server = base.variants.front().spec.cluster.server.ranks();
             if (gpus % per_server != 0)
                 bad_option("--gpus", fmt::format("{} GPUs is not a whole number of {}-GPU servers", gpus, per_server));
-            ScenarioArgs scaled = args.scenario;
+            ScenarioArgs scaled = scenario_args;
             scaled.sets.push_back(fmt::format("cluster.servers={}", gpus / per_server));
-            loaded = load_scenario_args(scaled);
+            loaded = load_scenario_quietly(scaled);
         }
         for (const scenario::Variant* chosen : selected) {
             const scenario::Variant* v = nullptr;

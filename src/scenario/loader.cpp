@@ -116,7 +116,7 @@ LoadedScenario load_scenario_text(const std::string& text, const std::string& fi
         ScenarioSpec spec = validate_scenario(tree, issues);
         Value resolved = describe(spec);
         Issues warnings;
-        if (issues.empty()) warn_unread_keys(tree, resolved, spec.simulation.model, warnings);
+        if (issues.empty()) warn_unread_keys(tree, resolved, options.model.value_or(spec.simulation.model), warnings);
         variant_issues.push_back(VariantIssues{def.name, issues.take()});
         variant_warnings.push_back(VariantIssues{def.name, warnings.take()});
         out.variants.push_back(Variant{def.name, std::move(spec), std::move(resolved)});

@@ -27,6 +27,9 @@ struct LoadOptions {
     // "--set key.path=value" overrides, applied after variants, in order.
     std::vector<std::string> sets;
     std::optional<std::uint64_t> seed;  // --seed, overrides the file's seed
+    // The model the command runs in place of each variant's own (`plan --model`): the
+    // unread-key warnings are for it. Unset: each variant's simulation.model.
+    std::optional<NetworkModel> model;
 };
 
 struct Variant {
@@ -38,8 +41,8 @@ struct Variant {
 struct LoadedScenario {
     std::string file;
     std::vector<Variant> variants;  // in file order
-    // Keys set that the variant's model does not read (key_table.hpp), in reading order, merged
-    // across variants as issues are; not errors.
+    // Keys set that the model run does not read (key_table.hpp; LoadOptions::model, else the
+    // variant's own), in reading order, merged across variants as issues are; not errors.
     std::vector<ConfigIssue> warnings;
 };
 

@@ -224,3 +224,46 @@ TEST_CASE("compare of a training run: no flow rows (no 'flows 0'), the iteration
     CHECK(run.output.find("FCT p50") == std::string::npos);
     CHECK(run.output.find("\nflows ") == std::string::npos);
 }
+
+// The loader's unread-key warnings are for the model the plan runs, not the one the scenario
+// names, and come once however many sizes the plan loads. The scenario names the ideal model
+// and sets routing (read by the flow and packet models) and an ECN threshold (packet only).
+TEST_CASE("plan: its warnings name the keys its model does not read, once", "[cli][plan]") {
+    TempDir dir("plan-warn");
+    const std::string file = (dir.path() / "w.yaml").string();
+    write_file(file, R"(name: w
+cluster:
+  server: hgx-h100
+  servers: 2
+  fabric: { topology: leaf-spine, routing: ecmp }
+  roce: { ecn: { kmin: 100KB } }
+simulation: { model: ideal }
+workload:
+  - transfer: { from: 0, to: 8, size: 1MiB }
+)");
+    const auto warnings = [&](const std::string& options) {
+        const auto r = run_fabricsim("plan " + file + " -q " + options);
+        INFO(r.output);
+        CHECK(r.exit_code == 0);
+        std::vector<std::string> out;
+        std::size_t at = 0;
+        while ((at = r.output.find("fabricsim: warning: ", at)) != std::string::npos) {
+            const std::size_t end = r.output.find('\n', at);
+            out.push_back(r.output.substr(at, end - at));
+            at = end;
+        }
+        return out;
+    };
+    const std::string ecn = "fabricsim: warning: " + file +
+                            ":6:11: cluster.roce.ecn: the {} model does not read this key; it has no effect";
+    const std::string routing = "fabricsim: warning: " + file +
+                                ":5:35: cluster.fabric.routing: the ideal model does not read this key; it has "
+                                "no effect";
+    const auto named = [&](const std::string& model) {
+        std::string s = ecn;
+        return s.replace(s.find("{}"), 2, model);
+    };
+    CHECK(warnings("--gpus 16,32,64") == std::vector<std::string>{named("flow")});
+    CHECK(warnings("--model ideal") == std::vector<std::string>{routing, named("ideal")});
+    CHECK(warnings("--model packet").empty());
+}
