@@ -18,6 +18,7 @@ packages=(
   slurm-wlm                       # slurmctld, slurmd, sbatch: the sweep's job array under Slurm (ctest "slurm: ...")
   clang-format                    # tools/test.sh --lint: the C++ layout of .clang-format
   clang-tidy                      # tools/test.sh --lint: the checks of .clang-tidy
+  python3-jsonschema python3-yaml  # tools/check_json_schema.py: the JSON Schema as an editor applies it
 )
 
 missing=()

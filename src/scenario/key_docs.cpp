@@ -74,6 +74,9 @@ std::vector<std::pair<std::string, std::string>> all_blocks() {
 
 Value text(std::string s) { return Value{std::move(s)}; }
 
+// A TypeDoc pattern held to the whole string (JSON Schema's "pattern" matches anywhere in it).
+Value anchored(const std::string& pattern) { return text(fmt::format("^(?:{})$", pattern)); }
+
 Value string_list(const std::vector<std::string>& words) { return list_value(words, text); }
 
 Value section_schema(const TableInfo& t);
@@ -94,7 +97,7 @@ Value key_schema(const KeyInfo& k) {
     else
         m.push_back({"type", string_list(k.type.json_types)});
     if (!k.type.choices.empty()) m.push_back({"enum", string_list(k.type.choices)});
-    if (!k.type.pattern.empty()) m.push_back({"pattern", text(k.type.pattern)});
+    if (!k.type.pattern.empty()) m.push_back({"pattern", anchored(k.type.pattern)});
     if (k.type.minimum) m.push_back({"minimum", Value{*k.type.minimum}});
     if (k.type.maximum) m.push_back({"maximum", Value{*k.type.maximum}});
     if (!k.required && !std::holds_alternative<std::monostate>(k.default_value.v))
@@ -114,6 +117,13 @@ Value section_schema(const TableInfo& t) {
     Value::Map m{
         {"type", text("object")}, {"properties", Value{std::move(properties)}}, {"additionalProperties", Value{false}}};
     if (!required.empty()) m.push_back({"required", string_list(required)});
+    // A section that takes a preset takes its name alone too (`server: hgx-h100`, presets.hpp):
+    // "pattern" holds for a string and "properties" for a mapping (JSON Schema draft-07 §6).
+    const auto preset = std::find_if(t.keys.begin(), t.keys.end(), [](const KeyInfo& k) { return k.name == "preset"; });
+    if (preset != t.keys.end()) {
+        m.front().value = string_list({"object", "string"});
+        m.push_back({"pattern", anchored(preset->type.pattern)});
+    }
     return Value{std::move(m)};
 }
 

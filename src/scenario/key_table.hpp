@@ -40,7 +40,7 @@ struct TypeDoc {
     std::optional<std::int64_t> minimum;  // for an integer
     std::optional<std::int64_t> maximum;
     std::vector<std::string> choices;  // every value, when it is one of these words
-    std::string pattern;               // a regular expression every value matches (a name)
+    std::string pattern;               // a regular expression a string value matches whole (unanchored)
     TypeDoc() = default;
     TypeDoc(std::string type, std::vector<std::string> json, std::optional<std::int64_t> min = {},
             std::optional<std::int64_t> max = {}, std::vector<std::string> words = {})

@@ -15,8 +15,6 @@ namespace {
 
 Value text(std::string s) { return Value{std::move(s)}; }
 
-const std::vector<std::string> kUnitJson{"string", "integer"};
-
 std::string zero_text(const char* noun, Zero zero) {
     return fmt::format("{} {}", noun, zero == Zero::allowed ? "\u2265 0" : "> 0");
 }
@@ -71,6 +69,20 @@ const Unit<Bandwidth> kRate{"rate", "a rate (e.g. 400Gbps, 50GB/s)", "a rate", p
 const Unit<Length> kLength{"length", "a length (e.g. 5m, 30m)", "a length", parse_length,
                            [](Length v) { return beyond_limit(v); }};
 
+// The schema's view of a quantity: a string of its units, `keyword` beside them when given, and
+// a bare 0 (a YAML integer) where the quantity reads one and zero is allowed.
+template <class T>
+TypeDoc unit_doc(std::string type, const Unit<T>& u, Zero zero, const char* keyword = nullptr) {
+    TypeDoc t{std::move(type), {"string"}};
+    if (zero == Zero::allowed && u.parse("0").ok()) {
+        t.json_types.emplace_back("integer");
+        t.minimum = t.maximum = 0;
+    }
+    t.pattern = unit_pattern(T{});
+    if (keyword != nullptr) allow_keyword(t, keyword);
+    return t;
+}
+
 // A value of `u` held to its limit; `expected` names it when it is no value or zero.
 template <class T>
 std::optional<T> read_unit(const Node& node, const std::string& path, const Unit<T>& u, Zero zero, Issues& issues,
@@ -89,7 +101,7 @@ std::optional<T> read_unit(const Node& node, const std::string& path, const Unit
 // A quantity with a unit, held to its limit and printed in core's form.
 template <class T>
 Field<T> unit_field(const Unit<T>& u, Zero zero) {
-    return {TypeDoc{zero_text(u.word, zero), kUnitJson},
+    return {unit_doc(zero_text(u.word, zero), u, zero),
             [&u, zero](const Node& n, const std::string& path, Issues& issues) {
                 return read_unit(n, path, u, zero, issues, u.expected);
             },
@@ -100,7 +112,7 @@ Field<T> unit_field(const Unit<T>& u, Zero zero) {
 template <class T>
 Field<std::optional<T>> unit_or(const Unit<T>& u, const char* keyword, Zero zero, const char* expected) {
     return {
-        TypeDoc{fmt::format("{}, or `{}`", zero_text(u.word, zero), keyword), kUnitJson},
+        unit_doc(fmt::format("{}, or `{}`", zero_text(u.word, zero), keyword), u, zero, keyword),
         [&u, keyword, zero, expected](const Node& n, const std::string& path, Issues& issues) {
             return read_or<T>(
                 n, path, keyword, expected, u.parse,
@@ -153,9 +165,19 @@ Value int_list(const std::vector<int>& list) {
     return list_value(list, [](int v) { return Value{std::int64_t{v}}; });
 }
 
+void allow_keyword(TypeDoc& doc, const char* keyword) {
+    if (!doc.choices.empty())
+        doc.choices.emplace_back(keyword);
+    else if (!doc.pattern.empty())
+        doc.pattern = fmt::format("{}|{}", keyword, doc.pattern);
+    else if (!contains(doc.json_types, "string"))
+        doc.pattern = keyword;
+    if (!contains(doc.json_types, "string")) doc.json_types.emplace_back("string");
+}
+
 TypeDoc name_type() {
     TypeDoc t{"name", {"string"}};
-    t.pattern = "^[A-Za-z0-9._-]+$";
+    t.pattern = "[A-Za-z0-9._-]+";
     return t;
 }
 
@@ -168,7 +190,9 @@ Field<bool> boolean() {
 }
 
 Field<std::optional<bool>> boolean_or_auto() {
-    return {TypeDoc{"`true` / `false`, or `auto`", {"boolean", "string"}},
+    TypeDoc doc{"`true` / `false`, or `auto`", {"boolean"}};
+    allow_keyword(doc, "auto");
+    return {doc,
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<std::optional<bool>> {
                 if (is_keyword(n, "auto")) return std::optional<std::optional<bool>>{std::in_place, std::nullopt};
                 if (!n.is_scalar() || (n.text != "true" && n.text != "false"))
@@ -201,8 +225,11 @@ Field<std::optional<int>> integer_or_auto(std::int64_t min, std::int64_t max) {
 }
 
 Field<double> fraction(double max) {
+    // A string is a fraction or, quoted, a decimal (parse_number: std::from_chars' format).
+    TypeDoc doc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}};
+    doc.pattern = "[0-9]+/[0-9]+|[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?";
     return {
-        TypeDoc{fmt::format("number in (0, {}] or fraction (`1/8`)", max_text(max)), {"number", "string"}},
+        doc,
         [max](const Node& n, const std::string& path, Issues& issues) { return read_fraction(n, path, max, issues); },
         [](const double& v) { return Value{v}; }};
 }
@@ -228,7 +255,7 @@ Field<std::optional<Time>> time_or(const char* keyword, Zero zero) {
 Field<Bandwidth> rate() { return unit_field(kRate, Zero::rejected); }
 
 Field<Bandwidth> rate_or_zero_auto() {
-    return {TypeDoc{"rate > 0, or `auto`", kUnitJson},
+    return {unit_doc("rate > 0, or `auto`", kRate, Zero::rejected, "auto"),
             [](const Node& n, const std::string& path, Issues& issues) -> std::optional<Bandwidth> {
                 if (is_keyword(n, "auto")) return Bandwidth::zero();
                 return read_unit(n, path, kRate, Zero::rejected, issues, "a rate (e.g. 400Gbps, 50GB/s) or auto");

@@ -35,6 +35,9 @@ Value int_list(const std::vector<int>& list);
 
 // A name that can name a folder or a column (read_name).
 TypeDoc name_type();
+// `keyword` as a value besides those `doc` describes (`auto`, `off`), for the JSON Schema: one
+// more word of a choice, or an alternative of the string pattern.
+void allow_keyword(TypeDoc& doc, const char* keyword);
 
 // A name_type() value.
 Field<std::string> name_field();
@@ -116,7 +119,7 @@ template <class T>
 Field<std::optional<T>> or_auto(Field<T> base, std::string type) {
     Field<std::optional<T>> f = optional_of(std::move(base));
     f.doc.text = std::move(type);
-    if (!contains(f.doc.json_types, "string")) f.doc.json_types.emplace_back("string");
+    allow_keyword(f.doc, "auto");
     f.read = [read = f.read](const Node& n, const std::string& path, Issues& issues) {
         return is_keyword(n, "auto") ? std::optional<std::optional<T>>{std::in_place} : read(n, path, issues);
     };
@@ -129,7 +132,7 @@ Field<std::optional<T>> or_auto(Field<T> base, std::string type) {
 template <class T>
 Field<T> keyword_for(Field<T> base, const char* keyword, T value, std::string type) {
     base.doc.text = std::move(type);
-    if (!contains(base.doc.json_types, "string")) base.doc.json_types.emplace_back("string");
+    allow_keyword(base.doc, keyword);
     base.read = [read = base.read, keyword, value](const Node& n, const std::string& path, Issues& issues) {
         return is_keyword(n, keyword) ? std::optional<T>{value} : read(n, path, issues);
     };

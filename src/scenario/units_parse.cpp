@@ -265,7 +265,19 @@ Parsed<T> convert(const Parsed<std::int64_t>& raw, Make make) {
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
+// What split() and the units of `q` accept; a "/" needs no escape in ECMA-262 outside a literal.
+std::string pattern(const Quantity& q) {
+    std::string units;
+    for (const auto& u : q.units) units += (units.empty() ? "" : "|") + std::string(u.name);
+    return fmt::format("{}[0-9]+(\\.[0-9]+)? *(?:{})", q.bare_zero ? "0|" : "", units);
+}
+
 }  // namespace
+
+std::string unit_pattern(Bytes) { return pattern(kBytes); }
+std::string unit_pattern(Bandwidth) { return pattern(kRate); }
+std::string unit_pattern(Time) { return pattern(kTime); }
+std::string unit_pattern(Length) { return pattern(kLength); }
 
 Parsed<Bytes> parse_bytes(std::string_view text) {
     return convert<Bytes>(parse_quantity(text, kBytes, [] { return to_string(Bytes{kMax}); }),

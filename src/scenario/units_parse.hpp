@@ -43,4 +43,13 @@ Parsed<Time> parse_time(std::string_view text);
 // mm, cm, m, km.
 Parsed<Length> parse_length(std::string_view text);
 
+// The texts each parser above reads, as a regular expression for a JSON Schema's "pattern"
+// (ECMA-262; unanchored, the caller anchors it): digits, a fraction, spaces, one of the units
+// (or a bare 0). A value that matches may still be refused (not whole, beyond int64).
+// The argument names the quantity: unit_pattern(Bytes{}).
+std::string unit_pattern(Bytes);
+std::string unit_pattern(Bandwidth);
+std::string unit_pattern(Time);
+std::string unit_pattern(Length);
+
 }  // namespace fabricsim::scenario
