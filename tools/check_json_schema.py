@@ -6,7 +6,7 @@ scenario that fabricsim loads, and should flag the common mistakes fabricsim ref
   1. every shipped scenario (scenarios/, bench/, tests/scenario/good/) that `fabricsim validate`
      accepts, and each of its variants as `validate --print` writes them, has no schema error;
   2. each value in REFUSED, set in scenarios/quickstart.yaml, is refused by the loader (exit 2)
-     and has a schema error at its own path.
+     and has a schema error at its own path (an unknown key: at its mapping, naming it).
 Validated with python3-jsonschema (Draft 7, the schema's $schema) on YAML 1.2 booleans, as
 yaml-cpp and the editor read them. Exit 77 (ctest: skipped) without python3-jsonschema or
 python3-yaml (tools/install-deps.sh installs both). Run by ctest as "docs: the JSON Schema ...".
@@ -40,6 +40,11 @@ REFUSED = [
     ("cluster.server", "hgx h100"),  # not a preset name
     ("cluster.fabric.cable_length", "3"),  # a length needs its unit
     ("simulation.model", "fluid"),  # not a model
+    ("workload.0.size", "256M"),  # a collective's size without its unit
+    ("workload.0.iterationz", "3"),  # a misspelt key
+    ("workload.0.collective", "allreduce"),  # not a collective
+    ("workload.1.load", "0.5"),  # a poisson key on an incast
+    ("workload.1.traffic", "incst"),  # not a traffic pattern
 ]
 
 
@@ -66,12 +71,21 @@ def errors(validator, doc):
 
 def set_path(doc, dotted, value):
     at = doc
-    keys = dotted.split(".")
-    for i, k in enumerate(keys[:-1]):
+    keys = [int(k) if k.isdigit() else k for k in dotted.split(".")]
+    for k in keys[:-1]:
+        if isinstance(at, list):
+            at = at[k]
+            continue
         if isinstance(at.get(k), str):  # a preset's name stands for {preset: name}
             at[k] = {"preset": at[k]}
         at = at.setdefault(k, {})
     at[keys[-1]] = value
+
+
+def errors_at(validator, doc, key):
+    """The schema's errors at `key`, or at its mapping naming it (an unknown key)."""
+    parent, _, leaf = key.rpartition(".")
+    return [m for p, m in errors(validator, doc) if p == key or (p == parent and f"'{leaf}'" in m)]
 
 
 def main():
@@ -105,9 +119,10 @@ def main():
         loader = run("validate", "scenarios/quickstart.yaml", "--set", f"{key}={text}")
         doc = copy.deepcopy(base)
         set_path(doc, key, yaml.load(text, Loader=Yaml12Loader))
-        found = [m for p, m in errors(validator, doc) if p == key]
+        found = errors_at(validator, doc, key)
         ok = loader.returncode == 2 and found
-        print(f"{'ok  ' if ok else 'FAIL'} {key}: {text!r}: loader exit {loader.returncode}, schema: {found}")
+        shown = "; ".join(m[:90] for m in found) or "no error"
+        print(f"{'ok  ' if ok else 'FAIL'} {key}: {text!r}: loader exit {loader.returncode}, schema: {shown}")
         failed += not ok
     return 1 if failed else 0
 

@@ -112,7 +112,7 @@ const Table<S, Ctx>& collective_table() {
                 "candidate and takes the fastest (docs/models/collectives.md); result.json's `algorithm_choice` says "
                 "why."),
             custom_key<S, Ctx>(
-                "size", TypeDoc{"size > 0", {"string", "integer"}}, kAllModels,
+                "size", size(Zero::rejected).doc, kAllModels,
                 "The size of one collective. `size` or `sizes` is required.",
                 [](const Node& n, const std::string& path, S& out, Ctx& ctx, Issues& issues) {
                     if (ctx.entry->find("sizes") != nullptr) return false;  // `sizes` says both are given

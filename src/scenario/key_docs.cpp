@@ -3,6 +3,7 @@
 #include "scenario/key_table.hpp"
 #include "scenario/key_types.hpp"
 #include "scenario/validate.hpp"
+#include "scenario/workload_keys.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -127,6 +128,58 @@ Value section_schema(const TableInfo& t) {
     return Value{std::move(m)};
 }
 
+// One kind of workload entry: the entry's own keys (name, after, priority) beside its kind key,
+// which is a mapping of `nested`'s keys (transfer, training, trace) or a word with `beside`'s
+// keys next to it (a collective; a traffic pattern, `only` its word).
+Value entry_schema(const std::string& kind, const TableInfo* nested, const TableInfo* beside,
+                   const std::string& only = {}) {
+    TableInfo entry{"workload[]", workload_entry_table().keys};
+    if (nested != nullptr) {
+        KeyInfo k = key_info(kind, TypeDoc{"mapping", {"object"}},
+                             fmt::format("The {} entry's keys (see [Workload](#workload)).", kind), kAllModels, nested);
+        k.required = true;
+        entry.keys.push_back(std::move(k));
+    }
+    if (beside != nullptr)
+        for (KeyInfo k : beside->keys) {
+            if (k.name == kind && !only.empty()) k.type.choices = {only};
+            entry.keys.push_back(std::move(k));
+        }
+    return section_schema(entry);
+}
+
+// A workload entry: its kind key picks the schema that holds it ("if"/"then", JSON Schema
+// draft-07 §6.6, so that an editor reports a wrong value at its key rather than the entry as
+// matching no alternative); a traffic entry's pattern is one of them, and picks its keys.
+Value workload_items_schema() {
+    const auto when = [](const std::string& kind, Value::Map also = {}) {
+        Value::Map test{{"required", string_list({kind})}};
+        if (!also.empty()) test.push_back({"properties", Value{std::move(also)}});
+        return test;
+    };
+    const auto rule = [](Value::Map test, Value then) {
+        return Value{Value::Map{{"if", Value{std::move(test)}}, {"then", std::move(then)}}};
+    };
+    Value::List rules{rule(when("transfer"), entry_schema("transfer", &transfer_table(), nullptr)),
+                      rule(when("collective"), entry_schema("collective", nullptr, &collective_table()))};
+    const std::vector<std::string>& patterns = traffic_table().keys.front().type.choices;
+    const Value any_pattern{Value::Map{{"traffic", key_schema(traffic_table().keys.front())}}};
+    rules.push_back(rule(when("traffic"), Value{Value::Map{{"properties", any_pattern}}}));
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+        const TableInfo& t = traffic_table(static_cast<TrafficPattern>(p));  // "workload.traffic.incast"
+        const std::string pattern = t.path.substr(t.path.rfind('.') + 1);
+        rules.push_back(rule(when("traffic", {{"traffic", Value{Value::Map{{"const", text(pattern)}}}}}),
+                             entry_schema("traffic", nullptr, &t, pattern)));
+    }
+    rules.push_back(rule(when("training"), entry_schema("training", &training_table(), nullptr)));
+    rules.push_back(rule(when("trace"), entry_schema("trace", &trace_table(), nullptr)));
+    Value::List named;
+    for (const char* kind : {"transfer", "collective", "traffic", "training", "trace"})
+        named.push_back(Value{when(kind)});
+    return Value{
+        Value::Map{{"type", text("object")}, {"anyOf", Value{std::move(named)}}, {"allOf", Value{std::move(rules)}}}};
+}
+
 }  // namespace
 
 std::string key_tables_markdown() {
@@ -155,12 +208,15 @@ Value json_schema() {
     auto& m = std::get<Value::Map>(schema.v);
     // `fabricsim sweep`'s grid sits in the scenario file; `run` never reads it (docs/REPORTS.md).
     for (auto& [key, properties] : m)
-        if (key == "properties")
+        if (key == "properties") {
+            for (auto& [name, property] : std::get<Value::Map>(properties.v))
+                if (name == "workload") std::get<Value::Map>(property.v).push_back({"items", workload_items_schema()});
             std::get<Value::Map>(properties.v)
                 .push_back(
                     {"sweep", Value{Value::Map{{"description", text("The grid of `fabricsim sweep`, which `run` does "
                                                                     "not read (docs/REPORTS.md).")},
                                                {"type", text("object")}}}});
+        }
     m.insert(m.begin(), {"title", text("fabricsim scenario")});
     m.insert(m.begin(), {"$schema", text("http://json-schema.org/draft-07/schema#")});
     return schema;
