@@ -5,8 +5,9 @@ An editor that takes the schema (VS Code's YAML extension, docs/SCENARIO.md) mus
 scenario that fabricsim loads, and should flag the common mistakes fabricsim refuses. So:
   1. every shipped scenario (scenarios/, bench/, tests/scenario/good/) that `fabricsim validate`
      accepts, and each of its variants as `validate --print` writes them, has no schema error;
-  2. each value in REFUSED, set in scenarios/quickstart.yaml, is refused by the loader (exit 2)
-     and has a schema error at its own path (an unknown key: at its mapping, naming it).
+  2. each value in REFUSED (with --set) and REFUSED_IN_FILE (in a copy of the file), set in
+     scenarios/quickstart.yaml, is refused by the loader (exit 2) and has a schema error at its
+     own path (an unknown key: at its mapping, naming it).
 Validated with python3-jsonschema (Draft 7, the schema's $schema) on YAML 1.2 booleans, as
 yaml-cpp and the editor read them. Exit 77 (ctest: skipped) without python3-jsonschema or
 python3-yaml (tools/install-deps.sh installs both). Run by ctest as "docs: the JSON Schema ...".
@@ -19,6 +20,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -45,6 +47,11 @@ REFUSED = [
     ("workload.0.collective", "allreduce"),  # not a collective
     ("workload.1.load", "0.5"),  # a poisson key on an incast
     ("workload.1.traffic", "incst"),  # not a traffic pattern
+]
+# The same for what --set cannot write, set in a copy of the file.
+REFUSED_IN_FILE = [
+    ("variants.a b", "{}"),  # not a variant name
+    ("variants.roce", "3"),  # not a mapping of overrides
 ]
 
 
@@ -115,10 +122,16 @@ def main():
     print(f"{checked} documents from {len(files)} files: {failed} schema errors")
 
     base = documents(pathlib.Path("scenarios/quickstart.yaml").read_text())[0]
-    for key, text in REFUSED:
-        loader = run("validate", "scenarios/quickstart.yaml", "--set", f"{key}={text}")
+    for key, text in REFUSED + REFUSED_IN_FILE:
         doc = copy.deepcopy(base)
         set_path(doc, key, yaml.load(text, Loader=Yaml12Loader))
+        if (key, text) in REFUSED:
+            loader = run("validate", "scenarios/quickstart.yaml", "--set", f"{key}={text}")
+        else:
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+                yaml.safe_dump(doc, f)
+                f.flush()
+                loader = run("validate", f.name)
         found = errors_at(validator, doc, key)
         ok = loader.returncode == 2 and found
         shown = "; ".join(m[:90] for m in found) or "no error"

@@ -209,8 +209,15 @@ Value json_schema() {
     // `fabricsim sweep`'s grid sits in the scenario file; `run` never reads it (docs/REPORTS.md).
     for (auto& [key, properties] : m)
         if (key == "properties") {
-            for (auto& [name, property] : std::get<Value::Map>(properties.v))
-                if (name == "workload") std::get<Value::Map>(property.v).push_back({"items", workload_items_schema()});
+            for (auto& [name, property] : std::get<Value::Map>(properties.v)) {
+                auto& p = std::get<Value::Map>(property.v);
+                if (name == "workload") p.push_back({"items", workload_items_schema()});
+                // A variant is named as a preset is, and holds `key.path: value` overrides (or none).
+                if (name == "variants") {
+                    p.push_back({"propertyNames", Value{Value::Map{{"pattern", anchored(name_type().pattern)}}}});
+                    p.push_back({"additionalProperties", Value{Value::Map{{"type", string_list({"object", "null"})}}}});
+                }
+            }
             std::get<Value::Map>(properties.v)
                 .push_back(
                     {"sweep", Value{Value::Map{{"description", text("The grid of `fabricsim sweep`, which `run` does "
