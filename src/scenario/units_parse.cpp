@@ -142,7 +142,7 @@ std::string quoted(std::string_view text) { return fmt::format("\"{}\"", text); 
 // Why a value with a unit this quantity does not know was rejected, with the likely fix.
 std::string unknown_unit_message(const Quantity& q, std::string_view text, const Number& n) {
     const std::string_view u = n.unit;
-    const auto generic = fmt::format("expected {}, found {}", q.expected, quoted(text));
+    auto generic = fmt::format("expected {}, found {}", q.expected, quoted(text));
     if (&q == &kBytes) {
         if (u == "K" || u == "k" || u == "M" || u == "G" || u == "T" || u == "P") {
             const char binary = u == "k" ? 'K' : u[0];
