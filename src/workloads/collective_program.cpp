@@ -23,8 +23,8 @@ int ring_steps(CollectiveOp op, CollectiveAlgorithm a, int n) {
     return 0;
 }
 
-std::int64_t ring_loops(Bytes channel_bytes, std::int64_t n) {
-    const std::int64_t loop_bytes = n * kMessageBytes.count();
+std::int64_t ring_loops(Bytes channel_bytes, std::int64_t n, Bytes message_bytes) {
+    const std::int64_t loop_bytes = n * message_bytes.count();
     return (channel_bytes.count() + loop_bytes - 1) / loop_bytes;
 }
 
@@ -35,7 +35,7 @@ void CollectiveProgram::build_graph(SizeRuns& s, const scenario::CollectiveSpec&
     // Its first units (periodic_run.hpp); when that is the whole run, the run's graph.
     const auto build = [&](OpGraph& g, const UnitWindow* units) {
         const std::uint32_t entry = g.add_entry("run");
-        build_run(g, entry, OpId::invalid(), spec, s.choice, group_, s.size, layout, network, kMessageBytes, units);
+        build_run(g, entry, OpId::invalid(), spec, s.choice, group_, s.size, layout, network, message_bytes_, units);
     };
     std::vector<UnitSegment> segments;
     const UnitWindow head{PeriodicRun::kTemplateUnits, false, &segments};
@@ -75,8 +75,9 @@ std::uint64_t CollectiveProgram::peak_counters() const {
 }
 
 CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout,
-                                     const Network* network)
-    : layout_(layout), group_(collective_group(spec, layout)) {
+                                     const Network* network, Bytes message_bytes)
+    : layout_(layout), group_(collective_group(spec, layout)), message_bytes_(message_bytes) {
+    if (message_bytes <= Bytes::zero()) throw InternalError("CollectiveProgram: message_bytes must be positive");
     check_collective(spec, group_, layout, network);
     coupled_ = network != nullptr && network->offers(Offload::ring_channel, group_);
     plan_.op = spec.op;
@@ -84,7 +85,7 @@ CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const
     const auto n = static_cast<std::int64_t>(group_.size());
     for (Bytes size : spec.sizes) {
         SizeRuns s;
-        s.choice = choose_for_size(spec, group_, size, layout, network, kMessageBytes);
+        s.choice = choose_for_size(spec, group_, size, layout, network, message_bytes_);
         s.size = size;
         s.steps = ring_steps(spec.op, s.choice.algorithm, static_cast<int>(n));
         s.ring = s.steps > 0;
@@ -94,8 +95,8 @@ CollectiveProgram::CollectiveProgram(const scenario::CollectiveSpec& spec, const
             for (int c = 0; c < s.choice.channels; ++c) {
                 const Bytes bytes = share(size, s.choice.channels, c);
                 if (n < 2 || bytes <= Bytes::zero()) continue;
-                s.ops += static_cast<std::uint64_t>(ring_loops(bytes, n) * s.steps * n);
-                s.coupled = s.coupled && ring_loops(bytes, n) == 1;
+                s.ops += static_cast<std::uint64_t>(ring_loops(bytes, n, message_bytes_) * s.steps * n);
+                s.coupled = s.coupled && ring_loops(bytes, n, message_bytes_) == 1;
                 ++channels;
             }
             if (s.coupled) s.ops = channels;
@@ -153,7 +154,7 @@ void CollectiveProgram::start_run(ReadyOps& ready) {
             r.n = static_cast<std::int64_t>(r.order.size());
             r.bytes = share(s.size, s.choice.channels, c);
             if (r.n < 2 || r.bytes <= Bytes::zero()) continue;
-            r.loops = ring_loops(r.bytes, r.n);
+            r.loops = ring_loops(r.bytes, r.n, message_bytes_);
             r.rail = static_cast<std::int16_t>(c % layout_.nics_per_server());
             if (s.coupled) {
                 r.channel = ring_channel_group(r.order, r.bytes, steps_);

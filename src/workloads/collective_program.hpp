@@ -32,8 +32,9 @@ namespace fabricsim::workloads {
 
 class CollectiveProgram final : public OpProgram {
 public:
-    // Throws ModelError as add_collective does.
-    CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout, const Network* network);
+    // Throws ModelError as add_collective does; `message_bytes` as there.
+    CollectiveProgram(const scenario::CollectiveSpec& spec, const RankLayout& layout, const Network* network,
+                      Bytes message_bytes = kMessageBytes);
 
     const CollectivePlan& plan() const { return plan_; }
     // Per run of plan().runs: when it started and finished (so far).
@@ -86,6 +87,7 @@ private:
 
     RankLayout layout_;
     std::vector<RankId> group_;
+    Bytes message_bytes_;   // the largest message a ring or tree block is sent in
     bool coupled_ = false;  // the network offers Offload::ring_channel for the group
     CollectivePlan plan_;
     std::vector<RunSpan> spans_;

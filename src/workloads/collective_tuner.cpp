@@ -4,6 +4,7 @@
 #include "core/units_format.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/collective_algorithms.hpp"
+#include "workloads/collective_program.hpp"
 #include "workloads/executor.hpp"
 #include "workloads/op_graph.hpp"
 
@@ -54,7 +55,9 @@ struct Estimate {
     double ps;
 };
 
-// The candidate run alone on a new tuning model: first send to last delivery.
+// The candidate run alone on a new tuning model: first send to last delivery. As a program
+// (collective_program.hpp), as the run itself streams it: a whole graph would hold every send
+// of the size (a 256 GiB all-reduce on 32 GPUs: 4.6 GB), beyond what `run --max-memory` checks.
 Time scratch_time(std::unique_ptr<Network> model, const scenario::CollectiveSpec& spec, CollectiveAlgorithm algorithm,
                   Bytes size, const RankLayout& layout, Bytes message_bytes) {
     scenario::CollectiveSpec one = spec;
@@ -63,12 +66,14 @@ Time scratch_time(std::unique_ptr<Network> model, const scenario::CollectiveSpec
     one.iterations = 1;
     OpGraph graph;
     const std::uint32_t entry = graph.add_entry("tuner");
-    const CollectivePlan plan = add_collective(graph, entry, one, layout, model.get(), message_bytes);
+    auto program = std::make_unique<CollectiveProgram>(one, layout, model.get(), message_bytes);
+    const CollectiveProgram* view = program.get();
     Simulator sim(0);
     Executor executor(std::move(graph), *model);
+    executor.set_program(entry, std::move(program));
     executor.start(sim);
     sim.run();
-    return measure(plan, executor.op_timings()).front().time;
+    return measure(view->plan(), view->spans()).front().time;
 }
 
 }  // namespace
