@@ -211,7 +211,7 @@ void check_collective(const scenario::CollectiveSpec& spec, const std::vector<Ra
 SizeChoice choose_for_size(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
                            const RankLayout& layout, const Network* network, Bytes message_bytes) {
     // auto chooses for each size, as NCCL's tuner does for each call.
-    TunerChoice choice{spec.algorithm, ""};
+    TunerChoice choice{spec.algorithm, "", {}};
     if (spec.algorithm == CollectiveAlgorithm::automatic)
         choice = choose_algorithm(spec, group, size, layout, network, message_bytes);
     const int channels = channels_for(choice.algorithm, spec.channels, group, layout);

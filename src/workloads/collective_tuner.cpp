@@ -76,15 +76,22 @@ Time scratch_time(std::unique_ptr<Network> model, const scenario::CollectiveSpec
     return measure(view->plan(), view->spans()).front().time;
 }
 
+// Above this, each candidate is run at half of it and at it and its time extrapolated along the
+// line through the two: on the idle α–β model a run repeats the same loop (ring) or unit (tree,
+// pieces), so its time grows linearly with the bytes, and running the whole size would make the
+// tuner's cost grow with them (a 16 TiB all-reduce on 32 GPUs: minutes per candidate). 8 GiB is
+// nccl-tests' usual largest size (`-e 8G`), so the sizes people sweep are run as they are.
+constexpr Bytes kRunUpTo{std::int64_t{8} << 30};
+
 }  // namespace
 
 TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::vector<RankId>& group, Bytes size,
                              const RankLayout& layout, const Network* network, Bytes message_bytes) {
     const CollectiveOp op = spec.op;
     if (op == CollectiveOp::all_to_all)
-        return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)"};
+        return {CollectiveAlgorithm::pairwise, "auto: pairwise (all-to-all is point-to-point in NCCL)", {}};
     if (op == CollectiveOp::broadcast || op == CollectiveOp::send_recv || network == nullptr || group.size() < 2)
-        return {CollectiveAlgorithm::ring, "auto: ring"};
+        return {CollectiveAlgorithm::ring, "auto: ring", {}};
 
     const double n = static_cast<double>(group.size());
     const double S = static_cast<double>(size.count());
@@ -135,22 +142,41 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
         const Offload o = op == CollectiveOp::all_gather ? Offload::nvswitch_multicast : Offload::nvswitch_reduce;
         if (!spans && network->offers(o, group)) e.push_back({CollectiveAlgorithm::nvls, intra.alpha + S * intra.beta});
     }
-    // With a tuning model each candidate's estimate is its run there (replacing the closed form).
+    // With a tuning model each candidate's estimate is its run there (replacing the closed form),
+    // each run on a new, idle model.
     std::unique_ptr<Network> model = network->tuning_model();
     const bool ran = model != nullptr;
-    for (std::size_t i = 0; ran && i < e.size(); ++i) {  // each candidate on a new, idle model
-        if (i > 0) model = network->tuning_model();
-        e[i].ps = static_cast<double>(
-            scratch_time(std::move(model), spec, e[i].algorithm, size, layout, message_bytes).picoseconds());
+    const auto run_alone = [&](CollectiveAlgorithm algorithm, Bytes bytes) {
+        std::unique_ptr<Network> idle = model != nullptr ? std::move(model) : network->tuning_model();
+        return static_cast<double>(
+            scratch_time(std::move(idle), spec, algorithm, bytes, layout, message_bytes).picoseconds());
+    };
+    const bool extrapolated = ran && size > kRunUpTo;
+    const Bytes half{kRunUpTo.count() / 2};
+    for (std::size_t i = 0; ran && i < e.size(); ++i) {
+        if (!extrapolated) {
+            e[i].ps = run_alone(e[i].algorithm, size);
+            continue;
+        }
+        const double at_half = run_alone(e[i].algorithm, half);
+        const double at_full = run_alone(e[i].algorithm, kRunUpTo);
+        e[i].ps = at_full +
+                  (at_full - at_half) * (S - static_cast<double>(kRunUpTo.count())) / static_cast<double>(half.count());
     }
     std::stable_sort(e.begin(), e.end(), [](const Estimate& a, const Estimate& b) { return a.ps < b.ps; });
     const auto time = [](double ps) { return to_string(Time::ps(static_cast<std::int64_t>(std::llround(ps)))); };
     std::string others;
     for (std::size_t i = 1; i < e.size(); ++i)
         others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(e[i].algorithm), time(e[i].ps));
-    return {e.front().algorithm,
-            fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm),
-                        ran ? "run alone on the α–β model," : "estimated", time(e.front().ps), others)};
+    const std::string how = !ran           ? "estimated"
+                            : extrapolated ? fmt::format("run alone on the α–β model at {} and {}, extrapolated,",
+                                                         to_string(half), to_string(kRunUpTo))
+                                           : "run alone on the α–β model,";
+    TunerChoice out{e.front().algorithm,
+                    fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm), how, time(e.front().ps), others),
+                    {}};
+    for (const Estimate& c : e) out.estimates.emplace_back(c.algorithm, Time::ps(std::llround(c.ps)));
+    return out;
 }
 
 }  // namespace fabricsim::workloads
