@@ -1,6 +1,8 @@
 #include "cli/memory_estimate.hpp"
 
 #include "core/errors.hpp"
+#include "fabric/host_staging.hpp"
+#include "workloads/traffic.hpp"
 
 #include <fmt/format.h>
 
@@ -36,6 +38,18 @@ constexpr double kBytesPerLink = 100;
 constexpr double kBytesPerPort = 600;
 constexpr double kBytesPerQp = 400;
 constexpr double kBytesPerRoute = 8;
+// A chunk of a message in host staging or PXN (host_staging.hpp) with the message the network
+// beneath holds for it: 82, 159 and 448 B on the ideal, flow and packet models (the slope of the
+// peak resident size from 8 to 16 GiB flows of a permutation among 8 HGX H100 servers, 786,432
+// chunks apart), with a margin.
+double bytes_per_staged_chunk(scenario::NetworkModel model) {
+    switch (model) {
+        case scenario::NetworkModel::ideal: return 96;
+        case scenario::NetworkModel::flow: return 192;
+        case scenario::NetworkModel::packet: return 512;
+    }
+    return 512;
+}
 constexpr double kMessageBytes = 512.0 * 1024;  // workloads/collective.hpp
 constexpr double kWindow = 8;                   // workloads/collective.hpp: sends in flight per connection
 
@@ -257,6 +271,40 @@ TrainingHeld training_held(const scenario::TrainingSpec& t, const scenario::Clus
     return h;
 }
 
+// The chunks host staging or PXN hands to the network at once (HostStagingNetwork::send): of
+// each transfer and traffic flow whose plan relays it through a peer, or stages it without a
+// host write before the network leg (poisson's flows arrive one by one and a gpu_pool's calls
+// are small: not counted).
+double staged_chunks(const scenario::ScenarioSpec& spec) {
+    const scenario::ClusterSpec& cl = spec.cluster;
+    if (!fabric::stages_through_host(cl) && !fabric::relays_through_peer(cl)) return 0;
+    const fabric::HostStagingNetwork staging(nullptr, cl);
+    const double chunk = static_cast<double>(cl.server.host.staging_chunk.count());
+    const auto at_once = [&](RankId src, RankId dst, Bytes size) {
+        Message m;
+        m.src = src;
+        m.dst = dst;
+        m.size = size;
+        const auto plan = staging.plan(m);
+        const bool all = plan.relay >= 0 || (!plan.passes_through() && plan.before.empty());
+        return all ? ceil_div(static_cast<double>(size.count()), chunk) : 0.0;
+    };
+    double n = 0;
+    for (const auto& entry : spec.workload) {
+        if (const auto* t = std::get_if<scenario::TransferSpec>(&entry.kind)) n += at_once(t->from, t->to, t->size);
+        const auto* t = std::get_if<scenario::TrafficSpec>(&entry.kind);
+        if (t == nullptr || t->pattern == scenario::TrafficPattern::poisson ||
+            t->pattern == scenario::TrafficPattern::gpu_pool)
+            continue;
+        const workloads::TrafficFlows flows(*t, cl, spec.seed, entry.name);
+        for (std::uint64_t i = 0; i < flows.count(); ++i) {
+            const workloads::TrafficFlow f = flows[i];
+            n += at_once(f.src, f.dst, f.size);
+        }
+    }
+    return n;
+}
+
 MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
     const scenario::ClusterSpec& cl = spec.cluster;
     const scenario::ServerSpec& sv = cl.server;
@@ -295,6 +343,10 @@ MemoryEstimate estimate_memory(const scenario::ScenarioSpec& spec) {
     }
     e.op_graph = Bytes{static_cast<std::int64_t>(
         bytes_of(e.held_ops * kBytesPerOp + e.records * kBytesPerRecord + ranks * kBytesPerRank + windows))};
+
+    e.staged_chunks = staged_chunks(spec);
+    e.host_staging =
+        Bytes{static_cast<std::int64_t>(bytes_of(e.staged_chunks * bytes_per_staged_chunk(spec.simulation.model)))};
 
     // The topology: each server's CPU, GPUs, NICs and switches; storage nodes and clients; and
     // the fabric switches of a three-tier fabric at most.
@@ -336,6 +388,8 @@ std::string MemoryEstimate::describe() const {
     std::string out =
         fmt::format("about {}: op graph {} ({:.0f} ops, {:.0f} held at once{}), topology {} ({:.0f} nodes)",
                     human(total()), human(op_graph), ops, held_ops, records_text, human(topology), nodes);
+    if (host_staging > Bytes::zero())
+        out += fmt::format(", host staging {} ({:.0f} chunks at once)", human(host_staging), staged_chunks);
     if (packet_model > Bytes::zero())
         out += fmt::format(", packet model {} ({:.0f} ports)", human(packet_model), ports);
     return out;

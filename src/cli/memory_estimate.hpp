@@ -13,6 +13,11 @@
 //                 per-rank state; a traffic entry its flows in flight and a timing per flow
 //   topology      nodes x kBytesPerNode + links x kBytesPerLink (servers' GPUs, NICs, PCIe and
 //                 NVLink switches, CPUs; fabric switches)
+//   host staging  where messages go through host memory or a PXN peer (fabric/host_staging.hpp),
+//                 which hands every chunk of such a message to the network at once: the chunks
+//                 (size / staging_chunk) of each transfer and traffic flow whose staging plan
+//                 relays it or has no host write before its network leg, each held by the
+//                 wrapper and by the network beneath
 //   packet model  ports x kBytesPerPort (queues, flow control, counters), routing tables
 //                 (switches x endpoints x 8 B), QPs of the connections the workload opens, and
 //                 the receive bitmap of the largest message where packets may arrive out of
@@ -44,15 +49,17 @@
 namespace fabricsim::cli {
 
 struct MemoryEstimate {
-    double ops = 0;       // operations the run executes
-    double held_ops = 0;  // operations held in memory at once
-    double records = 0;   // what done operations leave (a training job's breakdown, traffic's timings)
-    double nodes = 0;     // topology nodes
-    double ports = 0;     // topology ports (two per link)
+    double ops = 0;            // operations the run executes
+    double held_ops = 0;       // operations held in memory at once
+    double records = 0;        // what done operations leave (a training job's breakdown, traffic's timings)
+    double nodes = 0;          // topology nodes
+    double ports = 0;          // topology ports (two per link)
+    double staged_chunks = 0;  // chunks host staging or PXN holds at once
     Bytes op_graph;
     Bytes topology;
+    Bytes host_staging;  // zero where nothing is staged
     Bytes packet_model;  // zero for the ideal model
-    Bytes total() const { return op_graph + topology + packet_model; }
+    Bytes total() const { return op_graph + topology + host_staging + packet_model; }
     // "about 12GiB: op graph 11GiB (120000000 ops, 70000000 held at once), topology 1GiB ...";
     // ", N records" after "held at once" where there are any.
     std::string describe() const;

@@ -113,7 +113,7 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
     const Link path = spans ? Link{inter.alpha, std::max(inter.beta / nics, intra.beta)} : intra;
 
     std::vector<Estimate> e;
-    const std::vector<RankId> order = group;
+    const std::vector<RankId>& order = group;
     if (op == CollectiveOp::all_reduce) {
         e.push_back({CollectiveAlgorithm::ring, 2 * (n - 1) * path.alpha + 2 * (n - 1) / n * S * path.beta});
         // Each rank sends and receives the buffer twice (up and down, half per tree).

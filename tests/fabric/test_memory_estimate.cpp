@@ -240,3 +240,25 @@ TEST_CASE("run --max-memory refuses a run above it before building, and a limit 
         CHECK(e.issues().front().str() == "--max-memory: expected a size (e.g. 4KiB, 1MB), found \"lots\"");
     }
 }
+
+TEST_CASE("host staging and PXN hand every chunk of a message to the network at once: the estimate counts them",
+          "[memory]") {
+    // HGX H100: one NIC per GPU, PXN on. A send across servers to another rail is relayed
+    // through the NVLink peer on the destination's rail in staging_chunk pieces of 512 KiB,
+    // all handed over at once: 1 GiB + 1 B is 2049 chunks, 96 B each on the ideal model. A
+    // send to the same rail passes through (GPUDirect RDMA), and one inside a server goes over
+    // NVLink (GPUDirect P2P): no chunks.
+    const auto hgx = spec_of("name: m\ncluster: { servers: 2, server: hgx-h100 }\nworkload:\n"
+                             "  - transfer: { from: 0, to: 9, size: 1073741825B }\n"
+                             "  - transfer: { from: 0, to: 8, size: 1TiB }\n"
+                             "  - transfer: { from: 0, to: 1, size: 1TiB }\n");
+    const auto e = cli::estimate_memory(hgx);
+    CHECK(e.staged_chunks == 2049);
+    CHECK(e.host_staging == Bytes{2049 * 96});
+    CHECK(e.describe().find(", host staging 192.1KiB (2049 chunks at once)") != std::string::npos);
+    // Without PXN nothing is relayed.
+    const auto no_pxn =
+        spec_of("name: m\ncluster: { servers: 2, server: { preset: hgx-h100, gpudirect: { pxn: false } } }\n"
+                "workload:\n  - transfer: { from: 0, to: 9, size: 1TiB }\n");
+    CHECK(cli::estimate_memory(no_pxn).host_staging == Bytes::zero());
+}
