@@ -8,6 +8,7 @@
 #include "cli/variant_runner.hpp"
 #include "core/errors.hpp"
 #include "fabric/ideal/ideal_network.hpp"
+#include "fabric/packet/dcqcn_config.hpp"
 #include "fabric/packet/fault_injector.hpp"
 #include "fabric/packet/queue_sampler.hpp"
 #include "fabric/pfc_headroom.hpp"
@@ -144,8 +145,10 @@ fabric::Topology build_variant_topology(const scenario::LoadedScenario& loaded, 
         const scenario::ClusterSpec& cluster = variant.spec.cluster;
         // The packet model carves each switch buffer into PFC headroom and reserved space.
         if (variant.spec.simulation.model == scenario::NetworkModel::packet &&
-            cluster.fabric.technology == scenario::Technology::roce)
+            cluster.fabric.technology == scenario::Technology::roce) {
             fabric::check_pfc_buffers(topology, cluster.roce, cluster.fabric.mtu);
+            fabric::check_dcqcn_line_rates(topology, cluster.roce);  // what each QP's DCQCN checks when made
+        }
         // The faults' links and nodes are names in this topology (docs/models/faults.md).
         if (variant.spec.simulation.model == scenario::NetworkModel::packet) {
             fabric::resolve_fault_targets(topology, variant.spec.faults);

@@ -14,6 +14,8 @@
 // that the fabric routes back to the sending NIC like any packet.
 #include "fabric/packet/packet_network.hpp"
 
+#include "fabric/packet/dcqcn_config.hpp"
+
 #include "congestion/dcqcn.hpp"
 #include "core/errors.hpp"
 #include "core/simulator.hpp"
@@ -24,27 +26,6 @@
 #include <fmt/format.h>
 
 namespace fabricsim::fabric {
-
-namespace {
-
-congestion::DcqcnParams dcqcn_params(const scenario::DcqcnSpec& s, Bandwidth line_rate) {
-    congestion::DcqcnParams p = s.preset == scenario::DcqcnPreset::paper ? congestion::DcqcnParams::paper()
-                                                                         : congestion::DcqcnParams::nic(line_rate);
-    if (s.g) p.g = *s.g;
-    if (s.rate_ai) p.rate_ai = *s.rate_ai;
-    if (s.rate_hai) p.rate_hai = *s.rate_hai;
-    if (s.alpha_update_interval) p.alpha_update_interval = *s.alpha_update_interval;
-    if (s.rate_decrease_interval) p.rate_decrease_interval = *s.rate_decrease_interval;
-    if (s.rate_increase_timer) p.rate_increase_timer = *s.rate_increase_timer;
-    if (s.byte_counter) p.byte_counter = *s.byte_counter;
-    if (s.fast_recovery_steps) p.fast_recovery_steps = *s.fast_recovery_steps;
-    if (s.clamp_target_rate) p.clamp_target_rate = *s.clamp_target_rate;
-    if (s.min_rate) p.min_rate = *s.min_rate;
-    if (s.cnp_interval) p.cnp_interval = *s.cnp_interval;
-    return p;
-}
-
-}  // namespace
 
 void PacketNetwork::setup_roce() {
     if (spec_.technology != scenario::Technology::roce) return;
