@@ -174,8 +174,7 @@ Value workload_items_schema() {
     rules.push_back(rule(when("training"), entry_schema("training", &training_table(), nullptr)));
     rules.push_back(rule(when("trace"), entry_schema("trace", &trace_table(), nullptr)));
     Value::List named;
-    for (const char* kind : {"transfer", "collective", "traffic", "training", "trace"})
-        named.push_back(Value{when(kind)});
+    for (const std::string& kind : workload_kinds()) named.push_back(Value{when(kind)});
     return Value{
         Value::Map{{"type", text("object")}, {"anyOf", Value{std::move(named)}}, {"allOf", Value{std::move(rules)}}}};
 }

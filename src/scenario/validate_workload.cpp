@@ -14,7 +14,7 @@ namespace fabricsim::scenario {
 
 namespace {
 
-const std::vector<std::string> kAvailableKinds{"transfer", "collective", "traffic", "training", "trace"};
+const std::vector<std::string>& kAvailableKinds = workload_kinds();
 
 // Reads one entry; its name is left empty when not given (filled in later).
 struct ReadEntry {

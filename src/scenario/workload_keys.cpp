@@ -203,4 +203,9 @@ Value describe_workload(const std::vector<WorkloadEntry>& entries) {
     return Value{std::move(list)};
 }
 
+const std::vector<std::string>& workload_kinds() {
+    static const std::vector<std::string> kinds{"transfer", "collective", "traffic", "training", "trace"};
+    return kinds;
+}
+
 }  // namespace fabricsim::scenario

@@ -36,6 +36,9 @@ const Table<TrafficSpec, EntryContext>& traffic_table();  // every pattern's key
 const Table<TrafficSpec, EntryContext>& traffic_table(TrafficPattern pattern);
 const Table<TrainingSpec, EntryContext>& training_table();
 
+// The kinds of entry, in the order of WorkloadEntry::kind's alternatives.
+const std::vector<std::string>& workload_kinds();
+
 // The keys that may sit beside a collective's and a traffic pattern's kind key.
 std::vector<std::string> collective_keys();
 const std::vector<std::string>& traffic_keys();

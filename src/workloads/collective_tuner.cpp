@@ -164,18 +164,18 @@ TunerChoice choose_algorithm(const scenario::CollectiveSpec& spec, const std::ve
                   (at_full - at_half) * (S - static_cast<double>(kRunUpTo.count())) / static_cast<double>(half.count());
     }
     std::stable_sort(e.begin(), e.end(), [](const Estimate& a, const Estimate& b) { return a.ps < b.ps; });
-    const auto time = [](double ps) { return to_string(Time::ps(static_cast<std::int64_t>(std::llround(ps)))); };
+    TunerChoice out{e.front().algorithm, {}, {}};
+    for (const Estimate& c : e) out.estimates.emplace_back(c.algorithm, Time::ps(std::llround(c.ps)));
     std::string others;
-    for (std::size_t i = 1; i < e.size(); ++i)
-        others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(e[i].algorithm), time(e[i].ps));
+    for (std::size_t i = 1; i < out.estimates.size(); ++i)
+        others += fmt::format("{}{} {}", i == 1 ? "; " : ", ", to_string(out.estimates[i].first),
+                              to_string(out.estimates[i].second));
     const std::string how = !ran           ? "estimated"
                             : extrapolated ? fmt::format("run alone on the α–β model at {} and {}, extrapolated,",
                                                          to_string(half), to_string(kRunUpTo))
                                            : "run alone on the α–β model,";
-    TunerChoice out{e.front().algorithm,
-                    fmt::format("auto: {} ({} {}{})", to_string(e.front().algorithm), how, time(e.front().ps), others),
-                    {}};
-    for (const Estimate& c : e) out.estimates.emplace_back(c.algorithm, Time::ps(std::llround(c.ps)));
+    out.reason = fmt::format("auto: {} ({} {}{})", to_string(out.algorithm), how,
+                             to_string(out.estimates.front().second), others);
     return out;
 }
 
